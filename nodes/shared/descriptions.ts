@@ -1,0 +1,194 @@
+import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { TimeoutBehaviour, WaitOptions } from './wait';
+
+/** Defaults of one kind of wait (inference runs, training jobs, datasets). */
+export interface WaitDefaults {
+	maxWaitSeconds: number;
+	pollIntervalSeconds: number;
+	maxPollIntervalSeconds: number;
+	concurrency: number;
+	onTimeout: TimeoutBehaviour;
+	/** Stop button: cancel the remote job (inference) or only stop watching (training, datasets). */
+	cancelOnStop: boolean;
+	/** Timeout choices offered; training/datasets cannot be cancelled by a timeout. */
+	timeoutChoices?: TimeoutBehaviour[];
+}
+
+export const INFERENCE_WAIT: WaitDefaults = {
+	maxWaitSeconds: 600,
+	pollIntervalSeconds: 1,
+	maxPollIntervalSeconds: 10,
+	concurrency: 10,
+	onTimeout: 'fail',
+	cancelOnStop: true,
+};
+
+/** When an AI agent calls a node as a tool, waits are bounded so the agent gets an answer. */
+export const TOOL_MAX_WAIT_SECONDS = 120;
+
+const TIMEOUT_OPTIONS: Record<TimeoutBehaviour, { name: string; description: string }> = {
+	fail: {
+		name: 'Fail',
+		description: 'Stop with an error that names the request ID, so it can be picked up later',
+	},
+	returnRunning: {
+		name: 'Return as Still Running',
+		description: 'Output the item with its request ID and current status; use Get Status or Get Result later',
+	},
+	cancel: {
+		name: 'Cancel the Run',
+		description: 'Ask the service to cancel it (only queued runs can be cancelled) and output the outcome',
+	},
+};
+
+/** "Wait for Completion" plus its options, shown for one resource/operation. */
+export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefaults): INodeProperties[] {
+	const choices = defaults.timeoutChoices ?? (['fail', 'returnRunning', 'cancel'] as TimeoutBehaviour[]);
+	return [
+		{
+			displayName: 'Wait for Completion',
+			name: 'waitForCompletion',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether to wait until the job finishes and return its result. Off: return the ID at once and use Get Status / Get Result later.',
+			displayOptions: { show },
+		},
+		{
+			displayName: 'Wait Options',
+			name: 'waitOptions',
+			type: 'collection',
+			placeholder: 'Add Option',
+			default: {},
+			displayOptions: { show: { ...show, waitForCompletion: [true] } },
+			options: [
+				{
+					displayName: 'Max Wait (Seconds)',
+					name: 'maxWaitSeconds',
+					type: 'number',
+					typeOptions: { minValue: 1 },
+					default: defaults.maxWaitSeconds,
+					description: 'Longest time to wait for each job, counted from when waiting starts',
+				},
+				{
+					displayName: 'On Timeout',
+					name: 'onTimeout',
+					type: 'options',
+					default: defaults.onTimeout,
+					options: choices.map((value) => ({ value, ...TIMEOUT_OPTIONS[value] })),
+					description: 'What to do with a job that is still running when Max Wait is reached',
+				},
+				{
+					displayName: 'First Poll Interval (Seconds)',
+					name: 'pollIntervalSeconds',
+					type: 'number',
+					typeOptions: { minValue: 0.05, numberPrecision: 2 },
+					default: defaults.pollIntervalSeconds,
+					description: 'Status is checked this often at first, then less often up to the maximum interval',
+				},
+				{
+					displayName: 'Max Poll Interval (Seconds)',
+					name: 'maxPollIntervalSeconds',
+					type: 'number',
+					typeOptions: { minValue: 0.05, numberPrecision: 2 },
+					default: defaults.maxPollIntervalSeconds,
+					description: 'Upper bound of the interval between two status checks of one job',
+				},
+				{
+					displayName: 'Parallel Status Checks',
+					name: 'concurrency',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: 100 },
+					default: defaults.concurrency,
+					description: 'How many status requests may be in flight at once across all items',
+				},
+			],
+		},
+	];
+}
+
+/** Reads the wait options of item `itemIndex` into the engine's options. */
+export function readWaitOptions(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	defaults: WaitDefaults,
+): WaitOptions & { enabled: boolean } {
+	const enabled = ctx.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
+	const raw = ctx.getNodeParameter('waitOptions', itemIndex, {}) as Partial<{
+		maxWaitSeconds: number;
+		onTimeout: TimeoutBehaviour;
+		pollIntervalSeconds: number;
+		maxPollIntervalSeconds: number;
+		concurrency: number;
+	}>;
+	let maxWaitSeconds = raw.maxWaitSeconds ?? defaults.maxWaitSeconds;
+	if (ctx.isToolExecution?.()) maxWaitSeconds = Math.min(maxWaitSeconds, TOOL_MAX_WAIT_SECONDS);
+	const initial = raw.pollIntervalSeconds ?? defaults.pollIntervalSeconds;
+	const max = Math.max(initial, raw.maxPollIntervalSeconds ?? defaults.maxPollIntervalSeconds);
+	if (!(maxWaitSeconds > 0) || !(initial > 0)) {
+		throw new NodeOperationError(ctx.getNode(), 'Max Wait and Poll Interval must be positive numbers', {
+			itemIndex,
+			description: 'Open Wait Options and enter values above zero.',
+		});
+	}
+	return {
+		enabled,
+		initialIntervalMs: Math.round(initial * 1000),
+		maxIntervalMs: Math.round(max * 1000),
+		maxWaitMs: Math.round(maxWaitSeconds * 1000),
+		concurrency: Math.max(1, Math.floor(raw.concurrency ?? defaults.concurrency)),
+		onTimeout: raw.onTimeout ?? defaults.onTimeout,
+		cancelOnStop: defaults.cancelOnStop,
+	};
+}
+
+export const DEFAULT_MAX_DOWNLOAD_MB = 2048;
+
+/** "Download Outputs" plus its options, shown for one resource/operation. */
+export function downloadProperties(show: IDisplayOptions['show'], defaultOn = true): INodeProperties[] {
+	return [
+		{
+			displayName: 'Download Outputs',
+			name: 'downloadOutputs',
+			type: 'boolean',
+			default: defaultOn,
+			description:
+				'Whether to download generated files into binary data (data, data_1, ...). Only hosts in the credential\'s Allowed Download Hosts are fetched, without your token. Off: return URLs only. Off by default when an AI agent calls the node.',
+			displayOptions: { show },
+		},
+		{
+			displayName: 'Max Download Size (MB)',
+			name: 'maxDownloadSizeMb',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: DEFAULT_MAX_DOWNLOAD_MB },
+			default: DEFAULT_MAX_DOWNLOAD_MB,
+			description: 'A file larger than this is not kept (the download is aborted); 2048 MB at most',
+			displayOptions: { show: { ...show, downloadOutputs: [true] } },
+		},
+	];
+}
+
+export function readDownloadOptions(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	defaultOn = true,
+): { enabled: boolean; maxBytes: number } {
+	const toolCall = ctx.isToolExecution?.() ?? false;
+	const enabled = ctx.getNodeParameter('downloadOutputs', itemIndex, defaultOn && !toolCall) as boolean;
+	const mb = ctx.getNodeParameter('maxDownloadSizeMb', itemIndex, DEFAULT_MAX_DOWNLOAD_MB) as number;
+	const capped = Math.min(Math.max(mb, 1), DEFAULT_MAX_DOWNLOAD_MB);
+	return { enabled: enabled && !toolCall, maxBytes: Math.floor(capped * 1024 * 1024) };
+}
+
+/** "Minimum Balance (USD)" for the Options collection of a paid operation (see shared/balanceGuard.ts). */
+export const minimumBalanceOption: INodeProperties = {
+	displayName: 'Minimum Balance (USD)',
+	name: 'minimumBalanceUsd',
+	type: 'number',
+	typeOptions: { minValue: 0, numberPrecision: 2 },
+	default: 0,
+	description:
+		'Stop before submitting anything when the account balance is below this amount. 0 turns the check off.',
+};
