@@ -17,8 +17,16 @@ export interface SandboxQuirks {
 	resultSaysCompleted?: boolean;
 	/** American spelling `canceled` in statuses and results. */
 	americanCanceled?: boolean;
-	/** Errors come as HTTP 200 with `error_code` + `error_message` in the body. */
+	/** Errors come as HTTP 200 with `error_code` + `error_message` in the body (API hosts only, not faults). */
 	errorsAsHttp200?: boolean;
+	/** Status endpoints say `failed` (with `error`) for a failed run instead of `completed`. */
+	statusSaysFailed?: boolean;
+	/** Model API result before completion answers 400 `{error_code: 400005}` instead of the in-progress record. */
+	resultNotReady400?: boolean;
+	/** PATCH /prod/v2/deployments/{id} without `name` is refused with 422 "Deployment name is required" (live). */
+	patchRequiresName?: boolean;
+	/** Inference with an empty body (`{}` or none) runs the saved defaults instead of 422. */
+	emptyInferenceBodyRunsDefaults?: boolean;
 }
 
 export interface SandboxFaults {
@@ -31,10 +39,15 @@ export interface SandboxFaults {
 	rateDrop?: number;
 	/** Fraction of responses delayed by `slowMs`. */
 	rateSlow?: number;
+	/** Delay of a 'slow' fault, ms (default 2000). */
 	slowMs?: number;
-	/** For faults on paid POSTs: apply them before (request not accepted) or after (accepted, answer lost). */
+	/**
+	 * For faults on paid POSTs (model submit, deployment inference, training submit/resume): apply them before
+	 * (request not accepted, nothing created) or after (accepted, run created, answer lost). Default 'before'.
+	 * A 429 is always 'before' (a 429 means the service did not accept the request).
+	 */
 	paidFaultTiming?: 'before' | 'after';
-	/** Only these path prefixes get faults (default all except /__sandbox). */
+	/** Only these path prefixes get faults (any host, files too). Default: every API path; never /__sandbox, files host only when listed here. */
 	pathPrefixes?: string[];
 	/** Deterministic seed for the fault dice. */
 	seed?: number;
@@ -44,22 +57,36 @@ export interface SandboxConfig {
 	token?: string;
 	/** Wallet in microdollars. */
 	walletMicrodollars?: number;
-	/** Default run duration of a model run / deployment inference, ms (queue to completion). */
+	/** Time a model run / deployment request spends in_progress, ms (default 2000). Total = queueMs + this (+ worker wait). */
 	runDurationMs?: number;
-	/** Per-model duration overrides, ms. */
+	/** Per-model (or per deployment id/name) in_progress duration overrides, ms. */
 	modelDurations?: Record<string, number>;
-	/** How long a run stays in_queue before it starts, ms. */
+	/** How long a run stays in_queue before it starts, ms (default 300). */
 	queueMs?: number;
-	/** How many runs execute at once (the rest wait in_queue); default unlimited. */
+	/** How many runs execute at once per pool (all model runs; each deployment); 0/undefined = unlimited. */
 	workers?: number;
-	/** Training: ms per step. */
+	/** Training: ms per step (default 10). */
 	trainingStepMs?: number;
-	/** Dataset: ms from last upload to READY. */
+	/** Training: ms a job stays IN_QUEUE (default: queueMs). */
+	trainingQueueMs?: number;
+	/** Training: the first attempt of every job STOPs at this step with "server was reclaimed" (preemption). */
+	preemptAtStep?: number;
+	/** Dataset: ms from last upload to READY (default 300). */
 	datasetReadyMs?: number;
-	/** Serve large outputs: size in bytes of generated files for models/deployments marked large. */
+	/** Size in bytes of generated outputs of models/deployments marked large (default 3 GiB). */
 	largeOutputBytes?: number;
-	/** Models whose runs fail, with the error text. */
+	/** Models (by model_id) or deployments (by id or name) whose runs fail, with the error text. */
 	failingModels?: Record<string, string>;
+	/** Charge per deployment inference, microdollars (default 20_000). */
+	deploymentPriceMicrodollars?: number;
+	/** Charge per training submit or resume, microdollars (default 250_000). */
+	trainingPriceMicrodollars?: number;
+	/** deploymentCancelRequested quirk: the run turns cancelled this long after the cancel (or after 2 status polls). Default 100. */
+	cancelDelayMs?: number;
+	/** Lifetime of signed upload URLs, ms (default 15 min). */
+	signedUrlTtlMs?: number;
+	/** Model API accepts http:// file inputs too (default false: HTTPS only, as the contract says). */
+	allowHttpInputs?: boolean;
 	quirks?: SandboxQuirks;
 	faults?: SandboxFaults;
 	/** Size of the catalog: extra generated models beyond the curated ones (for picker benchmarks). */
@@ -81,7 +108,7 @@ export interface RequestLogEntry {
 	status: number;
 	/** Fault injected, if any: '5xx' | '429' | 'drop' | 'slow'. */
 	fault?: string;
-	/** Request ids created by this request (paid submissions). */
+	/** Id created by this request (paid submissions: request id, training job id, `<jobId>/resume/<n>`). */
 	createdId?: string;
 }
 
@@ -95,24 +122,78 @@ export interface SandboxUrls {
 	foreignFiles: string;
 }
 
+/** Stable ids of curated models and seeded deployments (see sandbox/README.md). */
+export interface SandboxStableIds {
+	models: {
+		textToImage: string;
+		lora: string;
+		imageToVideo: string;
+		videoToVideo: string;
+		audioToAudio: string;
+		imageEditPlural: string;
+		largeOutput: string;
+		alwaysFails: string;
+		mixedHosts: string;
+	};
+	deployments: { textToImage: string; imageToImage: string; paused: string; largeVideo: string };
+}
+
 export interface Sandbox {
 	urls: SandboxUrls;
 	token: string;
+	/** Stable model and deployment ids. */
+	stable: SandboxStableIds;
 	/** Merge new settings (quirks, faults, durations, wallet...). */
 	configure(config: SandboxConfig): void;
 	/** Back to the initial state: catalog, wallet, no runs, no datasets, empty log. */
 	reset(config?: SandboxConfig): void;
-	log(): RequestLogEntry[];
+	/** Entries in order; `sinceSeq` returns only newer ones. */
+	log(sinceSeq?: number): RequestLogEntry[];
 	clearLog(): void;
 	/** Direct state access for assertions. */
 	state(): {
 		walletMicrodollars: number;
-		runs: Array<{ id: string; kind: 'model' | 'deployment'; target: string; status: string; body: unknown }>;
-		datasets: Array<{ id: string; name: string; status: string; files: Array<{ filename: string; size_bytes: number }> }>;
-		jobs: Array<{ id: string; name: string; status: string; current_step: number; total_steps: number }>;
+		/** `status` is the status-endpoint value (in_queue/in_progress/completed/cancelled); `failed` marks a failed run. Deleted runs are omitted. */
+		runs: Array<{
+			id: string;
+			kind: 'model' | 'deployment';
+			target: string;
+			status: string;
+			failed: boolean;
+			body: unknown;
+			chargedMicrodollars: number;
+			createdAt: number;
+		}>;
+		datasets: Array<{ id: string; name: string; status: string; error: string | null; files: Array<{ filename: string; size_bytes: number }> }>;
+		jobs: Array<{ id: string; name: string; status: string; current_step: number; total_steps: number; attempts: number }>;
 		deployments: Array<{ id: string; name: string; is_enabled: boolean }>;
 	};
 	close(): Promise<void>;
 }
 
-export function startSandbox(config?: SandboxConfig & { host?: string }): Promise<Sandbox>;
+export interface StartOptions extends SandboxConfig {
+	/** Interface to bind, default '127.0.0.1'. */
+	host?: string;
+	/** Host name put in urls (and the one the file host treats as allowed); default `host` (127.0.0.1 for 0.0.0.0). */
+	advertiseHost?: string;
+	/** Host name of urls.foreignFiles (same server, treated as foreign); default 'localhost'. */
+	foreignHost?: string;
+	/** Fixed ports per family (0 or absent = a free port). */
+	ports?: { modelApi?: number; serverless?: number; trainer?: number; files?: number };
+	/** modelApi = portBase, serverless = +1, trainer = +2, files = +3 (when `ports` does not say). */
+	portBase?: number;
+}
+
+export function startSandbox(config?: StartOptions): Promise<Sandbox>;
+
+export const DEFAULT_TOKEN: string;
+/** Curated model ids tests rely on. */
+export const STABLE_MODELS: SandboxStableIds['models'];
+/** Seeded deployment ids. */
+export const STABLE_DEPLOYMENTS: SandboxStableIds['deployments'];
+/** The quirks that make the sandbox behave like the live service where it differs from the contract. */
+export const LIVE_QUIRKS: SandboxQuirks;
+/** Parses `a,b,!c,inferencePaths=v2,live` into a quirks object (CLI helper). */
+export function parseQuirkList(list: string): SandboxQuirks;
+/** Defaults of every knob. */
+export const DEFAULTS: Required<Pick<SandboxConfig, 'token' | 'walletMicrodollars' | 'runDurationMs' | 'queueMs'>> & SandboxConfig;

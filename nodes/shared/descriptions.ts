@@ -46,6 +46,7 @@ const TIMEOUT_OPTIONS: Record<TimeoutBehaviour, { name: string; description: str
 /** "Wait for Completion" plus its options, shown for one resource/operation. */
 export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefaults): INodeProperties[] {
 	const choices = defaults.timeoutChoices ?? (['fail', 'returnRunning', 'cancel'] as TimeoutBehaviour[]);
+	const { maxWaitSeconds, onTimeout, pollIntervalSeconds, maxPollIntervalSeconds, concurrency } = defaults;
 	return [
 		{
 			displayName: 'Wait for Completion',
@@ -65,27 +66,11 @@ export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefa
 			displayOptions: { show: { ...show, waitForCompletion: [true] } },
 			options: [
 				{
-					displayName: 'Max Wait (Seconds)',
-					name: 'maxWaitSeconds',
-					type: 'number',
-					typeOptions: { minValue: 1 },
-					default: defaults.maxWaitSeconds,
-					description: 'Longest time to wait for each job, counted from when waiting starts',
-				},
-				{
-					displayName: 'On Timeout',
-					name: 'onTimeout',
-					type: 'options',
-					default: defaults.onTimeout,
-					options: choices.map((value) => ({ value, ...TIMEOUT_OPTIONS[value] })),
-					description: 'What to do with a job that is still running when Max Wait is reached',
-				},
-				{
 					displayName: 'First Poll Interval (Seconds)',
 					name: 'pollIntervalSeconds',
 					type: 'number',
 					typeOptions: { minValue: 0.05, numberPrecision: 2 },
-					default: defaults.pollIntervalSeconds,
+					default: pollIntervalSeconds,
 					description: 'Status is checked this often at first, then less often up to the maximum interval',
 				},
 				{
@@ -93,15 +78,31 @@ export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefa
 					name: 'maxPollIntervalSeconds',
 					type: 'number',
 					typeOptions: { minValue: 0.05, numberPrecision: 2 },
-					default: defaults.maxPollIntervalSeconds,
+					default: maxPollIntervalSeconds,
 					description: 'Upper bound of the interval between two status checks of one job',
+				},
+				{
+					displayName: 'Max Wait (Seconds)',
+					name: 'maxWaitSeconds',
+					type: 'number',
+					typeOptions: { minValue: 1 },
+					default: maxWaitSeconds,
+					description: 'Longest time to wait for each job, counted from when waiting starts',
+				},
+				{
+					displayName: 'On Timeout',
+					name: 'onTimeout',
+					type: 'options',
+					default: onTimeout,
+					options: choices.map((value) => ({ value, ...TIMEOUT_OPTIONS[value] })),
+					description: 'What to do with a job that is still running when Max Wait is reached',
 				},
 				{
 					displayName: 'Parallel Status Checks',
 					name: 'concurrency',
 					type: 'number',
 					typeOptions: { minValue: 1, maxValue: 100 },
-					default: defaults.concurrency,
+					default: concurrency,
 					description: 'How many status requests may be in flight at once across all items',
 				},
 			],
@@ -148,16 +149,17 @@ export const DEFAULT_MAX_DOWNLOAD_MB = 2048;
 
 /** "Download Outputs" plus its options, shown for one resource/operation. */
 export function downloadProperties(show: IDisplayOptions['show'], defaultOn = true): INodeProperties[] {
+	const downloadOutputs: INodeProperties = {
+		displayName: 'Download Outputs',
+		name: 'downloadOutputs',
+		type: 'boolean',
+		default: true,
+		description:
+			'Whether to download generated files into binary data (data, data_1, ...). Only hosts in the credential\'s Allowed Download Hosts are fetched, without your token. Off: return URLs only. Off by default when an AI agent calls the node.',
+		displayOptions: { show },
+	};
 	return [
-		{
-			displayName: 'Download Outputs',
-			name: 'downloadOutputs',
-			type: 'boolean',
-			default: defaultOn,
-			description:
-				'Whether to download generated files into binary data (data, data_1, ...). Only hosts in the credential\'s Allowed Download Hosts are fetched, without your token. Off: return URLs only. Off by default when an AI agent calls the node.',
-			displayOptions: { show },
-		},
+		{ ...downloadOutputs, default: defaultOn },
 		{
 			displayName: 'Max Download Size (MB)',
 			name: 'maxDownloadSizeMb',

@@ -1,21 +1,86 @@
 /**
- * CONTRACT STUB (transport work implements): the one place where the service's status words become RunState.
+ * The one place where the service's status words become RunState.
+ *
+ * Model runs and deployment requests say `in_queue` → `in_progress` → `completed` (status) and
+ * `succeeded`/`failed`/`cancelled` (result; `canceled` on some), a deployment cancel answers
+ * `cancellation_requested`; training jobs say `IN_QUEUE`, `RUNNING`, `STOPPED`, `FAILED`, `CANCELED`.
+ * Dataset words (`DRAFT`, `UPLOADING`, `READY`) are not run states: they map to 'unknown' (only `FAILED`
+ * maps to 'failed'), and the dataset code keeps its own words.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import type { RunState } from './types';
 
-/** `completed`/`succeeded` → succeeded; `failed`; `cancelled`/`canceled`/`CANCELED` → cancelled;
- * `cancellation_requested` → cancelling; `in_queue`/`IN_QUEUE` → queued; `in_progress`/`RUNNING` → running;
- * trainer `STOPPED` → stopped_finished or stopped_incomplete via `classifyStoppedJob`. */
-export function normaliseStatus(_raw: unknown): RunState {
-	throw new Error('not implemented yet');
+const WORDS: Record<string, RunState> = {
+	completed: 'succeeded',
+	succeeded: 'succeeded',
+	success: 'succeeded',
+	failed: 'failed',
+	failure: 'failed',
+	error: 'failed',
+	errored: 'failed',
+	cancelled: 'cancelled',
+	canceled: 'cancelled',
+	cancellation_requested: 'cancelling',
+	cancelling: 'cancelling',
+	canceling: 'cancelling',
+	in_queue: 'queued',
+	queued: 'queued',
+	pending: 'queued',
+	in_progress: 'running',
+	running: 'running',
+	processing: 'running',
+};
+
+const isObject = (v: unknown): v is IDataObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * `completed`/`succeeded` → succeeded; `failed`/`error` → failed; `cancelled`/`canceled`/`CANCELED` →
+ * cancelled; `cancellation_requested` → cancelling; `in_queue`/`IN_QUEUE`/`queued` → queued;
+ * `in_progress`/`RUNNING` → running; anything else → unknown.
+ *
+ * Trainer `STOPPED`: given as a word it is `stopped_incomplete` (resumable) — the safe reading; given as a
+ * status record (with `progress`), it is classified by `classifyStoppedJob(record, result)`.
+ * A status record (`{ status: ... }`) may be passed instead of the word.
+ */
+export function normaliseStatus(raw: unknown, result?: IDataObject): RunState {
+	if (isObject(raw)) {
+		const word = typeof raw.status === 'string' ? raw.status : undefined;
+		if (word !== undefined && word.trim().toLowerCase() === 'stopped') return classifyStoppedJob(raw, result);
+		return normaliseStatus(word);
+	}
+	if (typeof raw !== 'string') return 'unknown';
+	const word = raw.trim().toLowerCase().replace(/[\s-]+/g, '_');
+	// Without the record there is no progress to classify: the safe reading is "can be resumed".
+	if (word === 'stopped') return 'stopped_incomplete';
+	return WORDS[word] ?? 'unknown';
+}
+
+const toNumber = (v: unknown): number | undefined => {
+	if (typeof v === 'number' && Number.isFinite(v)) return v;
+	if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+	return undefined;
+};
+
+/** True when an `error` value says something (null, '', {}, [] say nothing). */
+function hasError(value: unknown): boolean {
+	if (value === undefined || value === null || value === false) return false;
+	if (typeof value === 'string') return value.trim() !== '';
+	if (Array.isArray(value)) return value.length > 0;
+	if (isObject(value)) return Object.keys(value).length > 0;
+	return true;
 }
 
 /** Trainer STOPPED is finished only when progress reached total_steps (or total is 0/absent) and the
  * result carries no error; otherwise it is incomplete and can be resumed (as the CLI decides). */
-export function classifyStoppedJob(_status: IDataObject, _result?: IDataObject): 'stopped_finished' | 'stopped_incomplete' {
-	throw new Error('not implemented yet');
+export function classifyStoppedJob(status: IDataObject, result?: IDataObject): 'stopped_finished' | 'stopped_incomplete' {
+	const progress = isObject(status?.progress) ? status.progress : {};
+	const total = toNumber(progress.total_steps ?? status?.total_steps);
+	const current = toNumber(progress.current_step ?? status?.current_step);
+	const stepsDone = total === undefined || total === 0 || (current !== undefined && current >= total);
+	if (!stepsDone) return 'stopped_incomplete';
+	if (result && hasError(result.error)) return 'stopped_incomplete';
+	return 'stopped_finished';
 }
 
 export const isTerminal = (state: RunState): boolean =>

@@ -1,0 +1,68 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { listDatasets } from '../../../shared/transport';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Name Contains',
+				name: 'nameContains',
+				type: 'string',
+				default: '',
+				description: 'Only datasets whose name contains this text (case-insensitive)',
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'multiOptions',
+				default: [],
+				options: [
+					{ name: 'Draft', value: 'DRAFT' },
+					{ name: 'Failed', value: 'FAILED' },
+					{ name: 'Ready', value: 'READY' },
+					{ name: 'Uploading', value: 'UPLOADING' },
+				],
+				description: 'Only datasets in these states',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['list'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = this.getNodeParameter('limit', itemIndex, 50) as number;
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as { nameContains?: string; status?: string[] };
+	const needle = (filters.nameContains ?? '').trim().toLowerCase();
+	const statuses = (filters.status ?? []).map((s) => s.toUpperCase());
+	const datasets = (await listDatasets(this)).filter(
+		(d) =>
+			(!needle || String(d.name ?? '').toLowerCase().includes(needle)) &&
+			(statuses.length === 0 || statuses.includes(String(d.status ?? '').toUpperCase())),
+	);
+	return returnAll ? datasets : datasets.slice(0, Math.max(0, limit));
+}

@@ -1,0 +1,163 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { uploadDatasetFile } from '../../../shared/transport';
+import { DIRECT_UPLOAD_MAX_BYTES } from '../../../shared/types';
+import type { UploadRecord, UploadTask } from './common';
+import { DEFAULT_PARALLEL_UPLOADS, datasetLocator, readDatasetId, runUploadBatch, uploadWaitProperties } from './common';
+import { contentTypeFor, fileNameFromUrl, fileNameProblem } from './files';
+
+const properties: INodeProperties[] = [
+	datasetLocator({}),
+	{
+		displayName: 'File URL',
+		name: 'url',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. https://example.com/images/img_0001.jpg',
+		description:
+			'Public http(s) URL of the file (up to 150 MB). n8n downloads it without your RunComfy token and uploads it to the dataset. Local paths are refused: read local files with "Read/Write Files from Disk" and use Upload File.',
+	},
+	...uploadWaitProperties({}),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'File Name',
+				name: 'fileName',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. img_0001.jpg',
+				description: 'Name of the file in the dataset. Default: the last part of the URL path. An existing name is overwritten.',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['uploadFromUrl'] } }, properties);
+
+/** Refuses anything that is not an absolute http(s) URL (local paths, file:, data:, ftp: ...). */
+export function checkPublicUrl(raw: string): { url?: URL; problem?: string } {
+	const text = raw.trim();
+	if (!text) return { problem: 'No URL was given' };
+	let url: URL;
+	try {
+		url = new URL(text);
+	} catch {
+		return {
+			problem: `"${text}" is not a URL${/^([a-zA-Z]:[\\/]|[/\\.~])/.test(text) ? ' but a local path' : ''}; only public http(s) URLs can be uploaded`,
+		};
+	}
+	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+		const kind = url.protocol === 'file:' ? 'a local file' : url.protocol === 'data:' ? 'a data: URI' : `a ${url.protocol} URL`;
+		return { problem: `The URL is ${kind}; only public http(s) URLs can be uploaded` };
+	}
+	if (url.username || url.password) return { problem: 'URLs with a user name or password cannot be uploaded' };
+	return { url };
+}
+
+interface FetchedFile {
+	data: Buffer;
+	contentType?: string;
+	dispositionName?: string;
+}
+
+/** GETs a public URL with plain httpRequest (never the token), at most `maxBytes`, aborting as soon as it is over. */
+export async function fetchPublicFile(ctx: IExecuteFunctions, url: string, maxBytes: number, itemIndex: number): Promise<FetchedFile> {
+	const tooLarge = (size: string) =>
+		new NodeOperationError(ctx.getNode(), `The file at ${url} is larger than 150 MB (${size})`, {
+			itemIndex,
+			description:
+				'Upload From URL handles files up to 150 MB. Download the file into n8n (HTTP Request node, binary response) and use Upload File: larger files go through a signed upload URL.',
+		});
+	const response = (await ctx.helpers.httpRequest({
+		method: 'GET',
+		url,
+		encoding: 'stream',
+		returnFullResponse: true,
+		abortSignal: ctx.getExecutionCancelSignal(),
+	})) as { body: AsyncIterable<Buffer> & { destroy?: () => void }; headers: Record<string, string | string[] | undefined>; statusCode: number };
+	const header = (name: string) => {
+		const value = response.headers?.[name];
+		return Array.isArray(value) ? value[0] : value;
+	};
+	const declared = Number(header('content-length'));
+	if (Number.isFinite(declared) && declared > maxBytes) {
+		response.body.destroy?.();
+		throw tooLarge(`${declared} bytes declared`);
+	}
+	const chunks: Buffer[] = [];
+	let total = 0;
+	for await (const chunk of response.body) {
+		const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+		total += buffer.length;
+		if (total > maxBytes) {
+			response.body.destroy?.();
+			throw tooLarge(`more than ${maxBytes} bytes received`);
+		}
+		chunks.push(buffer);
+	}
+	const disposition = header('content-disposition') ?? '';
+	const match = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition);
+	return {
+		data: Buffer.concat(chunks, total),
+		contentType: header('content-type'),
+		dispositionName: match ? decodeURIComponent(match[1]) : undefined,
+	};
+}
+
+export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	const prepare = (itemIndex: number): UploadTask => {
+		const datasetId = readDatasetId(this, itemIndex);
+		const rawUrl = String(this.getNodeParameter('url', itemIndex, '') ?? '');
+		const { url, problem } = checkPublicUrl(rawUrl);
+		if (!url) {
+			throw new NodeOperationError(this.getNode(), `Cannot upload from "${rawUrl}": ${problem}`, {
+				itemIndex,
+				description:
+					'Give a public http(s) URL. For a file on this machine, read it with "Read/Write Files from Disk" and use the Upload File operation.',
+			});
+		}
+		const options = this.getNodeParameter('options', itemIndex, {}) as { fileName?: string };
+		const override = String(options.fileName ?? '').trim();
+		const urlName = fileNameFromUrl(url.href);
+		if (override) {
+			const bad = fileNameProblem(override);
+			if (bad) {
+				throw new NodeOperationError(this.getNode(), `Cannot upload: ${bad}`, {
+					itemIndex,
+					description: 'Set Options → File Name to a plain file name such as img_0001.jpg.',
+				});
+			}
+		}
+		return {
+			itemIndex,
+			datasetId,
+			fileNames: [override || urlName || 'upload.bin'],
+			run: async (): Promise<UploadRecord> => {
+				const fetched = await fetchPublicFile(this, url.href, DIRECT_UPLOAD_MAX_BYTES, itemIndex);
+				let fileName = override || urlName || fetched.dispositionName || 'upload.bin';
+				if (fileNameProblem(fileName)) fileName = 'upload.bin';
+				const response = await uploadDatasetFile(this, datasetId, {
+					fileName,
+					contentType: contentTypeFor(fileName, fetched.contentType),
+					data: fetched.data,
+				});
+				return {
+					dataset_id: datasetId,
+					file_name: fileName,
+					size_bytes: fetched.data.length,
+					source_url: url.href,
+					upload_method: 'direct',
+					response,
+				};
+			},
+		};
+	};
+	return await runUploadBatch(this, items.length, prepare, { parallel: DEFAULT_PARALLEL_UPLOADS });
+}

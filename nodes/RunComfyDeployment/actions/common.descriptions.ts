@@ -1,0 +1,56 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { HARDWARE_SKUS } from '../../shared/types';
+
+/** The deployment picker: the account's deployments (name, status, enabled), or an ID typed in. */
+export const deploymentLocatorProperty: INodeProperties = {
+	displayName: 'Deployment',
+	name: 'deploymentId',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: 'The serverless deployment of a ComfyUI workflow on your RunComfy account',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select a deployment…',
+			typeOptions: {
+				searchListMethod: 'searchDeployments',
+				searchable: true,
+			},
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. 2f6c1e0a-5b7d-4c1e-9a3f-0d8e7b6a5c4d',
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						regex: '^\\s*[^\\s/\\\\?#%]+\\s*$',
+						errorMessage: 'Enter the deployment ID exactly as RunComfy shows it (no spaces or slashes)',
+					},
+				},
+			],
+		},
+	],
+};
+
+/** The request id of an earlier inference (Get Status, Get Result, Cancel, Delete Request). */
+export const requestIdProperty: INodeProperties = {
+	displayName: 'Request ID',
+	name: 'requestId',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. f033c4a2-…',
+	description: 'The request_id returned by Run (also on a timeout or when Wait for Completion is off)',
+};
+
+export const hardwareOptions = HARDWARE_SKUS.map((sku) => ({ name: sku, value: sku }));
+
+export const HARDWARE_DESCRIPTION =
+	'GPU type of the instances (one SKU), e.g. AMPERE_48 = 48 GB, ADA_80_PLUS = 80 GB (H100), HOPPER_141 = 141 GB (H200)';

@@ -1,0 +1,73 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as create from './create.operation';
+import * as del from './delete.operation';
+import * as get from './get.operation';
+import * as list from './list.operation';
+import * as pause from './pause.operation';
+import * as resume from './resume.operation';
+import * as update from './update.operation';
+
+export { create, del as delete, get, list, pause, resume, update };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['deployment'] } },
+		default: 'list',
+		options: [
+			{
+				name: 'Create',
+				value: 'create',
+				description: 'Deploy a cloud-saved ComfyUI workflow as an API endpoint',
+				action: 'Create a deployment',
+			},
+			{
+				name: 'Delete',
+				value: 'delete',
+				description: 'Delete a deployment permanently',
+				action: 'Delete a deployment',
+			},
+			{
+				name: 'Get',
+				value: 'get',
+				description: 'Get a deployment, optionally with its saved workflow and README',
+				action: 'Get a deployment',
+			},
+			{
+				name: 'List',
+				value: 'list',
+				description: 'List the deployments of the account',
+				action: 'List deployments',
+			},
+			{
+				name: 'Pause',
+				value: 'pause',
+				description: 'Disable a deployment: instances shut down and billing stops; the configuration is kept',
+				action: 'Pause a deployment',
+			},
+			{
+				name: 'Resume',
+				value: 'resume',
+				description: 'Enable a paused deployment again',
+				action: 'Resume a deployment',
+			},
+			{
+				name: 'Update',
+				value: 'update',
+				description: 'Change the hardware, scaling, name or workflow version of a deployment',
+				action: 'Update a deployment',
+			},
+		],
+	},
+	...list.description,
+	...get.description,
+	...create.description,
+	...update.description,
+	...pause.description,
+	...resume.description,
+	...del.description,
+];

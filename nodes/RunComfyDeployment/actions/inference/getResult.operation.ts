@@ -1,0 +1,50 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { downloadProperties } from '../../../shared/descriptions';
+import { normaliseStatus } from '../../../shared/status';
+import { getDeploymentRequestResult } from '../../../shared/transport';
+import { readDeploymentId, readRequestId } from '../../helpers/deployments';
+import { DownloadHosts, resultJson } from '../../helpers/results';
+import { deploymentLocatorProperty, requestIdProperty } from '../common.descriptions';
+import { finishItem } from './run.operation';
+
+const show = { resource: ['inference'], operation: ['getResult'] };
+
+const properties: INodeProperties[] = [
+	deploymentLocatorProperty,
+	requestIdProperty,
+	...downloadProperties(show),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Delete Request After Download',
+				name: 'deleteRequestAfterDownload',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to delete the request on RunComfy (its inputs and outputs) once every output file was downloaded. Otherwise outputs are kept on the service for 7 days. Only with Download Outputs on; nothing is deleted when a download fails or is skipped.',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show }, properties);
+
+/**
+ * Inference → Get Result: the result record with `outputs_flat`; outputs are downloaded when the request
+ * succeeded. Results are kept on the service for 7 days after success.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData> {
+	const deploymentId = readDeploymentId(this, itemIndex);
+	const requestId = readRequestId(this, itemIndex);
+	const result = await getDeploymentRequestResult(this, deploymentId, requestId);
+	const json = resultJson(deploymentId, requestId, result);
+	const succeeded = normaliseStatus(result.status) === 'succeeded';
+	return await finishItem(this, itemIndex, deploymentId, json, succeeded, new DownloadHosts(this));
+}

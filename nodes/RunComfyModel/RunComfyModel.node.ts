@@ -1,0 +1,30 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { router } from './actions/router';
+import { versionProperties } from './actions/versionDescription';
+import { listSearch, loadOptions, resourceMapping } from './methods';
+
+export class RunComfyModel implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'RunComfy Model',
+		name: 'runComfyModel',
+		icon: { light: 'file:../../icons/runcomfy.svg', dark: 'file:../../icons/runcomfy.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description: 'Run RunComfy image, video and audio models, browse the catalog and check the balance',
+		defaults: { name: 'RunComfy Model' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'runComfyApi', required: true }],
+		properties: versionProperties,
+	};
+
+	methods = { listSearch, loadOptions, resourceMapping };
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

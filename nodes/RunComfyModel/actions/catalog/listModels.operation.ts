@@ -1,0 +1,109 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { listModels } from '../../../shared/transport';
+import type { ModelEntry } from '../../../shared/types';
+
+/** The service's largest page. */
+const MAX_PAGE = 500;
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Category Name or ID',
+				name: 'category',
+				type: 'options',
+				typeOptions: { loadOptionsMethod: 'getCategories' },
+				default: '',
+				description:
+					'What the model does, e.g. text-to-image. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			},
+			{
+				displayName: 'Kind',
+				name: 'kind',
+				type: 'options',
+				default: 'model',
+				options: [
+					{ name: 'Inference', value: 'inference' },
+					{ name: 'Model', value: 'model' },
+					{ name: 'Workflow', value: 'workflow' },
+				],
+				description: 'How the model runs',
+			},
+			{
+				displayName: 'Search',
+				name: 'search',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. flux',
+				description: 'Case-insensitive text matched against model ID, display name and description',
+			},
+		],
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Include Input Schemas',
+				name: 'includeSchema',
+				type: 'boolean',
+				default: false,
+				description: "Whether to include each model's input_schema (much larger output)",
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['catalog'], operation: ['listModels'] } }, properties);
+
+/** Catalog → List Models: one item per model; Return All pages through `offset`/`total`. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll ? Infinity : Math.max(1, Math.floor(this.getNodeParameter('limit', itemIndex, 50) as number));
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const query = {
+		search: (filters.search as string) || undefined,
+		category: (filters.category as string) || undefined,
+		kind: (filters.kind as string) || undefined,
+		includeSchema: options.includeSchema === true,
+	};
+	const models: ModelEntry[] = [];
+	let offset = 0;
+	for (;;) {
+		const pageSize = Math.min(MAX_PAGE, limit - models.length);
+		const page = await listModels(this, { ...query, limit: pageSize, offset });
+		const rows = page.models ?? [];
+		models.push(...rows);
+		offset += rows.length;
+		const total = typeof page.total === 'number' ? page.total : offset;
+		if (!rows.length || offset >= total || models.length >= limit) break;
+	}
+	return models.slice(0, limit);
+}

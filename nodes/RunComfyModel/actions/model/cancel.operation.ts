@@ -1,0 +1,17 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { cancelModelRequest } from '../../../shared/transport';
+import { readRequestId } from '../../helpers/ids';
+import { requestIdProperty } from '../common.descriptions';
+
+const properties: INodeProperties[] = [requestIdProperty];
+
+export const description = updateDisplayOptions({ show: { resource: ['model'], operation: ['cancel'] } }, properties);
+
+/** Model → Cancel: only a queued run can be cancelled; a running or finished one answers `not_cancellable`. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const requestId = readRequestId(this, itemIndex);
+	const outcome = await cancelModelRequest(this, requestId);
+	return { request_id: requestId, ...outcome };
+}

@@ -1,0 +1,50 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { downloadProperties, readDownloadOptions } from '../../../shared/descriptions';
+import { normaliseStatus } from '../../../shared/status';
+import { getModelRequestResult } from '../../../shared/transport';
+import { readRequestId } from '../../helpers/ids';
+import { DownloadHosts, attachDownloads, outputUrlsOf, resultJson, toolJson } from '../../helpers/outputs';
+import { requestIdProperty } from '../common.descriptions';
+
+const show = { resource: ['model'], operation: ['getResult'] };
+
+const properties: INodeProperties[] = [
+	requestIdProperty,
+	...downloadProperties(show),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Include Cost',
+				name: 'includeCost',
+				type: 'boolean',
+				default: true,
+				description: 'Whether to ask for the amount in US dollars charged for this run (field "cost")',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show }, properties);
+
+/**
+ * Model → Get Result: the result record of a run (a run that has not finished yet returns its current record,
+ * not an error), with output URLs and, for a successful run, the outputs downloaded into binary data.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData> {
+	const requestId = readRequestId(this, itemIndex);
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const result = await getModelRequestResult(this, requestId, { includeCost: options.includeCost !== false });
+	const json = resultJson(undefined, requestId, result);
+	if (this.isToolExecution?.()) return { json: toolJson(json), pairedItem: { item: itemIndex } };
+	const item: INodeExecutionData = { json, pairedItem: { item: itemIndex } };
+	const download = readDownloadOptions(this, itemIndex);
+	if (!download.enabled || normaliseStatus(result.status) !== 'succeeded') return item;
+	return await attachDownloads(this, item, outputUrlsOf(json), download.maxBytes, new DownloadHosts(this));
+}

@@ -1,0 +1,49 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as cancel from './cancel.operation';
+import * as getResult from './getResult.operation';
+import * as getStatus from './getStatus.operation';
+import * as run from './run.operation';
+
+export { cancel, getResult, getStatus, run };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['model'] } },
+		options: [
+			{
+				name: 'Cancel',
+				value: 'cancel',
+				description: 'Cancel a run that is still queued',
+				action: 'Cancel a model run',
+			},
+			{
+				name: 'Get Result',
+				value: 'getResult',
+				description: 'Get the result (outputs and cost) of a run by its request ID',
+				action: 'Get the result of a model run',
+			},
+			{
+				name: 'Get Status',
+				value: 'getStatus',
+				description: 'Get the status of a run by its request ID',
+				action: 'Get the status of a model run',
+			},
+			{
+				name: 'Run',
+				value: 'run',
+				description: 'Run a model and, by default, wait for its result',
+				action: 'Run a model',
+			},
+		],
+		default: 'run',
+	},
+	...run.description,
+	...getStatus.description,
+	...getResult.description,
+	...cancel.description,
+];

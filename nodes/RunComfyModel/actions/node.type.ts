@@ -1,0 +1,10 @@
+import type { AllEntities } from 'n8n-workflow';
+
+type NodeMap = {
+	model: 'run' | 'getStatus' | 'getResult' | 'cancel';
+	catalog: 'listModels' | 'listCategories' | 'getModel';
+	account: 'getBalance';
+};
+
+/** Every resource/operation pair of the node; the router's lookup is checked against it. */
+export type RunComfyModelType = AllEntities<NodeMap>;

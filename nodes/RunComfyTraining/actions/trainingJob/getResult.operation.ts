@@ -1,0 +1,21 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { getTrainingJobResult } from '../../../shared/transport';
+import { artifactDownloadProperties, describeResult, downloadArtifacts, jobIdProperty, readJobId } from './common';
+
+const properties: INodeProperties[] = [jobIdProperty(), ...artifactDownloadProperties({})];
+
+export const description = updateDisplayOptions({ show: { resource: ['trainingJob'], operation: ['getResult'] } }, properties);
+
+/**
+ * The artifacts of a job (safe while RUNNING, the list grows, and after FAILED or CANCELED): every URL flattened as
+ * `artifact_urls`, the latest checkpoint as `latest_checkpoint_url` and as `lora: { path }` for the Model node.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData> {
+	const jobId = readJobId(this, itemIndex);
+	const result = await getTrainingJobResult(this, jobId);
+	const described = describeResult(jobId, result);
+	const { binary, info } = await downloadArtifacts(this, itemIndex, described);
+	return { json: { ...described, ...info }, ...(binary ? { binary } : {}), pairedItem: { item: itemIndex } };
+}

@@ -1,0 +1,65 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as cancel from './cancel.operation';
+import * as edit from './edit.operation';
+import * as getResult from './getResult.operation';
+import * as getStatus from './getStatus.operation';
+import * as resume from './resume.operation';
+import * as submit from './submit.operation';
+
+export { cancel, edit, getResult, getStatus, resume, submit };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['trainingJob'] } },
+		default: 'submit',
+		options: [
+			{
+				name: 'Cancel',
+				value: 'cancel',
+				description: 'Cancel a queued or running job; its checkpoints are kept',
+				action: 'Cancel a training job',
+			},
+			{
+				name: 'Edit',
+				value: 'edit',
+				description: 'Replace the config of a stopped, cancelled or failed job',
+				action: 'Edit a training job',
+			},
+			{
+				name: 'Get Result',
+				value: 'getResult',
+				description: 'Get the checkpoints and samples; the latest checkpoint is ready as a LoRA',
+				action: 'Get the result of a training job',
+			},
+			{
+				name: 'Get Status',
+				value: 'getStatus',
+				description: 'Get the state and step progress; tells a finished job from one that stopped early',
+				action: 'Get the status of a training job',
+			},
+			{
+				name: 'Resume',
+				value: 'resume',
+				description: 'Continue a stopped or failed job from its latest checkpoint',
+				action: 'Resume a training job',
+			},
+			{
+				name: 'Submit Job',
+				value: 'submit',
+				description: 'Start LoRA training on a dataset (paid)',
+				action: 'Submit a training job',
+			},
+		],
+	},
+	...submit.description,
+	...getStatus.description,
+	...getResult.description,
+	...cancel.description,
+	...resume.description,
+	...edit.description,
+];

@@ -1,0 +1,1 @@
+export { searchDatasets } from '../../RunComfyDataset/methods/listSearch';

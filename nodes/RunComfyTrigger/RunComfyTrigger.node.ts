@@ -1,0 +1,85 @@
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { balanceEvent } from './events/balance';
+import { datasetEvent } from './events/dataset';
+import { requestEvent } from './events/request';
+import { trainingJobEvent } from './events/trainingJob';
+import type { TriggerEvent, WatchState } from './events/types';
+import { searchDatasets } from './methods/listSearch';
+
+const EVENTS: Record<string, TriggerEvent> = {
+	trainingJob: trainingJobEvent,
+	dataset: datasetEvent,
+	request: requestEvent,
+	balanceBelow: balanceEvent,
+};
+
+export class RunComfyTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'RunComfy Trigger',
+		name: 'runComfyTrigger',
+		icon: { light: 'file:../../icons/runcomfy.svg', dark: 'file:../../icons/runcomfy.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{ $parameter["event"] }}',
+		description: 'Starts the workflow when a RunComfy training job, dataset, request or the balance changes',
+		defaults: { name: 'RunComfy Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'runComfyApi', required: true }],
+		properties: [
+			{
+				displayName: 'Event',
+				name: 'event',
+				type: 'options',
+				noDataExpression: true,
+				default: 'trainingJob',
+				options: [
+					{
+						name: 'Balance Below Threshold',
+						value: 'balanceBelow',
+						description: 'The account balance drops below an amount',
+					},
+					{
+						name: 'Dataset Ready or Failed',
+						value: 'dataset',
+						description: 'A dataset becomes READY or FAILED',
+					},
+					{
+						name: 'Request Finished',
+						value: 'request',
+						description: 'A model run or deployment inference succeeds, fails or is cancelled',
+					},
+					{
+						name: 'Training Job Finished, Failed or Stopped Early',
+						value: 'trainingJob',
+						description: 'A LoRA training job stops (finished or early), fails or is cancelled',
+					},
+				],
+			},
+			...Object.values(EVENTS).flatMap((event) => event.properties),
+		],
+	};
+
+	methods = { listSearch: { searchDatasets } };
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		const eventName = this.getNodeParameter('event') as string;
+		const event = EVENTS[eventName];
+		const staticData = this.getWorkflowStaticData('node');
+		// One state per event kind, so switching the event does not replay or swallow transitions.
+		const state = ((staticData[eventName] as WatchState | undefined) ??= {}) as WatchState;
+		const manual = this.getMode() === 'manual';
+		const records: IDataObject[] = await event.check(this, state, manual);
+		if (records.length === 0) return null;
+		return [this.helpers.returnJsonArray(records)];
+	}
+}

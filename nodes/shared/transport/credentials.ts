@@ -1,0 +1,103 @@
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { DEFAULT_ALLOWED_DOWNLOAD_HOSTS, DEFAULT_BASE_URLS } from '../../../credentials/RunComfyApi.credentials';
+import type { ApiFamily, RunComfyContext, RunComfyCredentials } from '../types';
+import { CREDENTIAL_NAME } from '../types';
+
+/** The version prefixes our paths already carry; a base URL pasted with one (as the CLI's env vars take them) is trimmed. */
+const PREFIXES: Record<keyof typeof DEFAULT_BASE_URLS, RegExp> = {
+	modelApiBaseUrl: /\/v1$/i,
+	serverlessApiBaseUrl: /\/prod\/v[12]$/i,
+	trainerApiBaseUrl: /\/prod\/v1(\/trainers)?$/i,
+};
+
+const LABELS: Record<keyof typeof DEFAULT_BASE_URLS, string> = {
+	modelApiBaseUrl: 'Model API Base URL',
+	serverlessApiBaseUrl: 'Serverless API Base URL',
+	trainerApiBaseUrl: 'Trainer API Base URL',
+};
+
+export const FAMILY_BASE_KEY: Record<ApiFamily, keyof typeof DEFAULT_BASE_URLS> = {
+	model: 'modelApiBaseUrl',
+	serverless: 'serverlessApiBaseUrl',
+	trainer: 'trainerApiBaseUrl',
+};
+
+/** Splits the "Allowed Download Hosts" text (comma and/or space separated) into lower-cased entries. */
+export function parseAllowedHosts(value: unknown): string[] {
+	const text = value === undefined || value === null ? DEFAULT_ALLOWED_DOWNLOAD_HOSTS : String(value);
+	return text
+		.split(/[\s,;]+/)
+		.map((h) => h.trim().toLowerCase())
+		.filter((h) => h !== '');
+}
+
+/** Normalises one base URL: default when blank, trailing slashes and a pasted version prefix removed. */
+export function normaliseBaseUrl(
+	value: unknown,
+	key: keyof typeof DEFAULT_BASE_URLS,
+	onInvalid: (message: string, description: string) => never,
+): string {
+	let url = typeof value === 'string' ? value.trim() : '';
+	if (url === '') url = DEFAULT_BASE_URLS[key];
+	url = url.replace(/\/+$/, '');
+	url = url.replace(PREFIXES[key], '').replace(/\/+$/, '');
+	let parsed: URL | undefined;
+	try {
+		parsed = new URL(url);
+	} catch {
+		parsed = undefined;
+	}
+	if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.search || parsed.hash || parsed.username || parsed.password) {
+		onInvalid(
+			`The ${LABELS[key]} in the RunComfy API credential is not a valid URL`,
+			`Use a plain http(s) URL without query or credentials, e.g. "${DEFAULT_BASE_URLS[key]}", or clear the field to use the default.`,
+		);
+	}
+	return url;
+}
+
+/**
+ * Reads the `runComfyApi` credential: token checked (not empty, no leading "Bearer "), the three base URLs
+ * trimmed of trailing slashes (defaults = live hosts), and the download allow-list parsed.
+ */
+export async function getCredentials(ctx: RunComfyContext): Promise<RunComfyCredentials> {
+	const raw = (await ctx.getCredentials<ICredentialDataDecryptedObject>(CREDENTIAL_NAME)) ?? {};
+	const node = ctx.getNode();
+	const invalid = (message: string, description: string): never => {
+		throw new NodeOperationError(node, message, { description });
+	};
+	const token = typeof raw.accessToken === 'string' ? raw.accessToken.trim() : '';
+	if (token === '') {
+		invalid(
+			'The RunComfy API credential has no access token',
+			'Open the RunComfy API credential and paste the API token from your RunComfy profile page (Profile → API Token).',
+		);
+	}
+	if (/^bearer(\s|$)/i.test(token)) {
+		invalid(
+			'The RunComfy access token starts with "Bearer "',
+			'Open the RunComfy API credential and paste only the token itself, without the word "Bearer" in front; n8n adds it.',
+		);
+	}
+	// eslint-disable-next-line no-control-regex
+	if (/[\s\u0000-\u001f\u007f]/.test(token)) {
+		invalid(
+			'The RunComfy access token contains spaces or line breaks',
+			'Open the RunComfy API credential and paste the token again as one piece, exactly as shown on your RunComfy profile page.',
+		);
+	}
+	return {
+		accessToken: token,
+		modelApiBaseUrl: normaliseBaseUrl(raw.modelApiBaseUrl, 'modelApiBaseUrl', invalid),
+		serverlessApiBaseUrl: normaliseBaseUrl(raw.serverlessApiBaseUrl, 'serverlessApiBaseUrl', invalid),
+		trainerApiBaseUrl: normaliseBaseUrl(raw.trainerApiBaseUrl, 'trainerApiBaseUrl', invalid),
+		allowedDownloadHosts: parseAllowedHosts(raw.allowedDownloadHosts),
+	};
+}
+
+/** The base URL of one API family. */
+export function baseUrlFor(credentials: RunComfyCredentials, family: ApiFamily): string {
+	return credentials[FAMILY_BASE_KEY[family]];
+}

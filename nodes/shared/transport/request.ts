@@ -1,0 +1,416 @@
+/**
+ * `apiRequest`: the one way the nodes talk to the RunComfy API.
+ *
+ * - Authenticated with `helpers.httpRequestWithAuthentication('runComfyApi', …)` against the credential's base
+ *   URL of the family; JSON in and out; redirects are not followed (the token stays on the API host).
+ * - Every failure becomes a NodeApiError with a hint (see errors.ts); a 2xx answer carrying an `error_code`
+ *   is a failure too. No error keeps n8n's request options, and every text is scrubbed of the token.
+ * - Retries: 429 (Retry-After honoured), 5xx and dropped connections, with bounded exponential backoff and
+ *   jitter, sleeping with the execution cancel signal. A paid submission (or any request marked
+ *   `retry: 'notAccepted'`) is only repeated when the service provably did not take it (429, connection
+ *   refused); otherwise it fails with "may have been accepted, check before resubmitting".
+ */
+import type { IAllExecuteFunctions, IDataObject, IHttpRequestOptions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import type { ApiFamily, RunComfyContext, RunComfyCredentials } from '../types';
+import { CREDENTIAL_NAME } from '../types';
+import { baseUrlFor, getCredentials } from './credentials';
+import type { ErrorContext, HttpFailure, NetworkFailure, Subject } from './errors';
+import {
+	cancelledError,
+	errorCodeOf,
+	httpError,
+	maybeAcceptedError,
+	networkError,
+	rateLimitedError,
+	statusFromErrorCode,
+	unexpectedAnswerError,
+} from './errors';
+import type { RetryPolicy } from './retry';
+import { DEFAULT_RETRY_POLICY, DROPPED_CONNECTION_CODES, backoffDelay, headerOf, parseRetryAfter } from './retry';
+
+/**
+ * How a failed request may be repeated.
+ * - `auto`: reads, polls, cancels, deletes, edits, uploads that overwrite — retried on 429, 408, 5xx and drops.
+ * - `notAccepted`: only when the service provably did not take it (429, connection refused). Paid
+ *   submissions always use this; so do creates, where a repeat would make a second resource.
+ * - `never`: a single attempt.
+ */
+export type RetryMode = 'auto' | 'notAccepted' | 'never';
+
+/** What a 2xx answer must look like. `json` (default): an object or array. `jsonOrEmpty`: also an empty body
+ * (returned as `null`). `any`: whatever came (parsed JSON, text, or `null` when empty). */
+export type ExpectedAnswer = 'json' | 'jsonOrEmpty' | 'any';
+
+export interface ApiRequestSpec {
+	family: ApiFamily;
+	method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+	/** Path below the family's base URL, already encoded (use `encodeModelId` / `encodeId`). */
+	path: string;
+	qs?: IDataObject;
+	body?: unknown;
+	/** A paid submission: never retried unless the service provably did not accept it. */
+	paid?: boolean;
+	/** Item index for error attribution. */
+	itemIndex?: number;
+	/** Retry mode; default `auto`, or `notAccepted` when `paid`. */
+	retry?: RetryMode;
+	/** What the path id names, for the 404 hint ("use the model id exactly as listed", …). */
+	subject?: Subject;
+	/** Human name of the action for messages, e.g. "model run", "training job submission". */
+	operation?: string;
+	/** For `paid`/`notAccepted` requests: what to check before resubmitting ("check … at runcomfy.com"). */
+	checkHint?: string;
+	/** When `path` answers 404 (e.g. the route does not exist on this service version), repeat once at this path.
+	 * A 404 is never an accepted request, so this is safe for paid submissions. */
+	fallbackPath?: string;
+	expect?: ExpectedAnswer;
+	/** Per-attempt timeout; default 120 s. */
+	timeoutMs?: number;
+	headers?: Record<string, string>;
+	/**
+	 * The request must still go out after the user pressed Stop: the cancel that Stop itself triggers.
+	 * Such a request is not tied to the execution's cancel signal (it has its own timeout instead).
+	 */
+	survivesStop?: boolean;
+}
+
+/** A successful answer with the path that produced it (the fallback path when it was used). */
+export interface ApiAnswer<T = unknown> {
+	statusCode: number;
+	body: T;
+	headers: IDataObject;
+	path: string;
+	/** True when the answer came from `fallbackPath`. */
+	usedFallback: boolean;
+	attempts: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+/** Requests sent after Stop (remote cancels) get a short timeout: the user is waiting for the stop. */
+export const SURVIVES_STOP_TIMEOUT_MS = 15_000;
+
+let activePolicy: RetryPolicy = { ...DEFAULT_RETRY_POLICY };
+
+/** The retry policy in force (read-only copy). */
+export const getRetryPolicy = (): RetryPolicy => ({ ...activePolicy });
+
+/**
+ * Changes the retry policy (e.g. a benchmark or a test that wants shorter backoff). Returns the previous
+ * policy so it can be restored. Bounds are enforced: 1–10 attempts, delays ≤ 60 s.
+ */
+export function setRetryPolicy(policy: Partial<RetryPolicy>): RetryPolicy {
+	const previous = activePolicy;
+	activePolicy = {
+		maxAttempts: Math.min(10, Math.max(1, Math.floor(policy.maxAttempts ?? previous.maxAttempts))),
+		baseDelayMs: Math.min(60_000, Math.max(0, policy.baseDelayMs ?? previous.baseDelayMs)),
+		maxDelayMs: Math.min(60_000, Math.max(0, policy.maxDelayMs ?? previous.maxDelayMs)),
+	};
+	return { ...previous };
+}
+
+/** The execution's cancel signal, when the context has one. */
+export function cancelSignalOf(ctx: RunComfyContext): AbortSignal | undefined {
+	const candidate = ctx as Partial<{ getExecutionCancelSignal: () => AbortSignal | undefined }>;
+	return typeof candidate.getExecutionCancelSignal === 'function' ? candidate.getExecutionCancelSignal() : undefined;
+}
+
+const isPlainObject = (v: unknown): v is IDataObject =>
+	typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
+
+/** Body and Content-Type for one attempt. Empty JSON objects are sent as the text `{}` (n8n drops empty objects). */
+export function prepareBody(body: unknown): { body?: IHttpRequestOptions['body']; contentType?: string } {
+	if (body === undefined) return {};
+	if (typeof FormData !== 'undefined' && body instanceof FormData) return { body: body as unknown as IHttpRequestOptions['body'] };
+	if (isPlainObject(body) || Array.isArray(body)) {
+		const empty = Array.isArray(body) ? body.length === 0 : Object.keys(body).length === 0;
+		return {
+			body: empty ? JSON.stringify(body) : (body as IHttpRequestOptions['body']),
+			contentType: 'application/json',
+		};
+	}
+	return { body: body as IHttpRequestOptions['body'] };
+}
+
+type Outcome =
+	| { kind: 'answer'; statusCode: number; body: unknown; headers: IDataObject }
+	| { kind: 'network'; failure: NetworkFailure & { notSent: boolean; retryable: boolean } }
+	| { kind: 'aborted' };
+
+const NOT_SENT_CODES = new Set([
+	'ENOTFOUND',
+	'EPROTO',
+	'ERR_INVALID_URL',
+	'ERR_TLS_CERT_ALTNAME_INVALID',
+	'CERT_HAS_EXPIRED',
+	'DEPTH_ZERO_SELF_SIGNED_CERT',
+	'SELF_SIGNED_CERT_IN_CHAIN',
+	'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+	'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+	'ERR_SSL_WRONG_VERSION_NUMBER',
+]);
+
+/** Reads what matters from an error thrown by n8n's request helpers (NodeApiError wrapping an AxiosError). */
+export function classifyThrown(error: unknown, signal?: AbortSignal): Outcome {
+	const e = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
+	const cause = (typeof e.cause === 'object' && e.cause !== null ? e.cause : {}) as Record<string, unknown>;
+	const code = [cause.code, e.code].find((c): c is string => typeof c === 'string' && c !== '');
+	const message = String(cause.message ?? e.message ?? error);
+	const name = String(cause.name ?? e.name ?? '');
+	if (signal?.aborted || code === 'ERR_CANCELED' || name === 'CanceledError' || name === 'AbortError') return { kind: 'aborted' };
+	// An HTTP answer that still came as an exception (should not happen with ignoreHttpStatusErrors).
+	const response = (typeof cause.response === 'object' && cause.response !== null ? cause.response : undefined) as
+		| Record<string, unknown>
+		| undefined;
+	if (response && typeof response.status === 'number') {
+		return {
+			kind: 'answer',
+			statusCode: response.status,
+			body: response.data,
+			headers: { ...((response.headers ?? {}) as IDataObject) },
+		};
+	}
+	const refused = code === 'ECONNREFUSED';
+	const timedOut = code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT' || (code === 'ECONNABORTED' && /timeout/i.test(message)) || /timeout of \d+ms exceeded/i.test(message);
+	const dropped = (code !== undefined && DROPPED_CONNECTION_CODES.has(code)) || /socket hang up|ECONNRESET|other side closed|premature close/i.test(message);
+	const notSent = refused || (code !== undefined && NOT_SENT_CODES.has(code));
+	return {
+		kind: 'network',
+		failure: {
+			code,
+			message,
+			refused,
+			timedOut,
+			notSent,
+			retryable: refused || dropped || timedOut,
+		},
+	};
+}
+
+/**
+ * n8n's httpRequestWithAuthentication ties every request to the execution cancel signal when its `this`
+ * has `getExecutionCancelSignal`, so after Stop it would abort the very cancel requests Stop must send.
+ * This view of the context hides that method (and only that), so the request keeps n8n's credential and
+ * proxy handling but is bounded by its own timeout instead.
+ */
+function detachedFromStop(ctx: RunComfyContext): RunComfyContext {
+	return new Proxy(ctx, {
+		has: (target, key) => key !== 'getExecutionCancelSignal' && key in target,
+		get: (target, key, receiver) =>
+			key === 'getExecutionCancelSignal' ? undefined : (Reflect.get(target, key, receiver) as unknown),
+	});
+}
+
+async function attemptOnce(
+	ctx: RunComfyContext,
+	options: IHttpRequestOptions,
+	signal?: AbortSignal,
+	survivesStop = false,
+): Promise<Outcome> {
+	try {
+		const self = survivesStop ? detachedFromStop(ctx) : ctx;
+		const response = (await self.helpers.httpRequestWithAuthentication.call(
+			self as IAllExecuteFunctions,
+			CREDENTIAL_NAME,
+			options,
+		)) as { body?: unknown; headers?: IDataObject; statusCode?: number } | undefined;
+		return {
+			kind: 'answer',
+			statusCode: Number(response?.statusCode ?? 0),
+			body: response?.body,
+			headers: { ...((response?.headers ?? {}) as IDataObject) },
+		};
+	} catch (error) {
+		return classifyThrown(error, signal);
+	}
+}
+
+const isEmptyBody = (body: unknown): boolean =>
+	body === undefined || body === null || (typeof body === 'string' && body.trim() === '');
+
+function checkExpected(body: unknown, expect: ExpectedAnswer): { ok: true; value: unknown } | { ok: false } {
+	if (expect === 'any') return { ok: true, value: isEmptyBody(body) ? null : body };
+	if (isEmptyBody(body)) return expect === 'jsonOrEmpty' ? { ok: true, value: null } : { ok: false };
+	if (typeof body === 'object') return { ok: true, value: body };
+	return { ok: false };
+}
+
+interface Sent {
+	answer?: ApiAnswer;
+	/** A 404 returned instead of thrown (when a fallback path may still answer). */
+	notFound?: { failure: HttpFailure; errorContext: ErrorContext };
+}
+
+async function pause(ms: number, signal: AbortSignal | undefined, onAbort: () => Error): Promise<void> {
+	if (signal?.aborted) throw onAbort();
+	try {
+		await sleep(ms, signal);
+	} catch {
+		throw onAbort();
+	}
+	if (signal?.aborted) throw onAbort();
+}
+
+async function send(
+	ctx: RunComfyContext,
+	credentials: RunComfyCredentials,
+	spec: ApiRequestSpec,
+	path: string,
+	returnNotFound: boolean,
+): Promise<Sent> {
+	const node = ctx.getNode();
+	const baseUrl = baseUrlFor(credentials, spec.family);
+	const mode: RetryMode = spec.paid ? 'notAccepted' : (spec.retry ?? 'auto');
+	const policy = activePolicy;
+	const signal = spec.survivesStop ? undefined : cancelSignalOf(ctx);
+	const operation = spec.operation ?? (spec.paid ? 'paid submission' : 'request');
+	const errorContext: ErrorContext = {
+		node,
+		method: spec.method,
+		path,
+		subject: spec.subject,
+		itemIndex: spec.itemIndex,
+		token: credentials.accessToken,
+	};
+	const checkHint =
+		spec.checkHint ??
+		(spec.paid
+			? 'check your recent requests and your balance on runcomfy.com.'
+			: 'check on runcomfy.com (or with the matching List operation) whether it exists.');
+	const why = spec.paid ? 'to avoid paying twice' : 'to avoid doing it twice';
+	const onAbort = () => cancelledError(node, spec.paid || mode === 'notAccepted' ? operation : undefined, spec.itemIndex);
+
+	for (let attempt = 1; ; attempt++) {
+		if (signal?.aborted) throw onAbort();
+		const prepared = prepareBody(spec.body);
+		const headers: IDataObject = { Accept: 'application/json', ...(spec.headers ?? {}) };
+		if (prepared.contentType && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) {
+			headers['Content-Type'] = prepared.contentType;
+		}
+		const options: IHttpRequestOptions = {
+			method: spec.method,
+			url: `${baseUrl}${path.startsWith('/') ? '' : '/'}${path}`,
+			headers,
+			json: true,
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			disableFollowRedirect: true,
+			sendCredentialsOnCrossOriginRedirect: false,
+			arrayFormat: 'repeat',
+			timeout: spec.timeoutMs ?? (spec.survivesStop ? SURVIVES_STOP_TIMEOUT_MS : DEFAULT_TIMEOUT_MS),
+		};
+		if (spec.qs && Object.keys(spec.qs).length > 0) options.qs = spec.qs;
+		if (prepared.body !== undefined) options.body = prepared.body;
+		if (signal) options.abortSignal = signal;
+
+		const outcome = await attemptOnce(ctx, options, signal, spec.survivesStop);
+		if (outcome.kind === 'aborted') throw onAbort();
+
+		let delay: number;
+		if (outcome.kind === 'answer') {
+			const { statusCode, body } = outcome;
+			const code = errorCodeOf(body);
+			const success = statusCode >= 200 && statusCode < 300 && code === undefined;
+			if (success) {
+				const checked = checkExpected(body, spec.expect ?? 'json');
+				if (checked.ok) {
+					return {
+						answer: { statusCode, body: checked.value, headers: outcome.headers, path, usedFallback: false, attempts: attempt },
+					};
+				}
+				if (spec.paid) {
+					throw maybeAcceptedError(
+						errorContext,
+						operation,
+						`the service answered HTTP ${statusCode} without a readable confirmation`,
+						checkHint,
+						why,
+						{ statusCode, body },
+					);
+				}
+				throw unexpectedAnswerError(errorContext, statusCode, body, 'a JSON object');
+			}
+			if (statusCode >= 300 && statusCode < 400) {
+				const location = headerOf(outcome.headers, 'location');
+				throw unexpectedAnswerError(
+					errorContext,
+					statusCode,
+					`redirect to ${typeof location === 'string' ? location : '(no location)'}; set the base URL to the final address (https)`,
+					'an answer, not a redirect',
+				);
+			}
+			const effective = statusCode >= 200 && statusCode < 300 ? (statusFromErrorCode(code) ?? 400) : statusCode;
+			if (effective === 404 && returnNotFound) return { notFound: { failure: outcome, errorContext } };
+			const retryAfterMs = parseRetryAfter(headerOf(outcome.headers, 'retry-after'));
+			if (effective === 429) {
+				if (mode === 'never') throw httpError(errorContext, outcome, retryAfterMs);
+				if (retryAfterMs !== undefined && retryAfterMs > policy.maxDelayMs) {
+					throw rateLimitedError(errorContext, retryAfterMs, attempt, body);
+				}
+				if (attempt >= policy.maxAttempts) throw rateLimitedError(errorContext, retryAfterMs, attempt, body);
+				delay = retryAfterMs ?? backoffDelay(attempt, policy);
+			} else if (effective >= 500 || (effective === 408 && mode === 'auto')) {
+				if (mode === 'notAccepted') {
+					throw maybeAcceptedError(
+						errorContext,
+						operation,
+						`the service answered HTTP ${statusCode}${code ? ` (${code})` : ''}`,
+						checkHint,
+						why,
+						{ statusCode: effective, body },
+					);
+				}
+				if (mode === 'never' || attempt >= policy.maxAttempts) throw httpError(errorContext, outcome, retryAfterMs);
+				delay =
+					retryAfterMs !== undefined && retryAfterMs <= policy.maxDelayMs ? retryAfterMs : backoffDelay(attempt, policy);
+			} else {
+				throw httpError(errorContext, outcome, retryAfterMs);
+			}
+		} else {
+			const { failure } = outcome;
+			if (!failure.notSent && mode === 'notAccepted') {
+				const what = failure.timedOut
+					? 'the request timed out'
+					: `the connection dropped${failure.code ? ` (${failure.code})` : ''}`;
+				throw maybeAcceptedError(errorContext, operation, what, checkHint, why, { network: failure });
+			}
+			if (!failure.retryable || mode === 'never' || attempt >= policy.maxAttempts) {
+				throw networkError(errorContext, failure, baseUrl, attempt);
+			}
+			delay = backoffDelay(attempt, policy);
+		}
+		await pause(delay, signal, onAbort);
+	}
+}
+
+/**
+ * Sends one API request and returns the whole answer (status, headers, path used).
+ *
+ * With `fallbackPath`, a 404 on `path` (a 404 is never an accepted request, so this is safe for paid
+ * submissions too) is followed by one request to `fallbackPath`. When both answer 404, the more telling
+ * error is reported: the one carrying a service error code (a missing resource on an existing route)
+ * rather than a bare 404 (a missing route); on a tie, the first.
+ */
+export async function apiRequestFull<T = unknown>(
+	ctx: RunComfyContext,
+	spec: ApiRequestSpec,
+	credentials?: RunComfyCredentials,
+): Promise<ApiAnswer<T>> {
+	const creds = credentials ?? (await getCredentials(ctx));
+	const hasFallback = spec.fallbackPath !== undefined && spec.fallbackPath !== spec.path;
+	const first = await send(ctx, creds, spec, spec.path, hasFallback);
+	if (first.answer) return first.answer as ApiAnswer<T>;
+	const second = await send(ctx, creds, spec, spec.fallbackPath as string, true);
+	if (second.answer) return { ...(second.answer as ApiAnswer<T>), usedFallback: true };
+	const a = first.notFound!;
+	const b = second.notFound!;
+	const pick = errorCodeOf(a.failure.body) === undefined && errorCodeOf(b.failure.body) !== undefined ? b : a;
+	throw httpError(pick.errorContext, pick.failure);
+}
+
+/** Sends one API request and returns the parsed body. */
+export async function apiRequest<T = IDataObject>(ctx: RunComfyContext, spec: ApiRequestSpec): Promise<T> {
+	const answer = await apiRequestFull<T>(ctx, spec);
+	return answer.body;
+}

@@ -1,0 +1,229 @@
+'use strict';
+/**
+ * The sandbox: a local stand-in of the whole RunComfy service on loopback (see index.d.ts and README.md).
+ * Imports nothing from nodes/ or credentials/.
+ */
+const crypto = require('crypto');
+const { Router, createServer, listen } = require('./server');
+const { RequestLog } = require('./log');
+const { FaultInjector } = require('./faults');
+const { buildCatalog, STABLE_MODELS } = require('./catalog');
+const { runState } = require('./runs');
+const modelApi = require('./model-api');
+const deployments = require('./deployments');
+const datasets = require('./datasets');
+const training = require('./training');
+const filesHost = require('./files-host');
+
+const DEFAULT_TOKEN = 'sandbox-token-0123456789';
+
+const DEFAULTS = {
+	token: DEFAULT_TOKEN,
+	walletMicrodollars: 5_000_000,
+	runDurationMs: 2000,
+	queueMs: 300,
+	workers: 0,
+	modelDurations: {},
+	trainingStepMs: 10,
+	trainingQueueMs: undefined,
+	datasetReadyMs: 300,
+	largeOutputBytes: 3 * 1024 ** 3,
+	failingModels: {},
+	extraModels: 0,
+	deploymentPriceMicrodollars: 20_000,
+	trainingPriceMicrodollars: 250_000,
+	cancelDelayMs: 100,
+	signedUrlTtlMs: 15 * 60 * 1000,
+	allowHttpInputs: false,
+	preemptAtStep: undefined,
+	quirks: {
+		bareDeploymentList: false,
+		wrappedDatasetList: true,
+		inferencePaths: 'both',
+		deploymentCancelRequested: false,
+		resultSaysCompleted: false,
+		americanCanceled: false,
+		errorsAsHttp200: false,
+		statusSaysFailed: false,
+		resultNotReady400: false,
+		patchRequiresName: false,
+		emptyInferenceBodyRunsDefaults: false,
+	},
+	faults: {},
+};
+
+const MERGED_KEYS = ['quirks', 'faults', 'modelDurations', 'failingModels'];
+
+function mergeConfig(base, patch) {
+	const out = { ...base };
+	for (const [k, v] of Object.entries(patch || {})) {
+		if (v === undefined) continue;
+		if (MERGED_KEYS.includes(k) && v && typeof v === 'object') out[k] = { ...(base[k] || {}), ...v };
+		else out[k] = v;
+	}
+	return out;
+}
+
+/** Parses a `--quirks=a,b,!c` style list into a quirks object (used by the CLI). */
+function parseQuirkList(list) {
+	const quirks = {};
+	for (const raw of String(list || '').split(',').map((s) => s.trim()).filter(Boolean)) {
+		if (raw === 'live') {
+			Object.assign(quirks, LIVE_QUIRKS);
+			continue;
+		}
+		const [name, value] = raw.replace(/^!/, '').split('=');
+		if (value !== undefined) quirks[name] = value === 'true' ? true : value === 'false' ? false : value;
+		else quirks[name] = !raw.startsWith('!');
+	}
+	return quirks;
+}
+
+/** The quirks that make the sandbox behave like the live service where it differs from the contract. */
+const LIVE_QUIRKS = {
+	bareDeploymentList: true,
+	wrappedDatasetList: true,
+	inferencePaths: 'both',
+	deploymentCancelRequested: true,
+	americanCanceled: false,
+	patchRequiresName: true,
+};
+
+async function startSandbox(options = {}) {
+	const { host = '127.0.0.1', ports = {}, portBase, advertiseHost, foreignHost = 'localhost', ...config } = options;
+	const urlHost = advertiseHost || (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host);
+	const initial = mergeConfig(DEFAULTS, config);
+	const sb = {
+		host: urlHost.replace(/^\[|\]$/g, ''),
+		urls: null,
+		log: new RequestLog(),
+		faults: new FaultInjector(),
+		secret: crypto.randomBytes(32),
+		router: new Router([...modelApi.routes, ...deployments.routes, ...datasets.routes, ...training.routes, ...filesHost.routes]),
+		stable: null,
+	};
+
+	function init(cfg) {
+		sb.config = cfg;
+		sb.token = cfg.token || DEFAULT_TOKEN;
+		sb.wallet = Math.round(cfg.walletMicrodollars);
+		sb.catalog = buildCatalog(cfg.extraModels);
+		sb.faults.configure(cfg.faults);
+		sb.runs = new Map();
+		sb.scheduleVersion = 1;
+		sb.scheduleCache = { version: 0, pools: new Map() };
+		sb.datasets = new Map();
+		sb.jobs = new Map();
+		sb.uploadsInFlight = 0;
+		deployments.seed(sb);
+	}
+
+	sb.publicConfig = () => JSON.parse(JSON.stringify({ ...sb.config, walletMicrodollars: sb.wallet }));
+
+	const api = {
+		get urls() {
+			return sb.urls;
+		},
+		get token() {
+			return sb.token;
+		},
+		get stable() {
+			return sb.stable;
+		},
+		configure(patch = {}) {
+			const prevExtra = sb.config.extraModels;
+			sb.config = mergeConfig(sb.config, patch);
+			if (patch.token) sb.token = patch.token;
+			if (patch.walletMicrodollars !== undefined) sb.wallet = Math.round(patch.walletMicrodollars);
+			if (patch.faults) sb.faults.configure(sb.config.faults);
+			if (patch.extraModels !== undefined && patch.extraModels !== prevExtra) sb.catalog = buildCatalog(sb.config.extraModels);
+			sb.scheduleVersion++;
+		},
+		reset(patch) {
+			init(mergeConfig(initial, patch || {}));
+			sb.log.clear();
+		},
+		log(sinceSeq) {
+			return sb.log.list(sinceSeq);
+		},
+		clearLog() {
+			sb.log.clear();
+		},
+		state() {
+			const now = Date.now();
+			return {
+				walletMicrodollars: sb.wallet,
+				runs: [...sb.runs.values()]
+					.filter((r) => !r.deleted)
+					.map((r) => {
+						const st = runState(sb, r, now);
+						return {
+							id: r.id,
+							kind: r.kind,
+							target: r.target,
+							status: st.status,
+							failed: st.status === 'completed' && !!r.failure,
+							body: r.body,
+							chargedMicrodollars: r.chargedMicro,
+							createdAt: r.createdAt,
+						};
+					}),
+				datasets: [...sb.datasets.values()].map((d) => datasets.snapshot(sb, d, now)),
+				jobs: [...sb.jobs.values()].map((j) => training.snapshot(sb, j, now)),
+				deployments: [...sb.deployments.values()].map((d) => ({ id: d.id, name: d.name, is_enabled: d.is_enabled })),
+			};
+		},
+		async close() {
+			await Promise.all(
+				sb.servers.map(
+					(s) =>
+						new Promise((resolve) => {
+							s.close(() => resolve());
+							s.closeAllConnections();
+						}),
+				),
+			);
+		},
+	};
+	sb.api = api;
+	init(initial);
+
+	const families = ['modelApi', 'serverless', 'trainer', 'files'];
+	const familyApi = { modelApi: 'model', serverless: 'serverless', trainer: 'trainer', files: 'files' };
+	sb.servers = [];
+	const bound = {};
+	try {
+		for (let i = 0; i < families.length; i++) {
+			const f = families[i];
+			const server = createServer(sb, familyApi[f]);
+			sb.servers.push(server);
+			const port = ports[f] ?? (portBase ? portBase + i : 0);
+			bound[f] = await listen(server, host, port);
+		}
+		// The foreign host name (localhost) may resolve to ::1: serve the files there too when possible.
+		if (host === '127.0.0.1' && foreignHost === 'localhost') {
+			const v6 = createServer(sb, 'files');
+			try {
+				await listen(v6, '::1', bound.files);
+				sb.servers.push(v6);
+			} catch {
+				/* no IPv6 loopback: localhost resolves to 127.0.0.1 anyway */
+			}
+		}
+	} catch (err) {
+		await api.close();
+		throw err;
+	}
+	const at = (p, h = sb.host) => `http://${h.includes(':') ? `[${h}]` : h}:${p}`;
+	sb.urls = {
+		modelApi: at(bound.modelApi),
+		serverless: at(bound.serverless),
+		trainer: at(bound.trainer),
+		files: at(bound.files),
+		foreignFiles: at(bound.files, foreignHost),
+	};
+	sb.stable = { models: STABLE_MODELS, deployments: deployments.STABLE_DEPLOYMENTS };
+	return api;
+}
+
+module.exports = { startSandbox, DEFAULTS, DEFAULT_TOKEN, LIVE_QUIRKS, parseQuirkList, STABLE_MODELS, STABLE_DEPLOYMENTS: deployments.STABLE_DEPLOYMENTS };

@@ -1,0 +1,15 @@
+/** Types of scripts/e2e/browser.js (headless Chromium for the editor tests). */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+
+import type { Owner } from './n8n';
+
+export const CHROMIUM_ARGS: string[];
+export const ARTIFACTS_DIR: string;
+export function chromiumPath(): string;
+export function launch(opts?: { viewport?: { width: number; height: number } }): Promise<{
+	browser: Browser;
+	context: BrowserContext;
+	page: Page;
+}>;
+export function screenshot(page: Page, name: string): Promise<string>;
+export function signIn(page: Page, baseUrl: string, owner?: Owner): Promise<void>;

@@ -1,0 +1,180 @@
+/**
+ * Types of scripts/e2e/n8n.js (the real-n8n harness), for the TypeScript e2e tests.
+ */
+import type { ChildProcess } from 'child_process';
+
+export const ROOT: string;
+export const PACKAGE_NAME: string;
+export const N8N_VERSION: string;
+export const CACHE_DIR: string;
+export const CREDENTIAL_NAME: string;
+export const CREDENTIAL_TYPE: string;
+export const NODE_TYPES: {
+	model: string;
+	deployment: string;
+	dataset: string;
+	training: string;
+	trigger: string;
+};
+
+export interface Owner {
+	email: string;
+	firstName: string;
+	lastName: string;
+	password: string;
+}
+export const DEFAULT_OWNER: Owner;
+
+export interface UserFolder {
+	dir: string;
+	n8nDir: string;
+	packageDir: string;
+	encryptionKey: string;
+	/** Files package.json lists that dist/ lacks (left out of the installed manifest). */
+	missing: string[];
+	keep: boolean;
+	cleanup(): void;
+}
+
+export interface CredentialJson {
+	id: string;
+	name: string;
+	type: string;
+	data: Record<string, string>;
+}
+
+export interface WorkflowJson {
+	id: string;
+	name: string;
+	nodes: Array<{
+		id?: string;
+		name: string;
+		type: string;
+		typeVersion: number;
+		position: [number, number];
+		parameters: Record<string, unknown>;
+		credentials?: Record<string, { id: string; name: string }>;
+		[key: string]: unknown;
+	}>;
+	connections: Record<string, unknown>;
+	[key: string]: unknown;
+}
+
+export interface BinaryMeta {
+	id?: string;
+	data?: string;
+	mimeType: string;
+	fileName?: string;
+	fileExtension?: string;
+	fileSize?: string;
+	bytes?: number;
+	[key: string]: unknown;
+}
+
+export interface ExecutionItem {
+	json: Record<string, unknown>;
+	binary?: Record<string, BinaryMeta>;
+	pairedItem?: { item: number } | Array<{ item: number }>;
+	error?: unknown;
+}
+
+export interface RunJson {
+	status: string;
+	finished?: boolean;
+	mode?: string;
+	data: {
+		resultData: {
+			runData: Record<string, Array<{ data?: { main: ExecutionItem[][] }; error?: Record<string, unknown>; executionStatus?: string }>>;
+			lastNodeExecuted?: string;
+			error?: Record<string, unknown>;
+		};
+	};
+	[key: string]: unknown;
+}
+
+export interface CliResult {
+	code: number | null;
+	signal: string | null;
+	stdout: string;
+	stderr: string;
+}
+
+export interface SandboxLike {
+	token: string;
+	urls: { modelApi: string; serverless: string; trainer: string };
+}
+
+export interface N8nInstance {
+	url: string;
+	port: number;
+	process: ChildProcess;
+	logs(): string;
+	rest: RestClient;
+	stop(): Promise<void>;
+}
+
+export class RestClient {
+	constructor(baseUrl: string);
+	baseUrl: string;
+	cookies: Map<string, string>;
+	browserId: string;
+	request(method: string, path: string, body?: unknown, opts?: { headers?: Record<string, string>; raw?: boolean }): Promise<any>;
+	get(path: string, opts?: { headers?: Record<string, string>; raw?: boolean }): Promise<any>;
+	post(path: string, body?: unknown, opts?: { headers?: Record<string, string>; raw?: boolean }): Promise<any>;
+	patch(path: string, body?: unknown, opts?: { headers?: Record<string, string>; raw?: boolean }): Promise<any>;
+	setupOwner(owner?: Owner): Promise<any>;
+	login(owner?: Owner): Promise<any>;
+	createCredential(cred: Omit<CredentialJson, 'id'> & { id?: string }): Promise<{ id: string; name: string; type: string }>;
+	testCredential(cred: { id?: string; name: string; type: string; data: Record<string, string> }): Promise<{ status: string; message: string }>;
+}
+
+type Log = (msg: string) => void;
+
+export function node24(): { bin: string; binDir: string };
+export function ensureN8n(opts?: { log?: Log }): Promise<string>;
+export function ensureBuilt(opts?: { log?: Log; force?: boolean }): Promise<boolean>;
+export function distIsStale(): boolean;
+export function packageManifest(): { pkg: any; nodes: string[]; credentials: string[]; missing: string[] };
+export function createUserFolder(opts?: { dir?: string; encryptionKey?: string; keep?: boolean }): UserFolder;
+export function binaryFilePath(userFolder: UserFolder, binaryId: string): string;
+export function n8nEnv(userFolder: UserFolder, extra?: Record<string, string>): Record<string, string>;
+export function n8nCli(
+	userFolder: UserFolder,
+	args: string[],
+	opts?: { home?: string; env?: Record<string, string>; timeoutMs?: number; check?: boolean },
+): Promise<CliResult>;
+export function freePort(): Promise<number>;
+export function portIsFree(port: number): Promise<boolean>;
+export function newId(): string;
+export function sandboxCredential(sandbox: SandboxLike, opts?: { id?: string; name?: string }): CredentialJson;
+export function liveCredential(token: string, opts?: { id?: string; name?: string }): CredentialJson;
+export function importCredential<T extends CredentialJson | CredentialJson[]>(
+	userFolder: UserFolder,
+	credentials: T,
+	opts?: { home?: string; timeoutMs?: number },
+): Promise<T>;
+export function prepareWorkflow(fileOrObject: string | object, opts?: { credential?: { id: string; name: string }; id?: string }): WorkflowJson;
+export function importWorkflow<T extends string | object | Array<string | object>>(
+	userFolder: UserFolder,
+	workflows: T,
+	opts?: { credential?: { id: string; name: string }; home?: string; timeoutMs?: number },
+): Promise<T extends unknown[] ? WorkflowJson[] : WorkflowJson>;
+export function parseRunOutput(stdout: string): RunJson | undefined;
+export function execute(
+	userFolder: UserFolder,
+	workflowId: string,
+	opts?: { home?: string; env?: Record<string, string>; timeoutMs?: number },
+): Promise<CliResult & { run: RunJson | undefined }>;
+export function nodeItems(run: RunJson | undefined, nodeName: string, opts?: { run?: number; output?: number }): ExecutionItem[] | undefined;
+export function nodeError(run: RunJson | undefined, nodeName: string, runIndex?: number): Record<string, unknown> | undefined;
+export function startN8n(
+	userFolder: UserFolder,
+	opts?: { port?: number; home?: string; env?: Record<string, string>; readyTimeoutMs?: number; log?: Log; echo?: boolean },
+): Promise<N8nInstance>;
+export function run(
+	command: string,
+	args: string[],
+	opts?: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number },
+): Promise<CliResult>;
+export function killAll(signal?: string): void;
+export function binaryStoragePath(userFolder: UserFolder): string;
