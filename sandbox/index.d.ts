@@ -96,15 +96,16 @@ export interface SandboxConfig {
 export interface RequestLogEntry {
 	seq: number;
 	time: number;
-	/** Which API: 'model' | 'serverless' | 'trainer' | 'files' | 'foreign' | 'control'. */
+	/** Which API: 'model' | 'serverless' | 'trainer' | 'files' | 'foreign' (control calls under /__sandbox are not logged). */
 	api: string;
 	method: string;
 	path: string;
 	query: Record<string, string | string[]>;
-	/** Parsed JSON body when there was one (multipart: `{ file: { filename, size, contentType } }`). */
+	/** Parsed JSON body when there was one (multipart: `{ file: { filename, size, contentType } }`; strings over 512 chars shortened). */
 	body?: unknown;
 	/** The Authorization header as received (tests assert where the token went). */
 	authorization?: string;
+	/** HTTP status sent (0 while in flight or when the connection was dropped). */
 	status: number;
 	/** Fault injected, if any: '5xx' | '429' | 'drop' | 'slow'. */
 	fault?: string;
@@ -145,7 +146,7 @@ export interface Sandbox {
 	stable: SandboxStableIds;
 	/** Merge new settings (quirks, faults, durations, wallet...). */
 	configure(config: SandboxConfig): void;
-	/** Back to the initial state: catalog, wallet, no runs, no datasets, empty log. */
+	/** Back to the initial state (the start config, merged with `config` if given): catalog, wallet, seeded deployments, no runs, no datasets, empty log. */
 	reset(config?: SandboxConfig): void;
 	/** Entries in order; `sinceSeq` returns only newer ones. */
 	log(sinceSeq?: number): RequestLogEntry[];

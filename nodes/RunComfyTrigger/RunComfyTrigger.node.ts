@@ -5,14 +5,15 @@ import type {
 	INodeTypeDescription,
 	IPollFunctions,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { balanceEvent } from './events/balance';
 import { datasetEvent } from './events/dataset';
 import { requestEvent } from './events/request';
 import { trainingJobEvent } from './events/trainingJob';
 import type { TriggerEvent, WatchState } from './events/types';
-import { searchDatasets } from './methods/listSearch';
+import { emit } from './events/types';
+import { searchDatasets, searchDeployments } from './methods';
 
 const EVENTS: Record<string, TriggerEvent> = {
 	trainingJob: trainingJobEvent,
@@ -69,16 +70,22 @@ export class RunComfyTrigger implements INodeType {
 		],
 	};
 
-	methods = { listSearch: { searchDatasets } };
+	methods = { listSearch: { searchDatasets, searchDeployments } };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const eventName = this.getNodeParameter('event') as string;
 		const event = EVENTS[eventName];
+		if (!event) {
+			throw new NodeOperationError(this.getNode(), `The event "${eventName}" is not supported`, {
+				description: 'Pick another event, or update the node.',
+			});
+		}
+		const manual = this.getMode() === 'manual';
+		const observations = await event.observe(this, manual);
 		const staticData = this.getWorkflowStaticData('node');
 		// One state per event kind, so switching the event does not replay or swallow transitions.
 		const state = ((staticData[eventName] as WatchState | undefined) ??= {}) as WatchState;
-		const manual = this.getMode() === 'manual';
-		const records: IDataObject[] = await event.check(this, state, manual);
+		const records: IDataObject[] = await emit(observations, state, manual);
 		if (records.length === 0) return null;
 		return [this.helpers.returnJsonArray(records)];
 	}

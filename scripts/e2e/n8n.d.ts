@@ -126,6 +126,34 @@ export class RestClient {
 	login(owner?: Owner): Promise<any>;
 	createCredential(cred: Omit<CredentialJson, 'id'> & { id?: string }): Promise<{ id: string; name: string; type: string }>;
 	testCredential(cred: { id?: string; name: string; type: string; data: Record<string, string> }): Promise<{ status: string; message: string }>;
+	resourceLocatorResults(req: DynamicParametersRequest & { filter?: string; paginationToken?: string }): Promise<{
+		results: Array<{ name: string; value: string; url?: string; description?: string }>;
+		paginationToken?: string;
+	}>;
+	resourceMapperFields(req: DynamicParametersRequest): Promise<{ fields: ResourceMapperFieldJson[]; emptyFieldsNotice?: string }>;
+	loadOptions(req: DynamicParametersRequest): Promise<Array<{ name: string; value: string | number | boolean; description?: string }>>;
+}
+
+export interface DynamicParametersRequest {
+	nodeType: string;
+	version?: number;
+	/** e.g. 'parameters.model' */
+	path: string;
+	methodName: string;
+	parameters?: Record<string, unknown>;
+	credential?: { id: string; name: string; type?: string };
+}
+
+export interface ResourceMapperFieldJson {
+	id: string;
+	displayName: string;
+	required: boolean;
+	defaultMatch: boolean;
+	display: boolean;
+	type?: string;
+	options?: Array<{ name: string; value: unknown }>;
+	defaultValue?: unknown;
+	[key: string]: unknown;
 }
 
 type Log = (msg: string) => void;

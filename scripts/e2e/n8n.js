@@ -691,6 +691,44 @@ class RestClient {
 	async testCredential(cred) {
 		return this.post('/rest/credentials/test', { credentials: { id: cred.id, name: cred.name, type: cred.type, data: cred.data } });
 	}
+
+	/**
+	 * POST /rest/dynamic-node-parameters/resource-locator-results — what the editor calls to fill a
+	 * resource locator's "From list" dropdown (and again, with `filter`, as the user types).
+	 */
+	async resourceLocatorResults({ nodeType, version = 1, path: paramPath, methodName, parameters, credential, filter, paginationToken }) {
+		return this.post('/rest/dynamic-node-parameters/resource-locator-results', {
+			nodeTypeAndVersion: { name: nodeType, version },
+			path: paramPath,
+			methodName,
+			currentNodeParameters: parameters || {},
+			credentials: credential ? { [credential.type || CREDENTIAL_TYPE]: { id: credential.id, name: credential.name } } : undefined,
+			...(filter !== undefined ? { filter } : {}),
+			...(paginationToken !== undefined ? { paginationToken } : {}),
+		});
+	}
+
+	/** POST /rest/dynamic-node-parameters/resource-mapper-fields — the fields of a resourceMapper parameter. */
+	async resourceMapperFields({ nodeType, version = 1, path: paramPath, methodName, parameters, credential }) {
+		return this.post('/rest/dynamic-node-parameters/resource-mapper-fields', {
+			nodeTypeAndVersion: { name: nodeType, version },
+			path: paramPath,
+			methodName,
+			currentNodeParameters: parameters || {},
+			credentials: credential ? { [credential.type || CREDENTIAL_TYPE]: { id: credential.id, name: credential.name } } : undefined,
+		});
+	}
+
+	/** POST /rest/dynamic-node-parameters/options — a loadOptions method (options/multiOptions parameters). */
+	async loadOptions({ nodeType, version = 1, path: paramPath, methodName, parameters, credential }) {
+		return this.post('/rest/dynamic-node-parameters/options', {
+			nodeTypeAndVersion: { name: nodeType, version },
+			path: paramPath,
+			methodName,
+			currentNodeParameters: parameters || {},
+			credentials: credential ? { [credential.type || CREDENTIAL_TYPE]: { id: credential.id, name: credential.name } } : undefined,
+		});
+	}
 }
 
 /**

@@ -39,8 +39,8 @@ it('smoke big', async () => {
 	let peak = 0;
 	let baseAb = 0;
 	let peakAb = 0;
-	const timer = setInterval(() => { if (base) { gc(); const m = process.memoryUsage(); peak = Math.max(peak, m.rss); peakAb = Math.max(peakAb, m.arrayBuffers); } }, 25);
-	const size = 200 * 1024 * 1024;
+	const timer = setInterval(() => { if (base) { gc(); const m = process.memoryUsage(); peak = Math.max(peak, m.rss); peakAb = Math.max(peakAb, m.arrayBuffers); } }, 200);
+	const size = 400 * 1024 * 1024;
 	const up = await runNode({
 		node: datasetNode,
 		credentials: credentialsFor(sb),

@@ -3,7 +3,7 @@
  * deployment picker, in the real n8n engine against the sandbox. Bad input is refused with a clear error
  * and nothing changes on the service.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { INodeParameters } from 'n8n-workflow';
 
 import type { Sandbox } from '../../sandbox';
 import { disposeEngine, listSearch, runNode } from '../helpers/engine';
@@ -171,7 +171,7 @@ describe('Deployment → Update, Pause, Resume, Delete', () => {
 
 	it('Update refuses an empty change, min above the current max, an unknown SKU and an unknown id, changing nothing', async () => {
 		const id = deploymentId(sb, 'sdxl-text-to-image'); // max_instances 1
-		const update = (deployment: string, updateFields: IDataObject) =>
+		const update = (deployment: string, updateFields: INodeParameters) =>
 			runNode({
 				node,
 				credentials: credentialsFor(sb),

@@ -1,9 +1,10 @@
-import type { IDataObject } from 'n8n-workflow';
-
 import { getBalance } from '../../shared/transport';
 import type { TriggerEvent } from './types';
 
 const show = { event: ['balanceBelow'] };
+
+/** USD → whole microdollars (the unit the service counts in). */
+export const toMicrodollars = (usd: number): number => Math.round(usd * 1_000_000);
 
 export const balanceEvent: TriggerEvent = {
 	properties: [
@@ -15,27 +16,33 @@ export const balanceEvent: TriggerEvent = {
 			required: true,
 			default: 5,
 			description:
-				'Fires once when the balance drops below this amount, and again only after it has gone back to or above it',
+				'Fires once when the balance drops below this amount, and again only after it has gone back to or above it. Compared exactly, in microdollars.',
 			displayOptions: { show },
 		},
 	],
 
-	async check(ctx, state, manual) {
-		const thresholdUsd = ctx.getNodeParameter('thresholdUsd', 0) as number;
-		// Compared in whole microdollars: floating dollars would misjudge balances a cent around the threshold.
-		const thresholdMicro = Math.round(thresholdUsd * 1_000_000);
+	async observe(ctx) {
+		const thresholdUsd = Number(ctx.getNodeParameter('thresholdUsd', 0));
+		// Compared in whole microdollars: floating dollars would misjudge balances a fraction of a cent around it.
+		const thresholdMicro = toMicrodollars(thresholdUsd);
 		const balance = await getBalance(ctx);
-		const micro = Number(balance.balance_microdollars ?? Math.round(Number(balance.balance_usd) * 1_000_000));
+		const micro = Number(balance.balance_microdollars);
 		const below = micro < thresholdMicro;
-		const event: IDataObject = {
-			event: below ? 'balance.below_threshold' : 'balance.above_threshold',
-			threshold_usd: thresholdUsd,
-			threshold_microdollars: thresholdMicro,
-			...balance,
-		};
-		if (manual) return [event];
-		const crossedBelow = below && state.below !== true;
-		state.below = below;
-		return crossedBelow ? [event] : [];
+		return [
+			{
+				// A changed threshold starts afresh.
+				id: `balance:${thresholdMicro}`,
+				key: below ? 'below' : 'above',
+				reported: below,
+				output: async () => ({
+					event: below ? 'balance.below_threshold' : 'balance.above_threshold',
+					below_threshold: below,
+					threshold_usd: thresholdMicro / 1_000_000,
+					threshold_microdollars: thresholdMicro,
+					...balance,
+					currency: balance.currency ?? 'USD',
+				}),
+			},
+		];
 	},
 };

@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
+import { collectUrls } from '../../shared/download';
 import { normaliseStatus } from '../../shared/status';
 import {
 	getDeploymentRequestResult,
@@ -7,10 +9,13 @@ import {
 	getModelRequestResult,
 	getModelRequestStatus,
 } from '../../shared/transport';
-import type { TriggerEvent } from './types';
-import { isNewTransition, parseIdList } from './types';
+import type { RunState } from '../../shared/types';
+import type { Observation, TriggerEvent } from './types';
+import { parseIdList, requireIds } from './types';
 
 const show = { event: ['request'] };
+
+const FINISHED: RunState[] = ['succeeded', 'failed', 'cancelled'];
 
 export const requestEvent: TriggerEvent = {
 	properties: [
@@ -18,21 +23,41 @@ export const requestEvent: TriggerEvent = {
 			displayName: 'Request Type',
 			name: 'requestType',
 			type: 'options',
+			noDataExpression: true,
 			default: 'model',
 			options: [
-				{ name: 'Model Run', value: 'model', description: 'Requests submitted to the Model API' },
-				{ name: 'Deployment Inference', value: 'deployment', description: 'Requests submitted to a deployment' },
+				{ name: 'Model Run', value: 'model', description: 'Requests submitted with RunComfy Model → Run' },
+				{
+					name: 'Deployment Inference',
+					value: 'deployment',
+					description: 'Requests submitted with RunComfy Deployment → Run',
+				},
 			],
 			displayOptions: { show },
 		},
 		{
-			displayName: 'Deployment ID',
+			displayName: 'Deployment',
 			name: 'deploymentId',
-			type: 'string',
+			type: 'resourceLocator',
+			default: { mode: 'list', value: '' },
 			required: true,
-			default: '',
 			description: 'The deployment the requests were submitted to',
 			displayOptions: { show: { ...show, requestType: ['deployment'] } },
+			modes: [
+				{
+					displayName: 'From List',
+					name: 'list',
+					type: 'list',
+					placeholder: 'Select a deployment…',
+					typeOptions: { searchListMethod: 'searchDeployments', searchable: true },
+				},
+				{
+					displayName: 'By ID',
+					name: 'id',
+					type: 'string',
+					placeholder: 'e.g. 2f6c1e0a-5b7d-4c1e-9a3f-0d8e7b6a5c4d',
+				},
+			],
 		},
 		{
 			displayName: 'Request IDs',
@@ -40,44 +65,68 @@ export const requestEvent: TriggerEvent = {
 			type: 'string',
 			required: true,
 			default: '',
+			placeholder: 'e.g. {{ $json.request_id }}',
 			description:
 				'Requests to watch, separated by commas or new lines, or an expression returning a list. Fires once when each finishes (succeeded, failed or cancelled), with its result.',
 			displayOptions: { show },
 		},
 	],
 
-	async check(ctx, state, manual) {
+	async observe(ctx) {
 		const type = ctx.getNodeParameter('requestType', 'model') as 'model' | 'deployment';
-		const deploymentId = type === 'deployment' ? (ctx.getNodeParameter('deploymentId', '') as string) : '';
-		const events: IDataObject[] = [];
-		for (const requestId of parseIdList(ctx.getNodeParameter('requestIds', ''))) {
+		const deploymentId =
+			type === 'deployment' ? String(ctx.getNodeParameter('deploymentId', '', { extractValue: true }) ?? '').trim() : '';
+		if (type === 'deployment' && !deploymentId) {
+			throw new NodeOperationError(ctx.getNode(), 'No deployment chosen', {
+				description: 'Pick the deployment the requests were submitted to in "Deployment".',
+			});
+		}
+		const ids = requireIds(ctx, parseIdList(ctx.getNodeParameter('requestIds', '')), 'requests', 'Request IDs');
+		const observations: Observation[] = [];
+		for (const requestId of ids) {
 			const status =
 				type === 'model'
 					? await getModelRequestStatus(ctx, requestId)
 					: await getDeploymentRequestStatus(ctx, deploymentId, requestId);
-			let runState = normaliseStatus(status.status);
-			const finished = ['succeeded', 'failed', 'cancelled'].includes(runState);
-			if (!(manual || isNewTransition(state, requestId, runState, finished))) continue;
-			let result: IDataObject | undefined;
-			if (finished) {
-				result =
-					type === 'model'
-						? await getModelRequestResult(ctx, requestId, { includeCost: true })
-						: await getDeploymentRequestResult(ctx, deploymentId, requestId);
-				// The status says "completed"; the result says whether it succeeded or failed.
-				const resultState = normaliseStatus(result.status);
-				if (resultState === 'failed' || resultState === 'cancelled') runState = resultState;
-			}
-			events.push({
-				event: `request.${runState}`,
-				request_type: type,
-				request_id: requestId,
-				...(deploymentId ? { deployment_id: deploymentId } : {}),
-				state: runState,
-				status: status.status,
-				...(result ? { result } : {}),
+			const statusState = normaliseStatus(status.status);
+			const finished = FINISHED.includes(statusState);
+			observations.push({
+				id: type === 'model' ? requestId : `${deploymentId}/${requestId}`,
+				key: statusState,
+				reported: finished,
+				output: async () => {
+					let state = statusState;
+					let result: IDataObject | undefined;
+					if (finished) {
+						result =
+							type === 'model'
+								? await getModelRequestResult(ctx, requestId, { includeCost: true })
+								: await getDeploymentRequestResult(ctx, deploymentId, requestId);
+						// The status says "completed"; the result says whether it succeeded, failed or was cancelled.
+						const resultState = normaliseStatus(result.status);
+						if (resultState === 'failed' || resultState === 'cancelled') state = resultState;
+					}
+					const outputs = result ? (type === 'model' ? result.output : (result.outputs ?? result.output)) : undefined;
+					return {
+						...status,
+						event: `request.${state}`,
+						request_type: type,
+						request_id: requestId,
+						...(deploymentId ? { deployment_id: deploymentId } : {}),
+						state,
+						...(result
+							? {
+									result,
+									output_urls: collectUrls(outputs, type === 'model' ? 'output' : 'outputs').map((u) => ({
+										path: u.path,
+										url: u.url,
+									})),
+								}
+							: {}),
+					};
+				},
 			});
 		}
-		return events;
+		return observations;
 	},
 };

@@ -1,11 +1,24 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { collectUrls } from '../../shared/download';
 import { classifyStoppedJob, normaliseStatus } from '../../shared/status';
+import { checkpointStep, pickLatestCheckpoint } from '../../shared/trainingConfig';
 import { getTrainingJobResult, getTrainingJobStatus } from '../../shared/transport';
-import type { TriggerEvent } from './types';
-import { isNewTransition, parseIdList } from './types';
+import type { RunState } from '../../shared/types';
+import type { Observation, TriggerEvent } from './types';
+import { parseIdList, requireIds } from './types';
 
 const show = { event: ['trainingJob'] };
+
+/** End states of a training job: each entry into one of them is an event. */
+const REPORTED: RunState[] = ['stopped_finished', 'stopped_incomplete', 'failed', 'cancelled'];
+
+const EVENT_NAMES: Partial<Record<RunState, string>> = {
+	stopped_finished: 'training.finished',
+	stopped_incomplete: 'training.stopped_early',
+	failed: 'training.failed',
+	cancelled: 'training.cancelled',
+};
 
 export const trainingJobEvent: TriggerEvent = {
 	properties: [
@@ -15,49 +28,53 @@ export const trainingJobEvent: TriggerEvent = {
 			type: 'string',
 			required: true,
 			default: '',
-			placeholder: 'e.g. 6a1f..., 9b2c...',
+			placeholder: 'e.g. 6a1f0c2e-..., 9b2c7d41-...',
 			description:
-				'Jobs to watch, separated by commas or new lines, or an expression returning a list. Fires once each time a job finishes, fails, is cancelled or stops early.',
+				'Jobs to watch, separated by commas or new lines, or an expression returning a list. Fires once each time a job finishes, stops early (e.g. the server was reclaimed; it can be resumed), fails or is cancelled — again after a resume.',
 			displayOptions: { show },
 		},
 	],
 
-	async check(ctx, state, manual) {
-		const events: IDataObject[] = [];
-		for (const jobId of parseIdList(ctx.getNodeParameter('jobIds', ''))) {
+	async observe(ctx) {
+		const ids = requireIds(ctx, parseIdList(ctx.getNodeParameter('jobIds', '')), 'training jobs', 'Training Job IDs');
+		const observations: Observation[] = [];
+		for (const jobId of ids) {
 			const status = await getTrainingJobStatus(ctx, jobId);
-			let runState = normaliseStatus(status.status);
-			let result: IDataObject | undefined;
-			if (runState === 'stopped_incomplete' || runState === 'stopped_finished' || runState === 'failed') {
-				result = await getTrainingJobResult(ctx, jobId);
-				if (runState !== 'failed') runState = classifyStoppedJob(status, result);
-			}
-			const reported = ['stopped_finished', 'stopped_incomplete', 'failed', 'cancelled'].includes(runState);
-			if (manual || isNewTransition(state, jobId, runState, reported)) {
-				events.push({
-					event: eventName(runState),
-					job_id: jobId,
-					state: runState,
-					...status,
-					...(result ? { result } : {}),
-				});
-			}
+			const stopped = String(status.status ?? '').toUpperCase() === 'STOPPED';
+			// A STOPPED job is finished or stopped early: the result (its error) tells them apart.
+			let result: IDataObject | undefined = stopped ? await getTrainingJobResult(ctx, jobId) : undefined;
+			const state: RunState = stopped ? classifyStoppedJob(status, result) : normaliseStatus(status.status);
+			const reported = REPORTED.includes(state);
+			const progress = (status.progress ?? {}) as IDataObject;
+			observations.push({
+				id: jobId,
+				// finished_at and the step tell a second stop (after a resume) from the first one.
+				key: [state, String(status.finished_at ?? ''), String(progress.current_step ?? '')].join('|'),
+				reported,
+				output: async () => {
+					if (reported) result ??= await getTrainingJobResult(ctx, jobId);
+					return {
+						...status,
+						event: EVENT_NAMES[state] ?? `training.${state}`,
+						job_id: jobId,
+						state,
+						...(result ? { result, ...artifactsOf(result) } : {}),
+					};
+				},
+			});
 		}
-		return events;
+		return observations;
 	},
 };
 
-function eventName(state: string): string {
-	switch (state) {
-		case 'stopped_finished':
-			return 'training.finished';
-		case 'stopped_incomplete':
-			return 'training.stopped_early';
-		case 'failed':
-			return 'training.failed';
-		case 'cancelled':
-			return 'training.cancelled';
-		default:
-			return `training.${state}`;
-	}
+/** Artifact URLs flattened (as the tool server's `artifact_urls`), and the latest checkpoint ready as a LoRA. */
+function artifactsOf(result: IDataObject): IDataObject {
+	const urls = collectUrls(result.artifacts ?? result, 'artifacts');
+	const checkpoints = urls.filter((u) => checkpointStep(u.url) !== undefined);
+	const latest = pickLatestCheckpoint(checkpoints);
+	return {
+		artifact_urls: urls.map((u) => ({ path: u.path, url: u.url })),
+		checkpoint_urls: checkpoints.map((u) => u.url),
+		...(latest ? { latest_checkpoint_url: latest.url, lora: { path: latest.url } } : {}),
+	};
 }

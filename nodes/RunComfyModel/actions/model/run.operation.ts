@@ -27,7 +27,6 @@ import type { RequestHandle, ResultRecord } from '../../../shared/types';
 import { waitForAll } from '../../../shared/wait';
 import type { WaitJob, WaitOutcome } from '../../../shared/wait';
 import { categoryFilterProperty, modelLocatorProperty } from '../common.descriptions';
-import { detachedFromStop } from '../../helpers/context';
 import { readModelId } from '../../helpers/ids';
 import { ModelCache, buildBody, describeProblems, problemsHint } from '../../helpers/inputs';
 import { DownloadHosts, attachDownloads, errorTextOf, outputUrlsOf, resultJson, toolJson } from '../../helpers/outputs';
@@ -229,8 +228,8 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			const record = await getModelRequestStatus(this, s.handle.request_id);
 			return { state: normaliseStatus(record.status), record };
 		},
-		// After Stop the cancel must still go out, so it is not bound to the (aborted) cancel signal.
-		cancel: async () => await cancelModelRequest(signal?.aborted ? detachedFromStop(this) : this, s.handle.request_id),
+		// The transport sends this cancel even after Stop (it is not bound to the aborted cancel signal).
+		cancel: async () => await cancelModelRequest(this, s.handle.request_id),
 	}));
 	const outcomes = jobs.length ? await waitForAll(jobs, wait, signal) : [];
 	const bySubmitted = new Map(submitted.map((s) => [s.itemIndex, s]));
