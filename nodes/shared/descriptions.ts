@@ -124,8 +124,9 @@ export function readWaitOptions(
 		maxPollIntervalSeconds: number;
 		concurrency: number;
 	}>;
+	const toolCall = ctx.isToolExecution?.() ?? false;
 	let maxWaitSeconds = raw.maxWaitSeconds ?? defaults.maxWaitSeconds;
-	if (ctx.isToolExecution?.()) maxWaitSeconds = Math.min(maxWaitSeconds, TOOL_MAX_WAIT_SECONDS);
+	if (toolCall) maxWaitSeconds = Math.min(maxWaitSeconds, TOOL_MAX_WAIT_SECONDS);
 	const initial = raw.pollIntervalSeconds ?? defaults.pollIntervalSeconds;
 	const max = Math.max(initial, raw.maxPollIntervalSeconds ?? defaults.maxPollIntervalSeconds);
 	if (!(maxWaitSeconds > 0) || !(initial > 0)) {
@@ -140,7 +141,8 @@ export function readWaitOptions(
 		maxIntervalMs: Math.round(max * 1000),
 		maxWaitMs: Math.round(maxWaitSeconds * 1000),
 		concurrency: Math.max(1, Math.floor(raw.concurrency ?? defaults.concurrency)),
-		onTimeout: raw.onTimeout ?? defaults.onTimeout,
+		// An agent gets the job back as still running (with its id) rather than an error, unless set otherwise.
+		onTimeout: raw.onTimeout ?? (toolCall ? 'returnRunning' : defaults.onTimeout),
 		cancelOnStop: defaults.cancelOnStop,
 	};
 }
@@ -194,3 +196,16 @@ export const minimumBalanceOption: INodeProperties = {
 	description:
 		'Stop before submitting anything when the account balance is below this amount. 0 turns the check off.',
 };
+
+/** "Request ID" of an earlier run (Get Status, Get Result, Cancel, ...); `placeholder` shows an id of the node's kind. */
+export function requestIdProperty(placeholder: string): INodeProperties {
+	return {
+		displayName: 'Request ID',
+		name: 'requestId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder,
+		description: 'The request_id returned by Run (also on a timeout or when Wait for Completion is off)',
+	};
+}

@@ -393,6 +393,17 @@ function readQuoted(text: string, start: number, lineNo: number): { value: strin
 	let i = start + 1;
 	while (i < text.length) {
 		const c = text[i];
+		if (c === '\n') {
+			// line folding inside a multi-line quoted scalar: trim around the break; one break → space, n breaks → n-1 newlines
+			out = out.replace(/[ \t]+$/, '');
+			let breaks = 0;
+			while (i < text.length && /[\n \t]/.test(text[i])) {
+				if (text[i] === '\n') breaks++;
+				i++;
+			}
+			out += breaks === 1 ? ' ' : '\n'.repeat(breaks - 1);
+			continue;
+		}
 		if (quote === "'") {
 			if (c === "'") {
 				if (text[i + 1] === "'") {
@@ -409,7 +420,7 @@ function readQuoted(text: string, start: number, lineNo: number): { value: strin
 		if (c === '"') return { value: out, end: i + 1 };
 		if (c === '\\') {
 			const e = text[i + 1];
-			if (e === undefined) throw new YamlSubsetError('Unfinished escape in a double-quoted string', lineNo);
+			if (e === undefined) throw new YamlSubsetError('A quoted string is not closed', lineNo);
 			if (e === '\n') {
 				// escaped line break: join without a space, skip leading blanks of the next line
 				i += 2;
@@ -429,17 +440,6 @@ function readQuoted(text: string, start: number, lineNo: number): { value: strin
 			if (!(e in DOUBLE_ESCAPES)) throw new YamlSubsetError(`Unknown escape \\${e} in a double-quoted string`, lineNo);
 			out += DOUBLE_ESCAPES[e];
 			i += 2;
-			continue;
-		}
-		if (c === '\n') {
-			// line folding inside a multi-line quoted scalar: trim around the break; one break → space, n breaks → n-1 newlines
-			out = out.replace(/[ \t]+$/, '');
-			let breaks = 0;
-			while (i < text.length && /[\n \t]/.test(text[i])) {
-				if (text[i] === '\n') breaks++;
-				i++;
-			}
-			out += breaks === 1 ? ' ' : '\n'.repeat(breaks - 1);
 			continue;
 		}
 		out += c;
@@ -513,12 +513,20 @@ class FlowReader {
 		const start = this.i;
 		while (this.i < this.text.length) {
 			const ch = this.text[this.i];
-			if (ch === ',' || ch === ']' || ch === '}' || ch === '\n') break;
+			if (ch === ',' || ch === ']' || ch === '}') break;
 			if (ch === ':' && /[\s,\]}]/.test(this.text[this.i + 1] ?? ' ')) break;
 			if (ch === '#' && /\s/.test(this.text[this.i - 1] ?? '')) break;
 			this.i++;
 		}
-		return resolvePlain(this.text.slice(start, this.i).trim());
+		// a plain scalar may continue over lines: fold them (one line break → space, each empty line → newline)
+		const lines = this.text.slice(start, this.i).split('\n').map((l) => l.trim());
+		while (lines.length && lines[lines.length - 1] === '') lines.pop();
+		let folded = '';
+		for (const line of lines) {
+			if (line === '') folded += '\n';
+			else folded += folded === '' || folded.endsWith('\n') ? line : ` ${line}`;
+		}
+		return resolvePlain(folded);
 	}
 
 	private seq(): unknown[] {
@@ -709,13 +717,15 @@ class BlockReader {
 	private inlineValue(raw: string, parentIndent: number, lineIndex: number, isMapValue = false): unknown {
 		let text = raw.replace(/^[ \t]+/, '');
 		const lineNo = lineIndex + 1;
-		// node properties: anchors are dropped, tags must be the standard ones
+		// node properties: anchors are dropped, tags must be the standard ones (!!str keeps a plain scalar a string)
+		let asString = false;
 		for (;;) {
 			const prop = /^([&!][^\s]*)(\s+|$)/.exec(text);
 			if (!prop) break;
 			if (prop[1].startsWith('!') && !/^!!(str|int|float|bool|null|map|seq)$/.test(prop[1])) {
 				throw new YamlSubsetError(`Tag ${prop[1]} is not read by this node`, lineNo);
 			}
+			if (prop[1] === '!!str') asString = true;
 			text = text.slice(prop[0].length);
 		}
 		if (text === '' || text.startsWith('#')) {
@@ -758,7 +768,7 @@ class BlockReader {
 			value = `${value} ${stripPlainComment(content)}`;
 			this.pos = i + 1;
 		}
-		return resolvePlain(value);
+		return asString ? value : resolvePlain(value);
 	}
 
 	private blockScalar(header: string, parentIndent: number, lineNo: number): string {
@@ -991,4 +1001,11 @@ export function pickLatestCheckpoint<T extends { url: string }>(found: T[]): T |
 		}
 	}
 	return best;
+}
+
+/** A wait duration for messages: 0.2 s, 45 s, 12.5 min, 8 h. */
+export function formatDuration(ms: number): string {
+	if (ms >= 3_600_000) return `${Math.round(ms / 360_000) / 10} h`;
+	if (ms >= 60_000) return `${Math.round(ms / 6_000) / 10} min`;
+	return `${ms < 10_000 ? Math.round(ms / 100) / 10 : Math.round(ms / 1000)} s`;
 }

@@ -13,3 +13,4 @@ export function launch(opts?: { viewport?: { width: number; height: number } }):
 }>;
 export function screenshot(page: Page, name: string): Promise<string>;
 export function signIn(page: Page, baseUrl: string, owner?: Owner): Promise<void>;
+export function onPage<T>(context: BrowserContext, name: string, fn: (page: Page) => Promise<T>): Promise<T>;

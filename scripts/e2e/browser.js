@@ -58,4 +58,20 @@ async function signIn(page, baseUrl, owner = DEFAULT_OWNER) {
 	await page.waitForURL((u) => !u.pathname.includes('/signin'));
 }
 
-module.exports = { CHROMIUM_ARGS, ARTIFACTS_DIR, chromiumPath, launch, screenshot, signIn };
+/**
+ * Runs `fn(page)` on a new page of `context`; on failure saves artifacts/e2e/failure-<name>.png first.
+ * The page is closed afterwards.
+ */
+async function onPage(context, name, fn) {
+	const page = await context.newPage();
+	try {
+		return await fn(page);
+	} catch (error) {
+		await screenshot(page, `failure-${name}`).catch(() => undefined);
+		throw error;
+	} finally {
+		await page.close().catch(() => undefined);
+	}
+}
+
+module.exports = { CHROMIUM_ARGS, ARTIFACTS_DIR, chromiumPath, launch, screenshot, signIn, onPage };

@@ -1,8 +1,6 @@
 /**
  * Types of scripts/e2e/n8n.js (the real-n8n harness), for the TypeScript e2e tests.
  */
-import type { ChildProcess } from 'child_process';
-
 export const ROOT: string;
 export const PACKAGE_NAME: string;
 export const N8N_VERSION: string;
@@ -107,7 +105,8 @@ export interface SandboxLike {
 export interface N8nInstance {
 	url: string;
 	port: number;
-	process: ChildProcess;
+	/** The `n8n start` process (its own process group). */
+	process: { pid?: number; exitCode: number | null; kill(signal?: string): boolean };
 	logs(): string;
 	rest: RestClient;
 	stop(): Promise<void>;
@@ -118,12 +117,13 @@ export class RestClient {
 	baseUrl: string;
 	cookies: Map<string, string>;
 	browserId: string;
-	request(method: string, path: string, body?: unknown, opts?: { headers?: Record<string, string>; raw?: boolean }): Promise<any>;
-	get(path: string, opts?: { headers?: Record<string, string>; raw?: boolean }): Promise<any>;
-	post(path: string, body?: unknown, opts?: { headers?: Record<string, string>; raw?: boolean }): Promise<any>;
-	patch(path: string, body?: unknown, opts?: { headers?: Record<string, string>; raw?: boolean }): Promise<any>;
-	setupOwner(owner?: Owner): Promise<any>;
-	login(owner?: Owner): Promise<any>;
+	/** JSON body of the answer, unwrapped from n8n's `{ data }`; rejects on HTTP >= 400 (error.status, error.body). */
+	request(method: string, path: string, body?: unknown, opts?: { headers?: Record<string, string>; raw?: boolean }): Promise<unknown>;
+	get(path: string, opts?: { headers?: Record<string, string>; raw?: boolean }): Promise<unknown>;
+	post(path: string, body?: unknown, opts?: { headers?: Record<string, string>; raw?: boolean }): Promise<unknown>;
+	patch(path: string, body?: unknown, opts?: { headers?: Record<string, string>; raw?: boolean }): Promise<unknown>;
+	setupOwner(owner?: Owner): Promise<unknown>;
+	login(owner?: Owner): Promise<unknown>;
 	createCredential(cred: Omit<CredentialJson, 'id'> & { id?: string }): Promise<{ id: string; name: string; type: string }>;
 	testCredential(cred: { id?: string; name: string; type: string; data: Record<string, string> }): Promise<{ status: string; message: string }>;
 	resourceLocatorResults(req: DynamicParametersRequest & { filter?: string; paginationToken?: string }): Promise<{
@@ -162,7 +162,12 @@ export function node24(): { bin: string; binDir: string };
 export function ensureN8n(opts?: { log?: Log }): Promise<string>;
 export function ensureBuilt(opts?: { log?: Log; force?: boolean }): Promise<boolean>;
 export function distIsStale(): boolean;
-export function packageManifest(): { pkg: any; nodes: string[]; credentials: string[]; missing: string[] };
+export function packageManifest(): {
+	pkg: { name: string; version: string; n8n: { nodes?: string[]; credentials?: string[] }; [key: string]: unknown };
+	nodes: string[];
+	credentials: string[];
+	missing: string[];
+};
 export function createUserFolder(opts?: { dir?: string; encryptionKey?: string; keep?: boolean }): UserFolder;
 export function binaryFilePath(userFolder: UserFolder, binaryId: string): string;
 export function n8nEnv(userFolder: UserFolder, extra?: Record<string, string>): Record<string, string>;

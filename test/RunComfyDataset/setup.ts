@@ -3,7 +3,7 @@
  * Shared setup of the RunComfy Dataset and Training node tests: one sandbox per test file, credentials pointing
  * at it, helpers to make datasets in the sandbox and to read its request log. Not a test file itself.
  */
-import type { INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { startSandbox } from '../../sandbox';
 import type { RequestLogEntry, Sandbox, SandboxConfig } from '../../sandbox';
@@ -55,7 +55,7 @@ export const PNG = Buffer.from(
 	'base64',
 );
 
-export const image = (fileName: string, json: Record<string, unknown> = {}) => ({
+export const image = (fileName: string, json: IDataObject = {}) => ({
 	json,
 	binary: { data: { data: PNG, mimeType: 'image/png', fileName } },
 });
@@ -86,15 +86,15 @@ export async function uploadTextDirect(sb: Sandbox, datasetId: string, files: Re
 export async function readyDataset(sb: Sandbox, name: string): Promise<string> {
 	const id = await createDatasetDirect(sb, name);
 	await uploadTextDirect(sb, id, { 'img_0001.jpg': 'x', 'img_0001.txt': 'a photo of p3r5on' });
-	await untilState(sb, () => sb.state().datasets.find((d) => d.id === id)?.status === 'READY');
+	await until(() => sb.state().datasets.find((d) => d.id === id)?.status === 'READY', `dataset ${name} READY`);
 	return id;
 }
 
-/** Waits for a condition on the sandbox state (the sandbox computes states from timestamps). */
-export async function untilState(_sb: Sandbox, check: () => boolean, timeoutMs = 5000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
+/** Waits (bounded) until a condition on the sandbox log or state holds; polling it is the synchronisation. */
+export async function until(check: () => boolean, what: string, limitMs = 10_000): Promise<void> {
+	const started = Date.now();
 	while (!check()) {
-		if (Date.now() > deadline) throw new Error('The sandbox did not reach the expected state');
-		await new Promise((r) => setImmediate(r));
+		if (Date.now() - started > limitMs) throw new Error(`Timed out waiting for: ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 5));
 	}
 }

@@ -5,19 +5,10 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox';
-import { disposeEngine, listSearch, runNode } from '../helpers/engine';
-import { FAST, credentialsFor, deploymentId, locator, node, openSandbox } from './setup';
+import { listSearch, runNode } from '../helpers/engine';
+import { FAST, credentialsFor, deploymentId, locator, node, useSandbox } from './setup';
 
-let sb: Sandbox;
-
-beforeAll(async () => {
-	sb = await openSandbox();
-});
-afterAll(async () => {
-	await sb.close();
-	await disposeEngine();
-});
+const sb = useSandbox();
 beforeEach(() => sb.reset(FAST));
 
 const serverless = () => sb.log().filter((e) => e.api === 'serverless');

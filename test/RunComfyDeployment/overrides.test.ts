@@ -5,8 +5,7 @@
  */
 import type { INodeParameters, ResourceMapperField } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox';
-import { disposeEngine, loadOptions, resourceMapping, runNode } from '../helpers/engine';
+import { loadOptions, resourceMapping, runNode } from '../helpers/engine';
 import {
 	FAST,
 	FAST_WAIT,
@@ -16,19 +15,11 @@ import {
 	inferences,
 	locator,
 	node,
-	openSandbox,
 	runJson,
+	useSandbox,
 } from './setup';
 
-let sb: Sandbox;
-
-beforeAll(async () => {
-	sb = await openSandbox();
-});
-afterAll(async () => {
-	await sb.close();
-	await disposeEngine();
-});
+const sb = useSandbox();
 beforeEach(() => sb.reset(FAST));
 
 async function fieldsOf(id: string): Promise<ResourceMapperField[]> {

@@ -1,12 +1,10 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals */
 /**
  * RunComfy Deployment node → Inference: Get Status, Get Result, Cancel, Delete Request and Call Instance
  * Proxy for a request submitted earlier (Run without waiting). Real n8n engine, sandbox on loopback.
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox';
-import { disposeEngine, runNode } from '../helpers/engine';
+import { runNode } from '../helpers/engine';
 import {
 	FAST,
 	FAST_WAIT,
@@ -17,19 +15,12 @@ import {
 	isStatus,
 	locator,
 	node,
-	openSandbox,
 	runJson,
+	until,
+	useSandbox,
 } from './setup';
 
-let sb: Sandbox;
-
-beforeAll(async () => {
-	sb = await openSandbox();
-});
-afterAll(async () => {
-	await sb.close();
-	await disposeEngine();
-});
+const sb = useSandbox();
 beforeEach(() => sb.reset(FAST));
 
 /** Submits one request without waiting; resolves with its ids. */
@@ -56,11 +47,7 @@ const stateOf = (requestId: string) => sb.state().runs.find((r) => r.id === requ
 
 /** Waits (bounded) until the sandbox says the request reached `status`, by asking the sandbox's state. */
 async function untilState(requestId: string, status: string): Promise<void> {
-	const started = Date.now();
-	while (stateOf(requestId) !== status) {
-		if (Date.now() - started > 10_000) throw new Error(`request ${requestId} never reached ${status}`);
-		await new Promise((resolve) => setTimeout(resolve, 5));
-	}
+	await until(() => stateOf(requestId) === status, `request ${requestId} to reach ${status}`);
 }
 
 describe('Get Status', () => {

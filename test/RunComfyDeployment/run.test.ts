@@ -1,11 +1,9 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals */
 /**
  * RunComfy Deployment node → Inference → Run: waiting (batches, timeouts, Stop cancelling the remote
  * request), results with outputs_flat, downloads, delete after download, failures under Continue on Fail,
  * the AI-tool form, and the live-service quirks switched on and off. Real n8n engine, sandbox on loopback.
  */
-import type { Sandbox } from '../../sandbox';
-import { disposeEngine, runNode } from '../helpers/engine';
+import { runNode } from '../helpers/engine';
 import {
 	FAST,
 	credentialsFor,
@@ -16,31 +14,15 @@ import {
 	isResult,
 	isStatus,
 	node,
-	openSandbox,
 	runJson,
+	until,
+	useSandbox,
 } from './setup';
 
-let sb: Sandbox;
-
-beforeAll(async () => {
-	sb = await openSandbox();
-});
-afterAll(async () => {
-	await sb.close();
-	await disposeEngine();
-});
+const sb = useSandbox();
 beforeEach(() => sb.reset(FAST));
 
 const PROMPT = { 6: { inputs: { text: 'a lighthouse at dusk' } } };
-
-/** Waits (bounded) until the sandbox log satisfies `check`; polling the log is the synchronisation. */
-async function until(check: () => boolean, what: string, limitMs = 10_000): Promise<void> {
-	const started = Date.now();
-	while (!check()) {
-		if (Date.now() - started > limitMs) throw new Error(`Timed out waiting for: ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 5));
-	}
-}
 
 describe('Run and wait', () => {
 	it('returns the result with outputs_flat (images and text), request and deployment ids, and downloads the files', async () => {
@@ -195,6 +177,18 @@ describe('Failures and Continue on Fail', () => {
 			parameters: runJson(id, PROMPT, { options: { minimumBalanceUsd: 1 } }),
 		});
 		expect(guarded.error?.message).toMatch(/below the minimum of \$1\.00/);
+		expect(inferences(sb)).toEqual([]);
+	});
+
+	it('invalid Wait Options are refused before any paid call', async () => {
+		const id = deploymentId(sb, 'sdxl-text-to-image');
+		const result = await runNode({
+			node,
+			credentials: credentialsFor(sb),
+			parameters: runJson(id, PROMPT, { waitOptions: { maxWaitSeconds: 0 } }),
+		});
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toBe('Max Wait and Poll Interval must be positive numbers');
 		expect(inferences(sb)).toEqual([]);
 	});
 });

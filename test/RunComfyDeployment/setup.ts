@@ -4,31 +4,26 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { startSandbox } from '../../sandbox';
 import type { RequestLogEntry, Sandbox, SandboxConfig } from '../../sandbox';
 import { RunComfyDeployment } from '../../nodes/RunComfyDeployment/RunComfyDeployment.node';
-import type { RunComfyCredentialData } from '../helpers/engine';
+import { openSandbox as openLoopbackSandbox, useSandbox as useLoopbackSandbox } from '../helpers/sandboxSetup';
 
 export const node = new RunComfyDeployment();
 
 /** Fast requests: no queue, 30 ms of work; cancellations confirmed quickly. */
 export const FAST: SandboxConfig = { runDurationMs: 30, queueMs: 0 };
 
+/** A sandbox on loopback; by default with fast runs (FAST). */
 export async function openSandbox(config: SandboxConfig = FAST): Promise<Sandbox> {
-	return await startSandbox({ host: '127.0.0.1', ...config });
+	return await openLoopbackSandbox(config);
 }
 
-export function credentialsFor(sb: Sandbox, overrides: Partial<RunComfyCredentialData> = {}): RunComfyCredentialData {
-	return {
-		accessToken: sb.token,
-		modelApiBaseUrl: sb.urls.modelApi,
-		serverlessApiBaseUrl: sb.urls.serverless,
-		trainerApiBaseUrl: sb.urls.trainer,
-		// The sandbox's allowed file host is 127.0.0.1; its "foreign" host is localhost.
-		allowedDownloadHosts: new URL(sb.urls.files).hostname,
-		...overrides,
-	};
+/** The sandbox of a test file (opened before its tests, closed after them); by default with fast runs (FAST). */
+export function useSandbox(config: SandboxConfig = FAST): Sandbox {
+	return useLoopbackSandbox(config);
 }
+
+export { credentialsFor, until } from '../helpers/sandboxSetup';
 
 /** The deployments the sandbox seeds, looked up by name (their ids are the sandbox's business). */
 export function deploymentId(sb: Sandbox, name: 'sdxl-text-to-image' | 'flux-image-to-image' | 'paused-text-to-image' | 'wan-image-to-video'): string {

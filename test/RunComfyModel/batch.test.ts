@@ -1,10 +1,8 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals */
 /**
  * RunComfy Model node → Run over many items: submit all first, wait together, one result fetch per run;
  * the three timeout behaviours; Stop cancelling queued runs on the service. Proven from the sandbox log.
  */
-import type { Sandbox } from '../../sandbox';
-import { disposeEngine, runNode } from '../helpers/engine';
+import { runNode } from '../helpers/engine';
 import {
 	FAST_WAIT,
 	MODELS,
@@ -14,30 +12,14 @@ import {
 	isStatus,
 	isSubmit,
 	node,
-	openSandbox,
 	requestIdOf,
 	runParams,
 	submits,
+	until,
+	useSandbox,
 } from './setup';
 
-let sb: Sandbox;
-
-beforeAll(async () => {
-	sb = await openSandbox();
-});
-afterAll(async () => {
-	await sb.close();
-	await disposeEngine();
-});
-
-/** Waits (bounded) until the sandbox log satisfies `check`; polling the log is the synchronisation. */
-async function until(check: () => boolean, what: string, limitMs = 10_000): Promise<void> {
-	const started = Date.now();
-	while (!check()) {
-		if (Date.now() - started > limitMs) throw new Error(`Timed out waiting for: ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 5));
-	}
-}
+const sb = useSandbox();
 
 describe('a batch of many items', () => {
 	const N = 36;

@@ -4,21 +4,12 @@
  */
 import type { ResourceMapperField } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox';
-import { disposeEngine, listSearch, loadOptions, resourceMapping, runNode } from '../helpers/engine';
-import { MODELS, credentialsFor, node, openSandbox } from './setup';
+import { listSearch, loadOptions, resourceMapping, runNode } from '../helpers/engine';
+import { MODELS, credentialsFor, node, useSandbox } from './setup';
 
-let sb: Sandbox;
 /** The catalog is padded with generated models so paging is real (more than one page of 100/500). */
 const EXTRA = 560;
-
-beforeAll(async () => {
-	sb = await openSandbox({ extraModels: EXTRA });
-});
-afterAll(async () => {
-	await sb.close();
-	await disposeEngine();
-});
+const sb = useSandbox({ extraModels: EXTRA });
 beforeEach(() => sb.clearLog());
 
 const catalogLog = () => sb.log().filter((e) => e.api === 'model' && e.method === 'GET' && e.path === '/v1/models');

@@ -5,19 +5,10 @@
  */
 import { statSync } from 'fs';
 
-import type { Sandbox } from '../../sandbox';
-import { disposeEngine, runNode } from '../helpers/engine';
-import { FAST, MODELS, credentialsFor, node, openSandbox, runParams } from './setup';
+import { runNode } from '../helpers/engine';
+import { FAST, MODELS, credentialsFor, node, runParams, useSandbox } from './setup';
 
-let sb: Sandbox;
-
-beforeAll(async () => {
-	sb = await openSandbox();
-});
-afterAll(async () => {
-	await sb.close();
-	await disposeEngine();
-});
+const sb = useSandbox();
 beforeEach(() => sb.reset(FAST));
 
 const fileRequests = () => sb.log().filter((e) => e.api === 'files' || e.api === 'foreign');

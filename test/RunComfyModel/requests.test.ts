@@ -4,19 +4,10 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox';
-import { disposeEngine, runNode } from '../helpers/engine';
-import { MODELS, credentialsFor, isResult, node, openSandbox, runParams } from './setup';
+import { runNode } from '../helpers/engine';
+import { MODELS, credentialsFor, isResult, node, runParams, useSandbox } from './setup';
 
-let sb: Sandbox;
-
-beforeAll(async () => {
-	sb = await openSandbox();
-});
-afterAll(async () => {
-	await sb.close();
-	await disposeEngine();
-});
+const sb = useSandbox();
 
 /** Submits a run without waiting and returns its request id. */
 async function submitRun(model: string = MODELS.flash, body: object = { prompt: 'later' }): Promise<string> {

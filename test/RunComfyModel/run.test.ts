@@ -4,19 +4,21 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox';
-import { disposeEngine, resourceMapping, runNode } from '../helpers/engine';
-import { FAST, FAST_WAIT, MODELS, credentialsFor, isResult, node, openSandbox, paidCalls, runParams, submits } from './setup';
+import { resourceMapping, runNode } from '../helpers/engine';
+import {
+	FAST,
+	FAST_WAIT,
+	MODELS,
+	credentialsFor,
+	isResult,
+	node,
+	paidCalls,
+	runParams,
+	submits,
+	useSandbox,
+} from './setup';
 
-let sb: Sandbox;
-
-beforeAll(async () => {
-	sb = await openSandbox();
-});
-afterAll(async () => {
-	await sb.close();
-	await disposeEngine();
-});
+const sb = useSandbox();
 beforeEach(() => sb.reset(FAST));
 
 /** The submitted bodies, from the sandbox's log. */
@@ -250,6 +252,17 @@ describe('Bad input: one clear error, no paid call', () => {
 		expect(result.error?.message).toContain('$2.50, below the minimum of $3.00');
 		expect(paidCalls(sb)).toBe(0);
 		expect(sb.log().filter((e) => e.path === '/prod/v2/balance')).toHaveLength(1);
+	});
+
+	it('invalid Wait Options are refused before any paid call', async () => {
+		const result = await runNode({
+			node,
+			credentials: credentialsFor(sb),
+			parameters: runParams(MODELS.flash, { prompt: 'x' }, { waitOptions: { maxWaitSeconds: 0 } }),
+		});
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toBe('Max Wait and Poll Interval must be positive numbers');
+		expect(paidCalls(sb)).toBe(0);
 	});
 
 	it("the service's own insufficient-funds answer says to top up", async () => {

@@ -4,9 +4,8 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { startSandbox } from '../../sandbox';
 import type { RequestLogEntry, Sandbox, SandboxConfig } from '../../sandbox';
-import type { RunComfyCredentialData } from '../helpers/engine';
+import { openSandbox as openLoopbackSandbox, useSandbox as useLoopbackSandbox } from '../helpers/sandboxSetup';
 import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
 
 export const node = new RunComfyModel();
@@ -24,21 +23,17 @@ export const MODELS = {
 /** Fast runs: no queue, 30 ms of work. */
 export const FAST: SandboxConfig = { runDurationMs: 30, queueMs: 0 };
 
+/** A sandbox on loopback; by default with fast runs (FAST). */
 export async function openSandbox(config: SandboxConfig = FAST): Promise<Sandbox> {
-	return await startSandbox({ host: '127.0.0.1', ...config });
+	return await openLoopbackSandbox(config);
 }
 
-export function credentialsFor(sb: Sandbox, overrides: Partial<RunComfyCredentialData> = {}): RunComfyCredentialData {
-	return {
-		accessToken: sb.token,
-		modelApiBaseUrl: sb.urls.modelApi,
-		serverlessApiBaseUrl: sb.urls.serverless,
-		trainerApiBaseUrl: sb.urls.trainer,
-		// The sandbox's allowed file host is 127.0.0.1; its "foreign" host is localhost.
-		allowedDownloadHosts: new URL(sb.urls.files).hostname,
-		...overrides,
-	};
+/** The sandbox of a test file (opened before its tests, closed after them); by default with fast runs (FAST). */
+export function useSandbox(config: SandboxConfig = FAST): Sandbox {
+	return useLoopbackSandbox(config);
 }
+
+export { credentialsFor, until } from '../helpers/sandboxSetup';
 
 /** Fast polling so tests finish in milliseconds. */
 export const FAST_WAIT = { pollIntervalSeconds: 0.05, maxPollIntervalSeconds: 0.1, maxWaitSeconds: 20 };

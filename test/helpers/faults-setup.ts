@@ -129,7 +129,7 @@ export async function readyDataset(sb: Sandbox, name: string): Promise<{ id: str
 }
 
 /** An ai-toolkit config that satisfies the trainer's rules for a READY dataset. */
-export function trainingConfig(jobName: string, datasetName: string, steps = 4): Record<string, unknown> {
+export function trainingConfig(jobName: string, datasetName: string, steps = 4, saveEvery = 2): Record<string, unknown> {
 	return {
 		job: 'extension',
 		config: {
@@ -140,7 +140,7 @@ export function trainingConfig(jobName: string, datasetName: string, steps = 4):
 					training_folder: '/app/ai-toolkit/output',
 					device: 'cuda:0',
 					network: { type: 'lora', linear: 16, linear_alpha: 16 },
-					save: { dtype: 'float16', save_every: 2, max_step_saves_to_keep: 4 },
+					save: { dtype: 'float16', save_every: saveEvery, max_step_saves_to_keep: 4 },
 					datasets: [{ folder_path: `/app/ai-toolkit/datasets/${datasetName}`, caption_ext: 'txt', resolution: [512] }],
 					train: { batch_size: 1, steps, lr: 0.0001 },
 					model: { name_or_path: 'black-forest-labs/FLUX.1-dev', is_flux: true },

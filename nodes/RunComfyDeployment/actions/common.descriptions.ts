@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { requestIdProperty as sharedRequestIdProperty } from '../../shared/descriptions';
 import { HARDWARE_SKUS } from '../../shared/types';
 
 /** The deployment picker: the account's deployments (name, status, enabled), or an ID typed in. */
@@ -40,14 +41,16 @@ export const deploymentLocatorProperty: INodeProperties = {
 };
 
 /** The request id of an earlier inference (Get Status, Get Result, Cancel, Delete Request). */
-export const requestIdProperty: INodeProperties = {
-	displayName: 'Request ID',
-	name: 'requestId',
-	type: 'string',
-	required: true,
-	default: '',
-	placeholder: 'e.g. f033c4a2-…',
-	description: 'The request_id returned by Run (also on a timeout or when Wait for Completion is off)',
+export const requestIdProperty: INodeProperties = sharedRequestIdProperty('e.g. f033c4a2-…');
+
+/** Deletes the request's inputs and outputs on the service once every output was downloaded (Run, Get Result). */
+export const deleteAfterDownloadOption: INodeProperties = {
+	displayName: 'Delete Request After Download',
+	name: 'deleteRequestAfterDownload',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to delete the request on RunComfy (its inputs and outputs) once every output file was downloaded. Otherwise outputs are kept on the service for 7 days. Only with Download Outputs on; nothing is deleted when a download fails or is skipped.',
 };
 
 export const hardwareOptions = HARDWARE_SKUS.map((sku) => ({ name: sku, value: sku }));

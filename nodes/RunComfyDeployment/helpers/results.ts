@@ -1,13 +1,12 @@
 /**
  * What a finished deployment request becomes: the result record plus `outputs_flat` (every file and text
- * output in one list), optional downloads into binary data through the shared download path, and the
- * compact form an AI agent gets.
+ * output in one list) and the compact form an AI agent gets. Downloads, allowed hosts and error texts are
+ * the shared ones (nodes/shared/outputs.ts).
  */
-import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { collectUrls, downloadAll } from '../../shared/download';
-import type { FoundUrl, SkippedFile } from '../../shared/download';
-import { getCredentials } from '../../shared/transport';
+import type { FoundUrl } from '../../shared/download';
+import { errorTextOf as sharedErrorTextOf, outputUrlsOf as sharedOutputUrlsOf, outputsPart } from '../../shared/outputs';
 import type { ResultRecord } from '../../shared/types';
 import { isPlainObject } from './graph';
 
@@ -18,11 +17,12 @@ export interface FlatOutput extends IDataObject {
 
 const URL_RE = /^https?:\/\//i;
 
+/** Where a deployment result keeps its outputs: `outputs` (ComfyUI deployments) or `output` (LoRA deployments). */
+const OUTPUT_KEYS = ['outputs', 'output'] as const;
+
 /** The outputs part of a result: `outputs` (ComfyUI deployments) or `output` (LoRA deployments). */
-export function outputsOf(result: IDataObject): { key: 'outputs' | 'output'; value: unknown } | undefined {
-	if (result.outputs !== undefined && result.outputs !== null) return { key: 'outputs', value: result.outputs };
-	if (result.output !== undefined && result.output !== null) return { key: 'output', value: result.output };
-	return undefined;
+export function outputsOf(result: IDataObject): { key: string; value: unknown } | undefined {
+	return outputsPart(result, OUTPUT_KEYS);
 }
 
 function flattenItems(nodeId: string | null, channel: string, value: unknown, out: FlatOutput[]): void {
@@ -86,29 +86,12 @@ export function flattenOutputs(result: IDataObject): FlatOutput[] {
 
 /** Every URL of the outputs part, with its JSON path (for downloads). */
 export function outputUrlsOf(result: IDataObject): FoundUrl[] {
-	const found = outputsOf(result);
-	return found ? collectUrls(found.value, found.key) : [];
+	return sharedOutputUrlsOf(result, OUTPUT_KEYS);
 }
 
 /** The service's error text of a failed request: `error` may be a string, an object or a list of {error}. */
 export function errorTextOf(record: IDataObject): string | undefined {
-	const pick = (value: unknown): string | undefined => {
-		if (value === undefined || value === null || value === '') return undefined;
-		if (typeof value === 'string') return value;
-		if (Array.isArray(value)) {
-			const parts = value.map(pick).filter((s): s is string => Boolean(s));
-			return parts.length ? parts.join('; ') : undefined;
-		}
-		if (isPlainObject(value)) {
-			for (const key of ['error_message', 'message', 'error', 'detail']) {
-				const text = pick(value[key]);
-				if (text) return text;
-			}
-			return JSON.stringify(value);
-		}
-		return String(value);
-	};
-	return pick(record.error) ?? pick(record.error_message);
+	return sharedErrorTextOf(record, ['error', 'error_message']);
 }
 
 /** The output JSON of a request's result: ids first, then the record, then the flat list of outputs. */
@@ -142,56 +125,4 @@ export function toolJson(json: IDataObject): IDataObject {
 	if (texts.length) compact.output_texts = texts.map((t) => (t.length > 2000 ? `${t.slice(0, 2000)}…` : t));
 	compact.summary = `${parts.join('; ')}.`;
 	return compact;
-}
-
-/** Allowed download hosts of the credential, read once per execution. */
-export class DownloadHosts {
-	private hosts?: Promise<string[]>;
-
-	constructor(private readonly ctx: IExecuteFunctions) {}
-
-	async get(): Promise<string[]> {
-		this.hosts ??= getCredentials(this.ctx).then((c) => c.allowedDownloadHosts);
-		return await this.hosts;
-	}
-}
-
-/**
- * Downloads the allowed output URLs of one item into its binary data; lists the others as skipped.
- * `complete` is true when every URL was fetched (nothing skipped or failed).
- */
-export async function attachDownloads(
-	ctx: IExecuteFunctions,
-	item: INodeExecutionData,
-	urls: FoundUrl[],
-	maxBytes: number,
-	hosts: DownloadHosts,
-): Promise<{ item: INodeExecutionData; complete: boolean }> {
-	if (!urls.length) return { item, complete: true };
-	const { binary, skipped } = await downloadAll(ctx, urls, {
-		maxBytes,
-		allowedHosts: await hosts.get(),
-		fallbackName: 'output',
-	});
-	const json: IDataObject = { ...item.json };
-	if (skipped.length) {
-		json.skipped_downloads = skipped.map((s: SkippedFile) => ({ path: s.path, url: s.url, reason: s.reason }));
-	}
-	const out: INodeExecutionData = { ...item, json };
-	if (Object.keys(binary).length) out.binary = { ...(item.binary ?? {}), ...(binary as Record<string, IBinaryData>) };
-	return { item: out, complete: skipped.length === 0 };
-}
-
-/** Runs `fn` over `items` with at most `limit` calls in flight; results keep the input order. */
-export async function mapPool<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-	const results = new Array<R>(items.length);
-	let next = 0;
-	const worker = async () => {
-		while (next < items.length) {
-			const index = next++;
-			results[index] = await fn(items[index], index);
-		}
-	};
-	await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => await worker()));
-	return results;
 }

@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { requestIdProperty as sharedRequestIdProperty } from '../../shared/descriptions';
+
 /** A slash-separated model id: publisher/family/.../variant (at least two segments, no empty ones). */
 export const MODEL_ID_REGEX = '^\\s*[A-Za-z0-9_.~-]+(/[A-Za-z0-9_.~-]+)+\\s*$';
 
@@ -53,13 +55,4 @@ export const modelLocatorProperty: INodeProperties = {
 };
 
 /** The request id of an earlier run (Get Status, Get Result, Cancel). */
-export const requestIdProperty: INodeProperties = {
-	displayName: 'Request ID',
-	name: 'requestId',
-	type: 'string',
-	required: true,
-	default: '',
-	placeholder: 'e.g. 5a0e2f3c-7b7d-4f0a-9d55-2f7e1c1d9a10',
-	description:
-		'The request_id returned by Run (also on a timeout or when Wait for Completion is off)',
-};
+export const requestIdProperty: INodeProperties = sharedRequestIdProperty('e.g. 5a0e2f3c-7b7d-4f0a-9d55-2f7e1c1d9a10');

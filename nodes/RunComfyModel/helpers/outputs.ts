@@ -1,35 +1,15 @@
-import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { collectUrls, downloadAll } from '../../shared/download';
-import type { FoundUrl, SkippedFile } from '../../shared/download';
-import { getCredentials } from '../../shared/transport';
+import { outputUrlsOf as urlsOf } from '../../shared/outputs';
+import type { FoundUrl } from '../../shared/download';
 import type { ResultRecord } from '../../shared/types';
+
+/** Where a model result keeps its outputs. */
+const OUTPUT_KEYS = ['output'] as const;
 
 /** Every URL in the result's `output`, with its JSON path (like the MCP server's `output_urls`). */
 export function outputUrlsOf(result: IDataObject): FoundUrl[] {
-	return collectUrls(result.output, 'output');
-}
-
-/** The service's error text of a failed run, whatever shape `error` has (string, object, list). */
-export function errorTextOf(record: IDataObject): string | undefined {
-	const pick = (value: unknown): string | undefined => {
-		if (value === undefined || value === null || value === '') return undefined;
-		if (typeof value === 'string') return value;
-		if (Array.isArray(value)) {
-			const parts = value.map(pick).filter((s): s is string => Boolean(s));
-			return parts.length ? parts.join('; ') : undefined;
-		}
-		if (typeof value === 'object') {
-			const obj = value as IDataObject;
-			for (const key of ['error_message', 'message', 'error', 'detail']) {
-				const text = pick(obj[key]);
-				if (text) return text;
-			}
-			return JSON.stringify(value);
-		}
-		return String(value);
-	};
-	return pick(record.error) ?? pick(record.error_message) ?? pick(record.message);
+	return urlsOf(result, OUTPUT_KEYS);
 }
 
 /** The output JSON of a finished run: model id, request id, the result record, cost and output URLs. */
@@ -60,37 +40,4 @@ export function toolJson(json: IDataObject): IDataObject {
 	}
 	compact.summary = `${parts.join('; ')}.`;
 	return compact;
-}
-
-/** Allowed download hosts of the credential, read once per execution. */
-export class DownloadHosts {
-	private hosts?: Promise<string[]>;
-
-	constructor(private readonly ctx: IExecuteFunctions) {}
-
-	async get(): Promise<string[]> {
-		this.hosts ??= getCredentials(this.ctx).then((c) => c.allowedDownloadHosts);
-		return await this.hosts;
-	}
-}
-
-/** Downloads the allowed output URLs of one item into its binary data; lists the others as skipped. */
-export async function attachDownloads(
-	ctx: IExecuteFunctions,
-	item: INodeExecutionData,
-	urls: FoundUrl[],
-	maxBytes: number,
-	hosts: DownloadHosts,
-): Promise<INodeExecutionData> {
-	if (!urls.length) return item;
-	const { binary, skipped } = await downloadAll(ctx, urls, {
-		maxBytes,
-		allowedHosts: await hosts.get(),
-		fallbackName: 'output',
-	});
-	const json: IDataObject = { ...item.json };
-	if (skipped.length) json.skipped_downloads = skipped.map((s: SkippedFile) => ({ path: s.path, url: s.url, reason: s.reason }));
-	const out: INodeExecutionData = { ...item, json };
-	if (Object.keys(binary).length) out.binary = { ...(item.binary ?? {}), ...(binary as Record<string, IBinaryData>) };
-	return out;
 }

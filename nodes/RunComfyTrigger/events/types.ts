@@ -24,8 +24,8 @@ export interface Observation {
 
 export interface TriggerEvent {
 	properties: INodeProperties[];
-	/** Reads the watched things once. `manual` is "Fetch Test Event" (the outputs of every observation are used). */
-	observe(ctx: IPollFunctions, manual: boolean): Promise<Observation[]>;
+	/** Reads the watched things once (the same in a scheduled poll and in "Fetch Test Event"). */
+	observe(ctx: IPollFunctions): Promise<Observation[]>;
 }
 
 /**

@@ -14,6 +14,7 @@ import { getDatasetStatus } from '../../../shared/transport';
 import type { Dataset, RunState } from '../../../shared/types';
 import type { WaitJob, WaitOptions, WaitOutcome } from '../../../shared/wait';
 import { waitForAll } from '../../../shared/wait';
+import { formatDuration } from '../../../shared/trainingConfig';
 import { findMissingCaptions, isMediaFile, missingCaptionWarning } from './files';
 
 /** Datasets: the CLI polls every 5 s; a dataset becomes READY within minutes. Stop only stops watching. */
@@ -176,7 +177,7 @@ export async function waitForDatasets(
 					outcome,
 					error: new NodeOperationError(
 						ctx.getNode(),
-						`Dataset ${datasetId} is still ${String(outcome.record.status ?? 'not READY')} after ${Math.round(options.maxWaitMs / 1000)} s`,
+						`Dataset ${datasetId} is still ${String(outcome.record.status ?? 'not READY')} after ${formatDuration(options.maxWaitMs)}`,
 						{
 							itemIndex,
 							description:

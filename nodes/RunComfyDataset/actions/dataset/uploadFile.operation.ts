@@ -1,5 +1,5 @@
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import {
 	getDatasetUploadUrls,
@@ -7,7 +7,7 @@ import {
 	uploadDatasetFile,
 	uploadDatasetText,
 } from '../../../shared/transport';
-import type { RunComfyContext, SignedUpload } from '../../../shared/types';
+import type { SignedUpload } from '../../../shared/types';
 import { DIRECT_UPLOAD_MAX_BYTES } from '../../../shared/types';
 import type { UploadRecord, UploadTask } from './common';
 import { DEFAULT_PARALLEL_UPLOADS, datasetLocator, readDatasetId, runUploadBatch, uploadWaitProperties } from './common';
@@ -102,26 +102,30 @@ async function binarySize(ctx: IExecuteFunctions, binary: IBinaryData, itemIndex
 	return (await ctx.helpers.getBinaryDataBuffer(itemIndex, property)).length;
 }
 
-/** A signed URL that expired (or was refused as no longer valid) is requested again, once. */
-export function isExpiredUpload(error: unknown): boolean {
-	const e = error as { httpCode?: string | number; statusCode?: number; message?: string; description?: string | null };
+/**
+ * Whether a failed signed upload deserves one more try with a fresh URL: the URL expired or was refused (403),
+ * or storage closed the connection while the bytes were streaming (it answers early and hangs up: EPIPE/ECONNRESET).
+ */
+export function isRetryableSignedUpload(error: unknown): boolean {
+	const e = error as { httpCode?: string | number | null; statusCode?: number; message?: string; description?: string | null };
 	const code = Number(e?.httpCode ?? e?.statusCode);
-	const text = `${e?.message ?? ''} ${e?.description ?? ''}`.toLowerCase();
-	return code === 403 || /expired|request has expired|signature.*(invalid|no longer)/.test(text);
+	const text = `${e?.message ?? ''} ${e?.description ?? ''}`;
+	return code === 403 || /expired/i.test(text) || /EPIPE|ECONNRESET|ECONNABORTED|socket hang up/i.test(text);
 }
 
 /**
  * Uploads one large file through a signed URL: the exact size is declared, the body comes from `openBody`
- * (a stream from n8n's binary store when possible), no bearer token goes to the URL. One retry with a fresh URL
- * if the first one expired.
+ * (a stream from n8n's binary store when possible), no bearer token goes to the URL. If the URL expired, was
+ * refused or the connection was closed mid-stream, a fresh URL is requested once and the file is sent again.
  */
 export async function uploadViaSignedUrl(
-	ctx: RunComfyContext,
+	ctx: IExecuteFunctions,
 	datasetId: string,
 	fileName: string,
 	sizeBytes: number,
 	openBody: () => Promise<unknown>,
 ): Promise<{ attempts: number }> {
+	let firstFailure: string | undefined;
 	for (let attempt = 1; ; attempt++) {
 		const uploads = await getDatasetUploadUrls(ctx, datasetId, { [fileName]: sizeBytes });
 		const entries = Object.entries(uploads ?? {});
@@ -140,8 +144,20 @@ export async function uploadViaSignedUrl(
 			failure = error;
 		}
 		(body as { destroy?: () => void } | undefined)?.destroy?.();
-		if (attempt === 1 && isExpiredUpload(failure)) continue;
-		throw failure;
+		if (ctx.getExecutionCancelSignal()?.aborted) throw failure;
+		const message = (failure as Error)?.message ?? String(failure);
+		if (attempt === 1 && isRetryableSignedUpload(failure)) {
+			firstFailure = message;
+			continue;
+		}
+		const httpCode = (failure as { httpCode?: string | null })?.httpCode ?? undefined;
+		throw new NodeApiError(ctx.getNode(), { message }, {
+			message: `Uploading ${fileName} through a signed URL failed${firstFailure ? ' twice' : ''}: ${message}`,
+			description: firstFailure
+				? `The first attempt failed too (${firstFailure}), and a fresh upload URL did not help. Check the network and that the file did not change size, then run the node again.`
+				: ((failure as { description?: string })?.description ?? 'Run the node again to request a fresh upload URL.'),
+			...(httpCode ? { httpCode: String(httpCode) } : {}),
+		});
 	}
 }
 

@@ -45,6 +45,9 @@ export const description = updateDisplayOptions({ show: { resource: ['dataset'],
 export function checkPublicUrl(raw: string): { url?: URL; problem?: string } {
 	const text = raw.trim();
 	if (!text) return { problem: 'No URL was given' };
+	if (/^[a-zA-Z]:[\\/]/.test(text) || text.startsWith('\\\\')) {
+		return { problem: `"${text}" is a local path, not a URL; only public http(s) URLs can be uploaded` };
+	}
 	let url: URL;
 	try {
 		url = new URL(text);

@@ -3,13 +3,13 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { WaitDefaults } from '../../../shared/descriptions';
 import { readWaitOptions, waitProperties } from '../../../shared/descriptions';
+import { cancelOutcomeOf } from '../../../shared/runs';
 import { normaliseStatus } from '../../../shared/status';
 import { cancelDeploymentRequest, getDeploymentRequestStatus } from '../../../shared/transport';
 import { waitForAll } from '../../../shared/wait';
 import { readDeploymentId, readRequestId } from '../../helpers/deployments';
 import { toolJson } from '../../helpers/results';
 import { deploymentLocatorProperty, requestIdProperty } from '../common.descriptions';
-import { cancelOutcomeOf } from './run.operation';
 
 const show = { resource: ['inference'], operation: ['cancel'] };
 

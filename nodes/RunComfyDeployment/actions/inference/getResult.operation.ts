@@ -2,11 +2,12 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { downloadProperties } from '../../../shared/descriptions';
+import { DownloadHosts } from '../../../shared/outputs';
 import { normaliseStatus } from '../../../shared/status';
 import { getDeploymentRequestResult } from '../../../shared/transport';
 import { readDeploymentId, readRequestId } from '../../helpers/deployments';
-import { DownloadHosts, resultJson } from '../../helpers/results';
-import { deploymentLocatorProperty, requestIdProperty } from '../common.descriptions';
+import { resultJson } from '../../helpers/results';
+import { deleteAfterDownloadOption, deploymentLocatorProperty, requestIdProperty } from '../common.descriptions';
 import { finishItem } from './run.operation';
 
 const show = { resource: ['inference'], operation: ['getResult'] };
@@ -21,16 +22,7 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: [
-			{
-				displayName: 'Delete Request After Download',
-				name: 'deleteRequestAfterDownload',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to delete the request on RunComfy (its inputs and outputs) once every output file was downloaded. Otherwise outputs are kept on the service for 7 days. Only with Download Outputs on; nothing is deleted when a download fails or is skipped.',
-			},
-		],
+		options: [deleteAfterDownloadOption],
 	},
 ];
 

@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { downloadProperties, readDownloadOptions } from '../../../shared/descriptions';
+import { downloadProperties } from '../../../shared/descriptions';
+import { DownloadHosts, resultItem } from '../../../shared/outputs';
 import { normaliseStatus } from '../../../shared/status';
 import { getModelRequestResult } from '../../../shared/transport';
 import { readRequestId } from '../../helpers/ids';
-import { DownloadHosts, attachDownloads, outputUrlsOf, resultJson, toolJson } from '../../helpers/outputs';
+import { outputUrlsOf, resultJson, toolJson } from '../../helpers/outputs';
 import { requestIdProperty } from '../common.descriptions';
 
 const show = { resource: ['model'], operation: ['getResult'] };
@@ -42,9 +43,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const result = await getModelRequestResult(this, requestId, { includeCost: options.includeCost !== false });
 	const json = resultJson(undefined, requestId, result);
-	if (this.isToolExecution?.()) return { json: toolJson(json), pairedItem: { item: itemIndex } };
-	const item: INodeExecutionData = { json, pairedItem: { item: itemIndex } };
-	const download = readDownloadOptions(this, itemIndex);
-	if (!download.enabled || normaliseStatus(result.status) !== 'succeeded') return item;
-	return await attachDownloads(this, item, outputUrlsOf(json), download.maxBytes, new DownloadHosts(this));
+	const { item } = await resultItem(this, itemIndex, json, {
+		succeeded: normaliseStatus(result.status) === 'succeeded',
+		urls: outputUrlsOf(json),
+		toolJson,
+		hosts: new DownloadHosts(this),
+	});
+	return item;
 }

@@ -14,7 +14,7 @@ import type { FoundUrl } from '../../../shared/download';
 import { collectUrls, downloadAll } from '../../../shared/download';
 import { failedItem } from '../../../shared/router';
 import { classifyStoppedJob, normaliseStatus } from '../../../shared/status';
-import { checkpointStep, pickLatestCheckpoint } from '../../../shared/trainingConfig';
+import { checkpointStep, formatDuration, pickLatestCheckpoint } from '../../../shared/trainingConfig';
 import { getCredentials, getTrainingJobResult, getTrainingJobStatus } from '../../../shared/transport';
 import type { RunState } from '../../../shared/types';
 import { TRAINING_GPU_TYPES } from '../../../shared/types';
@@ -294,9 +294,6 @@ export interface WatchedJob {
 	json: IDataObject;
 }
 
-function seconds(ms: number): string {
-	return ms >= 3600_000 ? `${Math.round(ms / 360_000) / 10} h` : ms >= 60_000 ? `${Math.round(ms / 6000) / 10} min` : `${Math.round(ms / 1000)} s`;
-}
 
 /**
  * Waits for submitted/resumed jobs and turns each outcome into an output item: finished → result with `lora`
@@ -345,7 +342,7 @@ export async function waitForJobs(
 			if (options.onTimeout === 'fail') {
 				const error = new NodeOperationError(
 					ctx.getNode(),
-					`Training job ${w.jobId} is still ${String(outcome.record.status ?? 'running')} after ${seconds(options.maxWaitMs)}${progress.total ? ` (step ${progress.current ?? 0} of ${progress.total})` : ''}`,
+					`Training job ${w.jobId} is still ${String(outcome.record.status ?? 'running')} after ${formatDuration(options.maxWaitMs)}${progress.total ? ` (step ${progress.current ?? 0} of ${progress.total})` : ''}`,
 					{
 						itemIndex: i,
 						description: `The job keeps running and is not cancelled. Check it later with Get Status / Get Result (job ID ${w.jobId}), or raise "Max Wait" in Wait Options.`,

@@ -1,0 +1,388 @@
+#!/usr/bin/env node
+/* eslint-disable no-console */
+'use strict';
+/**
+ * `npm run bench`: the benchmark suite (not a test). Measures, side by side in one run against the sandbox
+ * (its own process, on loopback), and writes the figures to BENCHMARKS.md:
+ *
+ *   batch      1/10/100/500 model runs of a fixed run time: one execution with the default wait options, the
+ *              same with Parallel Status Checks = 1, and one run at a time (N executions back to back)
+ *   requests   status requests per completed run vs the minimum (from the sandbox's request log)
+ *   cpu        process CPU time while 100 runs of 30 s are being waited for
+ *   memory     peak RSS downloading a 1 GiB and a 4 GiB output and uploading a 500 MB file to a dataset
+ *              (n8n's filesystem binary mode), against the file size
+ *   pickers    time to the first page of the model picker on a 5,000-model catalog
+ *   real       the same batch in the real n8n: HTTP Request + Wait + IF loop vs the RunComfy Model node;
+ *              and the picker through n8n's editor REST API
+ *
+ * The nodes run as built (dist/, rebuilt first when stale) inside n8n-core's engine in this process
+ * (bench/lib/harness.js), or inside the real n8n (scripts/e2e/n8n.js) for `real`.
+ *
+ * Usage: npm run bench [-- --only=batch,cpu,memory,pickers,real] [--quick] [--out=FILE] [--no-write]
+ *   --quick     smaller sizes (for trying the script; figures are not representative)
+ *   --only      run some sections (BENCHMARKS.md is then only written with --out)
+ */
+const fs = require('fs');
+const path = require('path');
+
+const h = require('../scripts/e2e/n8n');
+const { loadHarness } = require('./lib/harness');
+const { startSandboxProcess, credentialsFor } = require('./lib/sandbox');
+const inproc = require('./lib/inprocess');
+const { compareInRealN8n } = require('./lib/real-n8n');
+const { machine, fmtS, fmtBytes, GiB, MiB } = require('./lib/measure');
+
+const ROOT = path.resolve(__dirname, '..');
+const SECTIONS = ['batch', 'cpu', 'memory', 'pickers', 'real'];
+
+function parseArgs(argv) {
+	const opts = { only: SECTIONS, quick: false, out: undefined, write: true };
+	for (const arg of argv) {
+		if (arg === '--quick') opts.quick = true;
+		else if (arg === '--no-write') opts.write = false;
+		else if (arg.startsWith('--only=')) opts.only = arg.slice(7).split(',').map((s) => s.trim()).filter(Boolean);
+		else if (arg.startsWith('--out=')) opts.out = path.resolve(arg.slice(6));
+		else if (arg === '--help' || arg === '-h') {
+			console.log(fs.readFileSync(__filename, 'utf8').split('*/')[0].replace(/^[\s\S]*?\/\*\*/, ''));
+			process.exit(0);
+		} else throw new Error(`unknown option ${arg} (see --help)`);
+	}
+	for (const s of opts.only) if (!SECTIONS.includes(s)) throw new Error(`unknown section ${s}; sections: ${SECTIONS.join(', ')}`);
+	return opts;
+}
+
+function config(quick) {
+	return quick
+		? {
+				runMs: 2000,
+				sizes: [1, 10, 100],
+				sequentialSizes: [1, 10],
+				cpu: { items: 20, runMs: 10000 },
+				memory: { download1: 256 * MiB, download4: 1 * GiB, upload: 200 * 1000 * 1000 },
+				pickers: { catalogExtra: 5000, repeats: 5 },
+				real: { n: 5, scenarios: [{ runMs: 2000, waits: [1] }], pickerRepeats: 3 },
+			}
+		: {
+				runMs: 2000,
+				sizes: [1, 10, 100, 500],
+				sequentialSizes: [1, 10, 100],
+				cpu: { items: 100, runMs: 30000 },
+				memory: { download1: 1 * GiB, download4: 4 * GiB, upload: 500 * 1000 * 1000 },
+				pickers: { catalogExtra: 5000, repeats: 10 },
+				real: {
+					n: 10,
+					scenarios: [
+						{ runMs: 2000, waits: [1] },
+						{ runMs: 20000, waits: [1, 5] },
+					],
+					pickerRepeats: 5,
+				},
+			};
+}
+
+const log = (msg) => process.stderr.write(`${msg}\n`);
+const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
+const pct = (a, b) => `${((100 * a) / b).toFixed(1)} %`;
+
+// ------------------------------------------------------------------------------------------------------------
+// Report
+
+function table(head, rows) {
+	const lines = [`| ${head.join(' | ')} |`, `| ${head.map((_, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`];
+	for (const r of rows) lines.push(`| ${r.join(' | ')} |`);
+	return lines.join('\n');
+}
+
+function batchSection(b) {
+	const one = b.rows.find((r) => r.n === 1);
+	const out = [];
+	out.push(`## Batch throughput (${b.runMs / 1000} s per run)`);
+	out.push('');
+	out.push(
+		'Every run takes exactly ' +
+			`${b.runMs / 1000} s on the sandbox (no queueing). **Default**: one execution of the RunComfy Model node with N input ` +
+			'items and the default wait options (all items submitted first, then polled together; Parallel Status Checks 10, ' +
+			'first poll after 1 s growing ×1.5 to 10 s). **Parallel Status Checks = 1**: the same with at most one status ' +
+			'request in flight. **One at a time**: N executions of one item each, back to back — what a per-item loop ' +
+			'(Loop Over Items with batch size 1, or a workflow called per item) does.',
+	);
+	out.push('');
+	const rows = b.rows.map((r) => {
+		const seq = r.sequential
+			? fmtS(r.sequential.ms)
+			: r.sequentialEstimate
+				? `≈ ${fmtS(r.sequentialEstimate.ms)} (estimated)`
+				: '—';
+		const seqMs = r.sequential ? r.sequential.ms : r.sequentialEstimate ? r.sequentialEstimate.ms : undefined;
+		return [
+			String(r.n),
+			`${fmtS(r.default.ms)} (${r.default.ok}/${r.n} ok)`,
+			ratio(r.default.ms, one.default.ms),
+			`${fmtS(r.concurrency1.ms)} (${r.concurrency1.ok}/${r.n} ok)`,
+			ratio(r.concurrency1.ms, one.default.ms),
+			r.sequential ? `${seq} (${r.sequential.ok}/${r.n} ok)` : seq,
+			seqMs ? ratio(seqMs, r.default.ms) : '—',
+		];
+	});
+	out.push(
+		table(
+			['Runs', 'Default', 'vs 1 run', 'Parallel Status Checks = 1', 'vs 1 run', 'One at a time', 'One at a time ÷ default'],
+			rows,
+		),
+	);
+	const hundred = b.rows.find((r) => r.n === 100);
+	if (hundred) {
+		const r = hundred.default.ms / one.default.ms;
+		out.push('');
+		out.push(
+			`**Goal: 100 runs take under 1.5× one run.** Measured: ${r.toFixed(2)}× (${fmtS(hundred.default.ms)} vs ${fmtS(one.default.ms)}) — ${r < 1.5 ? 'met' : 'NOT met'}.`,
+		);
+	}
+	const est = b.rows.filter((r) => r.sequentialEstimate);
+	if (est.length) {
+		out.push('');
+		out.push(
+			`One at a time for ${est.map((r) => r.n).join(', ')} runs is not run (it would take longer than the whole suite's budget); the estimate is N × the mean per run measured one at a time for ${est[0].sequentialEstimate.basis} runs.`,
+		);
+	}
+	return out.join('\n');
+}
+
+function requestsSection(b, cpu) {
+	const out = ['## Requests per run', ''];
+	out.push(
+		'Counted in the sandbox request log. **Minimum**: one status request per run (a single poll that lands just after the run finished) plus one result request. ' +
+			"**Backoff reference**: the polls the node's default schedule needs to see a run of that length finish (1 s, then ×1.5 up to 10 s). " +
+			'**Fixed 1 s polling**: what a Wait 1 s loop sends.',
+	);
+	out.push('');
+	const rows = [];
+	const add = (label, n, runMs, part) => {
+		const ok = part.ok;
+		const rq = part.requests;
+		rows.push([
+			label,
+			`${rq.status} (${(rq.status / ok).toFixed(2)} per run)`,
+			`${rq.result} (${(rq.result / ok).toFixed(2)} per run)`,
+			String(rq.submit),
+			String(rq.duplicateSubmits),
+			'1',
+			String(inproc.backoffPolls(runMs)),
+			String(Math.ceil(runMs / 1000)),
+		]);
+	};
+	for (const r of b.rows) {
+		add(`${r.n} × ${b.runMs / 1000} s, default`, r.n, b.runMs, r.default);
+		if (r.n === 100 || r.n === 500) add(`${r.n} × ${b.runMs / 1000} s, Parallel Status Checks = 1`, r.n, b.runMs, r.concurrency1);
+		if (r.n === 100 && r.sequential) add(`${r.n} × ${b.runMs / 1000} s, one at a time`, r.n, b.runMs, r.sequential);
+	}
+	if (cpu) add(`${cpu.items} × ${cpu.runMs / 1000} s, default`, cpu.items, cpu.runMs, { ok: cpu.ok, requests: cpu.requests });
+	out.push(
+		table(
+			['Batch', 'Status requests', 'Result requests', 'Submits', 'Submitted twice', 'Minimum status per run', 'Backoff reference', 'Fixed 1 s polling'],
+			rows,
+		),
+	);
+	return out.join('\n');
+}
+
+function cpuSection(c) {
+	const perSec = c.windowMs ? c.windowCpuMs / (c.windowMs / 1000) : NaN;
+	return [
+		`## CPU while waiting (${c.items} runs of ${c.runMs / 1000} s)`,
+		'',
+		`process.cpuUsage() of the process running the n8n engine (the sandbox runs in its own process). Window: from 1 s after the last submit to 0.5 s before the first result, i.e. only waiting.`,
+		'',
+		table(
+			['Measure', 'Value'],
+			[
+				['Whole execution (submit, wait, results)', `${c.totalCpuMs.toFixed(0)} ms CPU in ${fmtS(c.wallMs)} wall (${pct(c.totalCpuMs, c.wallMs)} of one core)`],
+				['Waiting window', `${c.windowCpuMs.toFixed(0)} ms CPU in ${fmtS(c.windowMs)} (${perSec.toFixed(1)} ms CPU per second = ${pct(c.windowCpuMs, c.windowMs)} of one core)`],
+				['Status requests in the window', `${c.statusInWindow} (${c.windowMs ? ((c.windowCpuMs / Math.max(1, c.statusInWindow))).toFixed(2) : '—'} ms CPU per request, all included)`],
+				['Runs completed', `${c.ok}/${c.items}`],
+			],
+		),
+	].join('\n');
+}
+
+function memRow(label, m, size, note) {
+	return [label, fmtBytes(size), `${(m.growth / MiB).toFixed(0)} MiB`, pct(m.growth, size), fmtS(m.ms), note];
+}
+
+function memorySection(m) {
+	const rows = [
+		memRow('Model node downloads its output (Max Download Size 2048 MB)', m.node1g, m.node1g.bytes, `stored ${fmtBytes(m.node1g.stored)} on disk`),
+		memRow(
+			'Model node, output over its 2 GiB cap (Content-Length 4 GiB)',
+			m.node4gCapped,
+			m.node4gCapped.bytes,
+			m.node4gCapped.stored ? `stored ${fmtBytes(m.node4gCapped.stored)}` : 'refused before reading: nothing stored, listed in skipped_downloads',
+		),
+		memRow('Shared download path, cap raised to 5 GiB', m.shared4g, m.shared4g.bytes, `stored ${fmtBytes(m.shared4g.stored)} on disk`),
+		memRow(
+			'Shared download path, chunked (no Content-Length), 2 GiB cap',
+			m.chunkedCap,
+			2 * GiB,
+			m.chunkedCap.stored ? `stored ${fmtBytes(m.chunkedCap.stored)}` : 'aborted at 2 GiB streamed: nothing stored',
+		),
+		memRow(
+			'Dataset node uploads a file (signed URL, streamed from the binary store)',
+			m.upload,
+			m.upload.bytes,
+			`${m.upload.method || '?'} upload; sandbox received ${m.upload.received === undefined ? '?' : `${m.upload.received} bytes`}`,
+		),
+	];
+	return [
+		'## Memory (n8n binary data mode: filesystem)',
+		'',
+		'Peak resident memory (RSS) of the process running the engine, above its level when the node started: the kernel\'s ' +
+			'peak counter (VmHWM, reset through /proc/self/clear_refs when the node starts) minus the RSS at that moment. ' +
+			'The file streams between the sandbox (its own process) and n8n\'s filesystem binary store. The Model node caps ' +
+			'downloads at 2 GiB (Max Download Size), so the 4 GiB output is measured twice: through the node (refused at the cap) ' +
+			'and through the same download code the node uses (nodes/shared/download, `downloadAll`) with the cap raised, inside a ' +
+			'real execution context. For the chunked case the cap is only found while streaming; the sizes column shows the bytes streamed.',
+		'',
+		table(['Case', 'File', 'Peak RSS growth', 'Growth ÷ file', 'Time', 'Result'], rows),
+	].join('\n');
+}
+
+function pickersSection(p, real) {
+	const rows = p.rows.map((r) => [
+		'in-process engine (LoadOptionsContext → sandbox)',
+		r.label,
+		`${r.first.toFixed(1)} ms`,
+		`${r.median.toFixed(1)} ms`,
+		`${r.results}${r.more ? ' (more pages)' : ''}`,
+	]);
+	if (real) {
+		for (const r of real.picker) {
+			rows.push(['real n8n editor API (HTTP → n8n → sandbox)', r.label, `${r.first.toFixed(1)} ms`, `${r.median.toFixed(1)} ms`, String(r.results)]);
+		}
+	}
+	return [
+		`## Model picker (catalog of ${p.total} models)`,
+		'',
+		`Time to the first page of "Model → From list" (the node's \`searchModels\`: search and paging on the server, ${p.rows[0].results} per page): the first call and the median of ${p.repeats}${real ? ` (editor API: of ${real.pickerRepeats})` : ''}.`,
+		'',
+		table(['Path', 'Case', 'First call', 'Median', 'Results on the first page'], rows),
+	].join('\n');
+}
+
+function realSection(r) {
+	const rows = [];
+	for (const row of r.rows) {
+		const add = (label, x) =>
+			rows.push([
+				`${r.n} × ${row.runMs / 1000} s`,
+				label,
+				fmtS(x.execMs),
+				`${x.requests.status} (${(x.requests.status / r.n).toFixed(1)} per run)`,
+				String(x.requests.total),
+				`${x.results}/${r.n}`,
+			]);
+		for (const l of row.loops) add(`HTTP Request + Wait ${l.waitSeconds} s + IF loop`, l);
+		add('RunComfy Model node (defaults)', row.node);
+	}
+	return [
+		'## The same batch in the real n8n: HTTP Request + Wait + IF loop vs the RunComfy Model node',
+		'',
+		`n8n ${h.N8N_VERSION} with the package installed as a community package, each workflow run with \`n8n execute\`. ` +
+			'The loop: Code (N prompts) → HTTP Request POST /v1/models/{model} (Header Auth) → Wait → HTTP Request GET …/status → ' +
+			'IF status = completed → HTTP Request GET …/result (false branch back to Wait); all items go round the loop together. ' +
+			'The node: Code (N prompts) → RunComfy Model (Run, default wait options, downloads off like the loop). ' +
+			'Execution time is n8n\'s own (startedAt → stoppedAt); requests from the sandbox log (the node also reads the model\'s schema once).',
+		'',
+		table(['Batch', 'Pattern', 'Execution time', 'Status requests', 'All requests', 'Results'], rows),
+	].join('\n');
+}
+
+function report({ started, finished, opts, m, results, versions }) {
+	const out = [];
+	out.push('# Benchmarks');
+	out.push('');
+	out.push(
+		`Latest figures of \`npm run bench\`${opts.quick ? ' --quick' : ''} (bench/run.js), measured ${new Date(finished).toISOString().replace('T', ' ').slice(0, 16)} UTC in ${fmtS(finished - started)} on:`,
+	);
+	out.push('');
+	out.push(`- ${m.nproc} CPUs (${m.cpuModel}), ${(m.memory / GiB).toFixed(1)} GiB memory, ${m.platform}`);
+	out.push(`- Node ${m.node}; n8n-core ${versions.core}, n8n-workflow ${versions.workflow} (in-process engine); n8n ${h.N8N_VERSION} (real n8n)`);
+	out.push('- the sandbox (sandbox/, the local stand-in of the RunComfy API) in its own process on loopback');
+	out.push('');
+	out.push(`Reproduce: \`npm run bench\` (all sections, about ${Math.ceil((finished - started) / 60000)} min here; \`npm run bench -- --only=batch,cpu,memory,pickers,real\` for some sections; \`-- --quick\` to try it).`);
+	out.push('These are wall-clock figures of one run on one machine; the ratios matter more than the absolute times.');
+	if (results.batch) out.push('', batchSection(results.batch), '', requestsSection(results.batch, results.cpu));
+	if (results.cpu) out.push('', cpuSection(results.cpu));
+	if (results.memory) out.push('', memorySection(results.memory));
+	if (results.pickers) out.push('', pickersSection(results.pickers, results.real));
+	if (results.real) out.push('', realSection(results.real));
+	out.push('');
+	return out.join('\n');
+}
+
+// ------------------------------------------------------------------------------------------------------------
+
+async function main() {
+	const opts = parseArgs(process.argv.slice(2));
+	const cfg = config(opts.quick);
+	const started = Date.now();
+	const m = machine();
+	log(`[bench] ${m.nproc} CPUs, ${(m.memory / GiB).toFixed(1)} GiB, Node ${m.node}`);
+	if (await h.ensureBuilt({ log })) log('[bench] built the package (dist/ was stale)');
+	const versions = {
+		core: require(require.resolve('n8n-core/package.json', { paths: [ROOT] })).version,
+		workflow: require(require.resolve('n8n-workflow/package.json', { paths: [ROOT] })).version,
+	};
+	const sb = await startSandboxProcess({ walletMicrodollars: 1e13, runDurationMs: cfg.runMs, queueMs: 0 });
+	log(`[bench] sandbox pid ${sb.pid} at ${sb.urls.modelApi}`);
+	const results = {};
+	let harnessLoaded;
+	try {
+		const inProcess = opts.only.some((s) => ['batch', 'cpu', 'memory', 'pickers'].includes(s));
+		if (inProcess) {
+			harnessLoaded = loadHarness();
+			await harnessLoaded.harness.getRuntime();
+			const ctx = { ...harnessLoaded, sb, creds: credentialsFor(sb) };
+			if (opts.only.includes('batch')) {
+				log('[bench] batch throughput + requests');
+				results.batch = await inproc.batchThroughput(ctx, { sizes: cfg.sizes, sequentialSizes: cfg.sequentialSizes, runMs: cfg.runMs, log });
+			}
+			if (opts.only.includes('cpu')) {
+				log('[bench] CPU while waiting');
+				results.cpu = await inproc.cpuWhileWaiting(ctx, { ...cfg.cpu, log });
+			}
+			if (opts.only.includes('memory')) {
+				log('[bench] memory');
+				results.memory = await inproc.memory(ctx, { sizes: cfg.memory, log });
+			}
+			if (opts.only.includes('pickers')) {
+				log('[bench] pickers');
+				results.pickers = await inproc.pickers(ctx, { ...cfg.pickers, log });
+			}
+			await harnessLoaded.harness.disposeEngine();
+		}
+		if (opts.only.includes('real')) {
+			log('[bench] real n8n');
+			await h.ensureN8n({ log });
+			results.real = await compareInRealN8n(sb, { ...cfg.real, catalogExtra: cfg.pickers.catalogExtra, log });
+		}
+	} finally {
+		await sb.close();
+	}
+	const finished = Date.now();
+	const md = report({ started, finished, opts, m, results, versions });
+	console.log(md);
+	const full = SECTIONS.every((s) => opts.only.includes(s)) && !opts.quick;
+	const target = opts.out || (full ? path.join(ROOT, 'BENCHMARKS.md') : undefined);
+	if (opts.write && target) {
+		fs.writeFileSync(target, md);
+		log(`[bench] wrote ${path.relative(process.cwd(), target) || target}`);
+	} else if (opts.write) {
+		log('[bench] partial or --quick run: BENCHMARKS.md left as it is (use --out=FILE to save these figures)');
+	}
+	log(`[bench] done in ${fmtS(finished - started)}`);
+}
+
+main().catch((error) => {
+	console.error(error);
+	process.exit(1);
+});

@@ -1,0 +1,254 @@
+'use strict';
+/**
+ * n8n queue mode on one machine, for the queue-mode test (test/queue) and anyone trying it by hand
+ * (docs/queue-mode.md): Redis + PostgreSQL from Debian's packages on loopback (scripts/queue/services.sh),
+ * one `n8n start` main and N `n8n worker` processes sharing one user folder (so all load this package as a
+ * community package), PostgreSQL as n8n's database and Redis as the Bull queue.
+ *
+ *   const q = require('./scripts/queue/queue');
+ *   const services = await q.startServices();             // { env, stateDir, stop() }
+ *   const cluster = await q.startCluster(userFolder, { services, workers: 2, concurrency: 2 });
+ *   cluster.main.url; cluster.workers[0].logs(); cluster.executionsByWorker();
+ *   await cluster.stop(); await services.stop();
+ *
+ * Builds on scripts/e2e/n8n.js (n8n install, user folder, env, CLI, `n8n start`); only the worker process is
+ * started here. Plain CommonJS.
+ */
+const { spawn } = require('child_process');
+const fs = require('fs');
+const http = require('http');
+const os = require('os');
+const path = require('path');
+
+const h = require('../e2e/n8n');
+
+const SERVICES_SCRIPT = path.join(__dirname, 'services.sh');
+
+function log(msg) {
+	process.stderr.write(`${msg}\n`);
+}
+
+/** Parses `KEY=VALUE` lines. */
+function parseEnv(text) {
+	const env = {};
+	for (const line of text.split('\n')) {
+		const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+		if (m) env[m[1]] = m[2];
+	}
+	return env;
+}
+
+/**
+ * Starts Redis and PostgreSQL (installing Debian's packages when missing; root needed for that) with
+ * private data in `stateDir` on the given ports. Resolves with the n8n environment for queue mode and a
+ * stop() that stops both and removes the state folder.
+ */
+async function startServices({ stateDir, redisPort, pgPort, timeoutMs = 10 * 60 * 1000 } = {}) {
+	const dir = stateDir || fs.mkdtempSync(path.join(os.tmpdir(), 'runcomfy-queue-'));
+	const rPort = redisPort || (await h.freePort());
+	let pPort = pgPort || (await h.freePort());
+	if (pPort === rPort) pPort = await h.freePort();
+	const env = {
+		...process.env,
+		QUEUE_STATE_DIR: dir,
+		QUEUE_REDIS_PORT: String(rPort),
+		QUEUE_PG_PORT: String(pPort),
+	};
+	const res = await h.run('bash', [SERVICES_SCRIPT, 'start'], { env, timeoutMs });
+	if (res.code !== 0) {
+		const err = new Error(`scripts/queue/services.sh start failed (exit ${res.code}):\n${res.stderr.slice(-6000)}`);
+		err.stderr = res.stderr;
+		throw err;
+	}
+	const n8nEnv = parseEnv(res.stdout);
+	return {
+		env: n8nEnv,
+		stateDir: dir,
+		redisPort: rPort,
+		pgPort: pPort,
+		log: res.stderr,
+		async stop({ purge = true } = {}) {
+			await h.run('bash', [SERVICES_SCRIPT, 'stop', ...(purge ? ['--purge'] : [])], { env, timeoutMs: 120000 });
+		},
+	};
+}
+
+/** The environment of every n8n process of the cluster (main, workers, CLI). */
+function queueEnv(services, extra = {}) {
+	return {
+		...services.env,
+		EXECUTIONS_MODE: 'queue',
+		// n8n 2.41's default in queue mode, said explicitly: binary data goes to PostgreSQL, so whichever
+		// process runs the next node (or serves the editor) can read it. Filesystem mode needs one storage
+		// folder shared by every process (N8N_BINARY_DATA_STORAGE_PATH on a shared volume).
+		N8N_DEFAULT_BINARY_DATA_MODE: 'database',
+		QUEUE_HEALTH_CHECK_ACTIVE: 'false',
+		N8N_LOG_LEVEL: 'info',
+		...extra,
+	};
+}
+
+function httpStatus(url) {
+	return new Promise((resolve) => {
+		const req = http.get(url, (res) => {
+			res.resume();
+			resolve(res.statusCode);
+		});
+		req.setTimeout(2000, () => req.destroy());
+		req.on('error', () => resolve(0));
+	});
+}
+
+const workerChildren = new Set();
+process.on('exit', () => {
+	for (const child of workerChildren) killGroup(child, 'SIGKILL');
+});
+
+function killGroup(child, signal) {
+	if (!child.pid || child.exitCode !== null || child.signalCode !== null) return;
+	try {
+		process.kill(-child.pid, signal);
+	} catch {
+		try {
+			child.kill(signal);
+		} catch {
+			/* gone */
+		}
+	}
+}
+
+/**
+ * Starts `n8n worker --concurrency=N` with the user folder's package, waits until its health endpoint
+ * (DB connected and migrated, Redis connected, fully started) answers 200.
+ */
+async function startWorker(userFolder, env, { concurrency = 2, name = 'worker', readyTimeoutMs = 180000, echo = false } = {}) {
+	const home = await h.ensureN8n();
+	const healthPort = await h.freePort();
+	const brokerPort = await h.freePort();
+	const bin = path.join(home, 'node_modules', 'n8n', 'bin', 'n8n');
+	const child = spawn(h.node24().bin, [bin, 'worker', `--concurrency=${concurrency}`], {
+		cwd: userFolder.dir,
+		env: h.n8nEnv(userFolder, {
+			...env,
+			QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+			QUEUE_HEALTH_CHECK_PORT: String(healthPort),
+			N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+			N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		}),
+		detached: true,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
+	workerChildren.add(child);
+	child.once('exit', () => workerChildren.delete(child));
+	let output = '';
+	const onData = (d) => {
+		output += d;
+		if (output.length > 2e6) output = output.slice(-1e6);
+		if (echo) process.stderr.write(`[${name}] ${d}`);
+	};
+	child.stdout.setEncoding('utf8');
+	child.stderr.setEncoding('utf8');
+	child.stdout.on('data', onData);
+	child.stderr.on('data', onData);
+	const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+	const stop = async () => {
+		if (child.exitCode !== null || child.signalCode !== null) return;
+		killGroup(child, 'SIGTERM');
+		const t = setTimeout(() => killGroup(child, 'SIGKILL'), 15000);
+		await exited;
+		clearTimeout(t);
+	};
+	const url = `http://127.0.0.1:${healthPort}`;
+	const deadline = Date.now() + readyTimeoutMs;
+	for (;;) {
+		const state = await Promise.race([
+			exited.then((e) => ({ exited: e })),
+			httpStatus(`${url}/healthz/readiness`).then((status) => ({ status })),
+		]);
+		if (state.exited) throw new Error(`${name} exited early (${JSON.stringify(state.exited)}):\n${output.slice(-6000)}`);
+		if (state.status === 200) break;
+		if (Date.now() > deadline) {
+			await stop();
+			throw new Error(`${name} was not ready within ${readyTimeoutMs} ms:\n${output.slice(-6000)}`);
+		}
+		await new Promise((r) => setTimeout(r, 300));
+	}
+	const hostMatch = /Host ID: (\S+)/.exec(output);
+	return {
+		name,
+		process: child,
+		healthUrl: url,
+		hostId: hostMatch ? hostMatch[1] : undefined,
+		logs: () => output,
+		/** Execution ids this worker started ("Worker started execution N (job M)" in its log). */
+		executions: () => [...output.matchAll(/Worker started execution (\S+) \(job/g)].map((m) => m[1]),
+		stop,
+		exited,
+	};
+}
+
+/**
+ * Main + workers against the services. Import credentials and workflows (and publish webhook workflows)
+ * with `cli(...)` BEFORE calling this: the first CLI command runs n8n's migrations on the empty database.
+ */
+async function startCluster(userFolder, { services, workers = 2, concurrency = 2, env = {}, echo = false, log: logFn = log } = {}) {
+	const qenv = queueEnv(services, env);
+	logFn(`[queue] starting n8n main (queue mode, PostgreSQL :${services.env.DB_POSTGRESDB_PORT}, Redis :${services.env.QUEUE_BULL_REDIS_PORT})`);
+	const main = await h.startN8n(userFolder, { env: qenv, echo, readyTimeoutMs: 180000 });
+	logFn(`[queue] main ready at ${main.url}; starting ${workers} worker(s), concurrency ${concurrency}`);
+	let started = [];
+	try {
+		started = await Promise.all(
+			Array.from({ length: workers }, (_, i) => startWorker(userFolder, qenv, { concurrency, name: `worker-${i + 1}`, echo })),
+		);
+	} catch (error) {
+		await main.stop();
+		throw error;
+	}
+	return {
+		main,
+		workers: started,
+		env: qenv,
+		/** { 'worker-1': ['12', '14'], 'worker-2': ['13'] } */
+		executionsByWorker() {
+			return Object.fromEntries(started.map((w) => [w.name, w.executions()]));
+		},
+		async stop() {
+			await Promise.all(started.map((w) => w.stop()));
+			await main.stop();
+		},
+	};
+}
+
+/** Runs an n8n CLI command against the cluster's database (import, publish...). */
+function cli(userFolder, services, args, opts = {}) {
+	return h.n8nCli(userFolder, args, { timeoutMs: 5 * 60 * 1000, ...opts, env: queueEnv(services, opts.env) });
+}
+
+/** `importCredential` of scripts/e2e/n8n.js, into the cluster's PostgreSQL database. */
+function importCredential(userFolder, services, credentials) {
+	return h.importCredential(userFolder, credentials, { env: queueEnv(services), timeoutMs: 5 * 60 * 1000 });
+}
+
+/** `importWorkflow` of scripts/e2e/n8n.js, into the cluster's database; `publish: true` also activates them. */
+async function importWorkflow(userFolder, services, workflows, { credential, publish = false } = {}) {
+	const imported = await h.importWorkflow(userFolder, workflows, { credential, env: queueEnv(services), timeoutMs: 5 * 60 * 1000 });
+	if (publish) {
+		for (const wf of Array.isArray(imported) ? imported : [imported]) {
+			await cli(userFolder, services, ['publish:workflow', `--id=${wf.id}`], { check: true });
+		}
+	}
+	return imported;
+}
+
+module.exports = {
+	startServices,
+	queueEnv,
+	startWorker,
+	startCluster,
+	cli,
+	importCredential,
+	importWorkflow,
+	parseEnv,
+	SERVICES_SCRIPT,
+};
