@@ -4,7 +4,7 @@ module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test', '<rootDir>/sandbox'],
 	testMatch: ['**/*.test.ts', '**/*.test.js'],
-	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
 	testTimeout: 60000,
 	maxWorkers: 2,
 };

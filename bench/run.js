@@ -23,6 +23,7 @@
  *   --only      run some sections (BENCHMARKS.md is then only written with --out)
  */
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
 
 const h = require('../scripts/e2e/n8n');
@@ -58,7 +59,7 @@ function config(quick) {
 				sizes: [1, 10, 100],
 				sequentialSizes: [1, 10],
 				cpu: { items: 20, runMs: 10000 },
-				memory: { download1: 256 * MiB, download4: 1 * GiB, upload: 200 * 1000 * 1000 },
+				memory: { downloadNode: [64 * MiB], download1: 256 * MiB, download4: 1 * GiB, upload: 200 * 1000 * 1000 },
 				pickers: { catalogExtra: 5000, repeats: 5 },
 				real: { n: 5, scenarios: [{ runMs: 2000, waits: [1] }], pickerRepeats: 3 },
 			}
@@ -67,7 +68,7 @@ function config(quick) {
 				sizes: [1, 10, 100, 500],
 				sequentialSizes: [1, 10, 100],
 				cpu: { items: 100, runMs: 30000 },
-				memory: { download1: 1 * GiB, download4: 4 * GiB, upload: 500 * 1000 * 1000 },
+				memory: { downloadNode: [256 * MiB], download1: 1 * GiB, download4: 4 * GiB, upload: 500 * 1000 * 1000 },
 				pickers: { catalogExtra: 5000, repeats: 10 },
 				real: {
 					n: 10,
@@ -130,6 +131,21 @@ function batchSection(b) {
 			rows,
 		),
 	);
+	out.push('');
+	out.push('Where the time of the default batch goes (from the sandbox log): validating the items and reading the model schema before the first submit, submitting every item (4 submits in flight), then waiting until the last result was fetched.');
+	out.push('');
+	out.push(
+		table(
+			['Runs', 'Start → first submit', 'First → last submit', 'First submit → last result', 'Whole execution'],
+			b.rows.map((r) => [
+				String(r.n),
+				r.default.firstSubmitAtMs === undefined ? '—' : fmtS(r.default.firstSubmitAtMs),
+				r.default.submitPhaseMs === undefined ? '—' : fmtS(r.default.submitPhaseMs),
+				r.default.firstSubmitToLastResultMs === undefined ? '—' : fmtS(r.default.firstSubmitToLastResultMs),
+				fmtS(r.default.ms),
+			]),
+		),
+	);
 	const hundred = b.rows.find((r) => r.n === 100);
 	if (hundred) {
 		const r = hundred.default.ms / one.default.ms;
@@ -152,7 +168,7 @@ function requestsSection(b, cpu) {
 	const out = ['## Requests per run', ''];
 	out.push(
 		'Counted in the sandbox request log. **Minimum**: one status request per run (a single poll that lands just after the run finished) plus one result request. ' +
-			"**Backoff reference**: the polls the node's default schedule needs to see a run of that length finish (1 s, then ×1.5 up to 10 s). " +
+			"**Node's schedule**: the polls the wait engine's default schedule needs to see a run of that length finish (one poll right after submitting, then after 1 s, 2.5 s, 4.75 s, … growing ×1.5 up to a 10 s interval). " +
 			'**Fixed 1 s polling**: what a Wait 1 s loop sends.',
 	);
 	out.push('');
@@ -179,7 +195,7 @@ function requestsSection(b, cpu) {
 	if (cpu) add(`${cpu.items} × ${cpu.runMs / 1000} s, default`, cpu.items, cpu.runMs, { ok: cpu.ok, requests: cpu.requests });
 	out.push(
 		table(
-			['Batch', 'Status requests', 'Result requests', 'Submits', 'Submitted twice', 'Minimum status per run', 'Backoff reference', 'Fixed 1 s polling'],
+			['Batch', 'Status requests', 'Result requests', 'Submits', 'Submitted twice', 'Minimum status per run', "Node's schedule", 'Fixed 1 s polling'],
 			rows,
 		),
 	);
@@ -210,26 +226,28 @@ function memRow(label, m, size, note) {
 }
 
 function memorySection(m) {
+	const result = (x, fallback) => (x.stored ? `stored ${fmtBytes(x.stored)} on disk` : x.skipped ? `not kept: ${x.skipped.slice(0, 140)}` : fallback);
 	const rows = [
-		memRow('Model node downloads its output (Max Download Size 2048 MB)', m.node1g, m.node1g.bytes, `stored ${fmtBytes(m.node1g.stored)} on disk`),
+		...(m.nodeSmall || []).map((x) => memRow('Model node downloads its output (Max Download Size 2048 MB)', x, x.bytes, result(x, 'nothing stored'))),
+		memRow('Model node downloads its output (Max Download Size 2048 MB)', m.node1g, m.node1g.bytes, result(m.node1g, 'nothing stored')),
 		memRow(
-			'Model node, output over its 2 GiB cap (Content-Length 4 GiB)',
+			`Model node, ${fmtBytes(m.node4gCapped.bytes)} output (Max Download Size 2048 MB)`,
 			m.node4gCapped,
 			m.node4gCapped.bytes,
-			m.node4gCapped.stored ? `stored ${fmtBytes(m.node4gCapped.stored)}` : 'refused before reading: nothing stored, listed in skipped_downloads',
+			result(m.node4gCapped, 'nothing stored'),
 		),
-		memRow('Shared download path, cap raised to 5 GiB', m.shared4g, m.shared4g.bytes, `stored ${fmtBytes(m.shared4g.stored)} on disk`),
+		memRow(`Shared download path, cap ${fmtBytes(m.shared4g.maxBytes)}`, m.shared4g, m.shared4g.bytes, result(m.shared4g, 'nothing stored')),
 		memRow(
-			'Shared download path, chunked (no Content-Length), 2 GiB cap',
+			`Shared download path, chunked (no Content-Length), cap ${fmtBytes(m.chunkedCap.maxBytes)}`,
 			m.chunkedCap,
-			2 * GiB,
-			m.chunkedCap.stored ? `stored ${fmtBytes(m.chunkedCap.stored)}` : 'aborted at 2 GiB streamed: nothing stored',
+			Math.min(m.chunkedCap.bytes, m.chunkedCap.maxBytes),
+			result(m.chunkedCap, 'nothing stored'),
 		),
 		memRow(
 			'Dataset node uploads a file (signed URL, streamed from the binary store)',
 			m.upload,
 			m.upload.bytes,
-			`${m.upload.method || '?'} upload; sandbox received ${m.upload.received === undefined ? '?' : `${m.upload.received} bytes`}`,
+			`${m.upload.method || '?'} upload; the sandbox received ${m.upload.received === undefined ? '?' : `${m.upload.received} bytes`}`,
 		),
 	];
 	return [
@@ -240,13 +258,14 @@ function memorySection(m) {
 			'The file streams between the sandbox (its own process) and n8n\'s filesystem binary store. The Model node caps ' +
 			'downloads at 2 GiB (Max Download Size), so the 4 GiB output is measured twice: through the node (refused at the cap) ' +
 			'and through the same download code the node uses (nodes/shared/download, `downloadAll`) with the cap raised, inside a ' +
-			'real execution context. For the chunked case the cap is only found while streaming; the sizes column shows the bytes streamed.',
+			'real execution context. A 16 MiB download runs first and is not reported (one-time costs). In the chunked case the size is only known while streaming, so the cap stops the transfer mid-way; the File column shows the bytes streamed until then.',
 		'',
 		table(['Case', 'File', 'Peak RSS growth', 'Growth ÷ file', 'Time', 'Result'], rows),
 	].join('\n');
 }
 
 function pickersSection(p, real) {
+	p = p || { total: real.catalogTotal, repeats: real.pickerRepeats, rows: [] };
 	const rows = p.rows.map((r) => [
 		'in-process engine (LoadOptionsContext → sandbox)',
 		r.label,
@@ -262,7 +281,7 @@ function pickersSection(p, real) {
 	return [
 		`## Model picker (catalog of ${p.total} models)`,
 		'',
-		`Time to the first page of "Model → From list" (the node's \`searchModels\`: search and paging on the server, ${p.rows[0].results} per page): the first call and the median of ${p.repeats}${real ? ` (editor API: of ${real.pickerRepeats})` : ''}.`,
+		`Time to the first page of "Model → From list" (the node's \`searchModels\`: search and paging on the server, one page per call): the first call and the median of ${p.repeats}${real ? ` (editor API: of ${real.pickerRepeats})` : ''}.`,
 		'',
 		table(['Path', 'Case', 'First call', 'Median', 'Results on the first page'], rows),
 	].join('\n');
@@ -276,6 +295,7 @@ function realSection(r) {
 				`${r.n} × ${row.runMs / 1000} s`,
 				label,
 				fmtS(x.execMs),
+				x.firstSubmitToLastResultMs === undefined ? '—' : fmtS(x.firstSubmitToLastResultMs),
 				`${x.requests.status} (${(x.requests.status / r.n).toFixed(1)} per run)`,
 				String(x.requests.total),
 				`${x.results}/${r.n}`,
@@ -287,16 +307,16 @@ function realSection(r) {
 		'## The same batch in the real n8n: HTTP Request + Wait + IF loop vs the RunComfy Model node',
 		'',
 		`n8n ${h.N8N_VERSION} with the package installed as a community package, each workflow run with \`n8n execute\`. ` +
-			'The loop: Code (N prompts) → HTTP Request POST /v1/models/{model} (Header Auth) → Wait → HTTP Request GET …/status → ' +
+			'The loop: Edit Fields + Split Out (N prompts) → HTTP Request POST /v1/models/{model} (Header Auth) → Wait → HTTP Request GET …/status → ' +
 			'IF status = completed → HTTP Request GET …/result (false branch back to Wait); all items go round the loop together. ' +
-			'The node: Code (N prompts) → RunComfy Model (Run, default wait options, downloads off like the loop). ' +
+			'The node: the same N prompts → RunComfy Model (Run, default wait options, downloads off like the loop). ' +
 			'Execution time is n8n\'s own (startedAt → stoppedAt); requests from the sandbox log (the node also reads the model\'s schema once).',
 		'',
-		table(['Batch', 'Pattern', 'Execution time', 'Status requests', 'All requests', 'Results'], rows),
+		table(['Batch', 'Pattern', 'Execution time', 'First submit → last result', 'Status requests', 'All requests', 'Results'], rows),
 	].join('\n');
 }
 
-function report({ started, finished, opts, m, results, versions }) {
+function report({ started, finished, opts, m, results, versions, load }) {
 	const out = [];
 	out.push('# Benchmarks');
 	out.push('');
@@ -305,6 +325,7 @@ function report({ started, finished, opts, m, results, versions }) {
 	);
 	out.push('');
 	out.push(`- ${m.nproc} CPUs (${m.cpuModel}), ${(m.memory / GiB).toFixed(1)} GiB memory, ${m.platform}`);
+	out.push(`- load average (1 min) ${load.start.toFixed(2)} at the start, ${load.end.toFixed(2)} at the end (other work on the machine shows up here)`);
 	out.push(`- Node ${m.node}; n8n-core ${versions.core}, n8n-workflow ${versions.workflow} (in-process engine); n8n ${h.N8N_VERSION} (real n8n)`);
 	out.push('- the sandbox (sandbox/, the local stand-in of the RunComfy API) in its own process on loopback');
 	out.push('');
@@ -313,7 +334,7 @@ function report({ started, finished, opts, m, results, versions }) {
 	if (results.batch) out.push('', batchSection(results.batch), '', requestsSection(results.batch, results.cpu));
 	if (results.cpu) out.push('', cpuSection(results.cpu));
 	if (results.memory) out.push('', memorySection(results.memory));
-	if (results.pickers) out.push('', pickersSection(results.pickers, results.real));
+	if (results.pickers || results.real) out.push('', pickersSection(results.pickers, results.real));
 	if (results.real) out.push('', realSection(results.real));
 	out.push('');
 	return out.join('\n');
@@ -325,6 +346,7 @@ async function main() {
 	const opts = parseArgs(process.argv.slice(2));
 	const cfg = config(opts.quick);
 	const started = Date.now();
+	const load = { start: os.loadavg()[0] };
 	const m = machine();
 	log(`[bench] ${m.nproc} CPUs, ${(m.memory / GiB).toFixed(1)} GiB, Node ${m.node}`);
 	if (await h.ensureBuilt({ log })) log('[bench] built the package (dist/ was stale)');
@@ -369,7 +391,8 @@ async function main() {
 		await sb.close();
 	}
 	const finished = Date.now();
-	const md = report({ started, finished, opts, m, results, versions });
+	load.end = os.loadavg()[0];
+	const md = report({ started, finished, opts, m, results, versions, load });
 	console.log(md);
 	const full = SECTIONS.every((s) => opts.only.includes(s)) && !opts.quick;
 	const target = opts.out || (full ? path.join(ROOT, 'BENCHMARKS.md') : undefined);

@@ -130,7 +130,8 @@ function compute(sb, job, now = Date.now()) {
 		const f = a.frozen;
 		return { ...f, attempt: a, total, finished: f.status === 'STOPPED' && !f.resultError && f.step >= total };
 	}
-	const ms = stepMs(sb);
+	// Fixed when the attempt was queued, so a later configure() does not change running jobs.
+	const ms = a.stepMs ?? stepMs(sb);
 	const startAt = a.queuedAt + a.queueMs;
 	const failure = failureOf(job);
 	let endStep = total;

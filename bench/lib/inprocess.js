@@ -34,20 +34,34 @@ function countRequests(log) {
 	return counts;
 }
 
+/** From the first submit to the last result request, per the sandbox log (the batch itself, without engine set-up). */
+function batchSpan(log, startEpoch) {
+	const submits = log.filter((e) => kindOf(e) === 'submit').map((e) => e.time);
+	const results = log.filter((e) => kindOf(e) === 'result').map((e) => e.time);
+	if (!submits.length || !results.length) return {};
+	const span = {
+		firstSubmitToLastResultMs: Math.max(...results) - Math.min(...submits),
+		submitPhaseMs: Math.max(...submits) - Math.min(...submits),
+	};
+	if (startEpoch) span.firstSubmitAtMs = Math.min(...submits) - startEpoch;
+	return span;
+}
+
 /**
- * Status requests the node's default backoff makes for a run of `runMs` (first poll after 1 s, ×1.5 up to
- * 10 s, jitter ignored): the reference the measured count is compared with.
+ * Status requests the wait engine's default schedule makes for a run of `runMs` (nodes/shared/wait: a poll right
+ * after the submit phase, then waits of 1 s growing ×1.5 up to 10 s; jitter ignored): the reference the
+ * measured count is compared with.
  */
 function backoffPolls(runMs, { initial = 1000, factor = 1.5, max = 10000 } = {}) {
 	let t = 0;
 	let interval = initial;
-	let polls = 0;
-	for (;;) {
+	let polls = 1;
+	while (t < runMs) {
 		t += interval;
 		polls++;
-		if (t >= runMs) return polls;
 		interval = Math.min(max, interval * factor);
 	}
+	return polls;
 }
 
 // --------------------------------------------------------------------------------------------------------
@@ -69,6 +83,7 @@ const prompts = (n, tag) => Array.from({ length: n }, (_, i) => ({ json: { promp
 
 async function runBatch(ctx, n, { waitOptions = {}, tag = 'bench' } = {}) {
 	const { harness, nodes, creds } = ctx;
+	const startEpoch = Date.now();
 	const started = performance.now();
 	const res = await harness.runNode({
 		node: new nodes.RunComfyModel(),
@@ -79,7 +94,7 @@ async function runBatch(ctx, n, { waitOptions = {}, tag = 'bench' } = {}) {
 	const ms = performance.now() - started;
 	if (res.error) throw new Error(`batch of ${n} failed: ${res.error.message} ${res.error.description || ''}`);
 	const ok = res.items.filter((i) => i.json.status === 'succeeded').length;
-	return { ms, ok, items: res.items.length };
+	return { ms, ok, items: res.items.length, startEpoch };
 }
 
 async function runSequential(ctx, n) {
@@ -108,11 +123,15 @@ async function batchThroughput(ctx, { sizes, sequentialSizes, runMs, log }) {
 		const row = { n };
 		await sb.clearLog();
 		row.default = await runBatch(ctx, n);
-		row.default.requests = countRequests(await sb.log());
+		const defaultLog = await sb.log();
+		row.default.requests = countRequests(defaultLog);
+		Object.assign(row.default, batchSpan(defaultLog, row.default.startEpoch));
 		log(`  batch ${n}: default ${(row.default.ms / 1000).toFixed(2)} s`);
 		await sb.clearLog();
 		row.concurrency1 = await runBatch(ctx, n, { waitOptions: { concurrency: 1 } });
-		row.concurrency1.requests = countRequests(await sb.log());
+		const c1Log = await sb.log();
+		row.concurrency1.requests = countRequests(c1Log);
+		Object.assign(row.concurrency1, batchSpan(c1Log, row.concurrency1.startEpoch));
 		log(`  batch ${n}: Parallel Status Checks 1 ${(row.concurrency1.ms / 1000).toFixed(2)} s`);
 		if (sequentialSizes.includes(n)) {
 			await sb.clearLog();
@@ -226,8 +245,9 @@ async function downloadThroughNode(ctx, bytes, maxMb) {
 		stored = fs.statSync(file).size;
 		fs.rmSync(file, { force: true });
 	}
-	const skipped = item.json.skipped_downloads || item.json.skipped || item.json.download_errors;
-	return { ...m, stored, bytes, skipped: skipped ? JSON.stringify(skipped).slice(0, 300) : undefined };
+	const skipped = item.json.skipped_downloads;
+	const reason = Array.isArray(skipped) && skipped.length ? String(skipped[0].reason) : undefined;
+	return { ...m, stored, bytes, maxBytes: maxMb * MiB, skipped: reason };
 }
 
 async function downloadThroughSharedPath(ctx, url, bytes, maxBytes) {
@@ -295,6 +315,14 @@ async function memory(ctx, { log, sizes }) {
 	const { sb } = ctx;
 	await sb.reset({});
 	const out = {};
+	// One small download first, so one-time costs (code paths compiled, buffers pooled) land on no row.
+	await downloadThroughNode(ctx, 16 * MiB, 2048);
+	out.nodeSmall = [];
+	for (const bytes of sizes.downloadNode) {
+		log(`  memory: ${bytes / MiB} MiB output through the Model node`);
+		out.nodeSmall.push(await downloadThroughNode(ctx, bytes, 2048));
+		gc();
+	}
 	log('  memory: 1 GiB output through the Model node');
 	out.node1g = await downloadThroughNode(ctx, sizes.download1, 2048);
 	gc();
@@ -351,4 +379,4 @@ async function pickers(ctx, { catalogExtra, repeats, log }) {
 	return { total, repeats, rows };
 }
 
-module.exports = { batchThroughput, cpuWhileWaiting, memory, pickers, countRequests, backoffPolls, kindOf, MODEL };
+module.exports = { batchThroughput, cpuWhileWaiting, memory, pickers, countRequests, batchSpan, backoffPolls, kindOf, MODEL };

@@ -10,18 +10,30 @@
 const { performance } = require('perf_hooks');
 
 const h = require('../../scripts/e2e/n8n');
-const { countRequests, MODEL } = require('./inprocess');
+const { batchSpan, countRequests, MODEL } = require('./inprocess');
 const { median } = require('./measure');
 
-function promptsNode(n) {
-	return {
-		id: 'b0000000-0000-4000-8000-000000000002',
-		name: 'Prompts',
-		type: 'n8n-nodes-base.code',
-		typeVersion: 2,
-		position: [220, 0],
-		parameters: { jsCode: `return Array.from({ length: ${n} }, (_, i) => ({ json: { prompt: 'bench ' + i } }));` },
-	};
+/** N prompts without a Code node (its task runner would add a second of start-up to the first execution). */
+function promptsNodes(n) {
+	const prompts = Array.from({ length: n }, (_, i) => `bench ${i}`);
+	return [
+		{
+			id: 'b0000000-0000-4000-8000-000000000002',
+			name: 'Prompts',
+			type: 'n8n-nodes-base.set',
+			typeVersion: 3.4,
+			position: [220, 0],
+			parameters: { mode: 'raw', jsonOutput: JSON.stringify({ prompts }), options: {} },
+		},
+		{
+			id: 'b0000000-0000-4000-8000-000000000012',
+			name: 'One Item per Prompt',
+			type: 'n8n-nodes-base.splitOut',
+			typeVersion: 1,
+			position: [330, 0],
+			parameters: { fieldToSplitOut: 'prompts', options: { destinationFieldName: 'prompt' } },
+		},
+	];
 }
 
 const trigger = {
@@ -52,7 +64,7 @@ function httpLoopWorkflow({ n, waitSeconds, modelApi, headerCred }) {
 		settings: { executionOrder: 'v1' },
 		nodes: [
 			trigger,
-			promptsNode(n),
+			...promptsNodes(n),
 			httpNode('b0000000-0000-4000-8000-000000000003', 'Submit', [440, 0], 'POST', `${modelApi}/v1/models/${MODEL}`, headerCred, {
 				sendBody: true,
 				specifyBody: 'json',
@@ -94,7 +106,8 @@ function httpLoopWorkflow({ n, waitSeconds, modelApi, headerCred }) {
 		],
 		connections: {
 			Start: { main: [[{ node: 'Prompts', type: 'main', index: 0 }]] },
-			Prompts: { main: [[{ node: 'Submit', type: 'main', index: 0 }]] },
+			Prompts: { main: [[{ node: 'One Item per Prompt', type: 'main', index: 0 }]] },
+			'One Item per Prompt': { main: [[{ node: 'Submit', type: 'main', index: 0 }]] },
 			Submit: { main: [[{ node: 'Wait', type: 'main', index: 0 }]] },
 			Wait: { main: [[{ node: 'Check Status', type: 'main', index: 0 }]] },
 			'Check Status': { main: [[{ node: 'Completed?', type: 'main', index: 0 }]] },
@@ -111,7 +124,7 @@ function nodeWorkflow({ n, credential }) {
 		settings: { executionOrder: 'v1' },
 		nodes: [
 			trigger,
-			promptsNode(n),
+			...promptsNodes(n),
 			{
 				id: 'b0000000-0000-4000-8000-000000000013',
 				name: 'RunComfy Model',
@@ -131,7 +144,8 @@ function nodeWorkflow({ n, credential }) {
 		],
 		connections: {
 			Start: { main: [[{ node: 'Prompts', type: 'main', index: 0 }]] },
-			Prompts: { main: [[{ node: 'RunComfy Model', type: 'main', index: 0 }]] },
+			Prompts: { main: [[{ node: 'One Item per Prompt', type: 'main', index: 0 }]] },
+			'One Item per Prompt': { main: [[{ node: 'RunComfy Model', type: 'main', index: 0 }]] },
 		},
 	};
 }
@@ -152,8 +166,9 @@ async function executeScenario(uf, sb, wf, { runMs, resultNode, succeeded }) {
 	}
 	const execMs = Date.parse(res.run.stoppedAt) - Date.parse(res.run.startedAt);
 	const results = itemsOfAllRuns(res.run, resultNode).filter(succeeded).length;
-	const requests = countRequests(await sb.log());
-	return { execMs, cliMs, results, requests };
+	const log = await sb.log();
+	const requests = countRequests(log);
+	return { execMs, cliMs, results, requests, ...batchSpan(log) };
 }
 
 /**
@@ -200,6 +215,8 @@ async function compareInRealN8n(sb, { n, scenarios, pickerRepeats, catalogExtra,
 		// The model picker as the editor calls it.
 		log('  real n8n: model picker through the editor REST API');
 		await sb.reset({ extraModels: catalogExtra });
+		const totalRes = await fetch(`${sb.urls.modelApi}/v1/models?limit=1`, { headers: { authorization: `Bearer ${sb.token}` } });
+		const catalogTotal = (await totalRes.json()).total;
 		const n8n = await h.startN8n(uf);
 		const picker = [];
 		try {
@@ -227,7 +244,7 @@ async function compareInRealN8n(sb, { n, scenarios, pickerRepeats, catalogExtra,
 			await n8n.stop();
 			await sb.reset({});
 		}
-		return { n, rows, picker, pickerRepeats };
+		return { n, rows, picker, pickerRepeats, catalogTotal };
 	} finally {
 		uf.cleanup();
 	}

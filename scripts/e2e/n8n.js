@@ -214,43 +214,36 @@ function n8nBin(home) {
 
 const SOURCE_DIRS = ['credentials', 'nodes', 'icons'];
 
-function newestMtime(dir, filter) {
-	let newest = 0;
-	if (!fs.existsSync(dir)) return newest;
+function listFiles(dir, out = []) {
+	if (!fs.existsSync(dir)) return out;
 	for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
 		const p = path.join(dir, entry.name);
-		if (entry.isDirectory()) newest = Math.max(newest, newestMtime(p, filter));
-		else if (!filter || filter(p)) newest = Math.max(newest, fs.statSync(p).mtimeMs);
+		if (entry.isDirectory()) listFiles(p, out);
+		else out.push(p);
 	}
-	return newest;
+	return out;
 }
 
-function oldestMtime(dir, filter) {
-	let oldest = Infinity;
-	if (!fs.existsSync(dir)) return oldest;
-	for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-		const p = path.join(dir, entry.name);
-		if (entry.isDirectory()) oldest = Math.min(oldest, oldestMtime(p, filter));
-		else if (!filter || filter(p)) oldest = Math.min(oldest, fs.statSync(p).mtimeMs);
-	}
-	return oldest;
-}
-
-/** True when dist/ is missing or older than any source file (tsc rewrites every .js on a build). */
+/**
+ * True when a build is needed: a source file (.ts of credentials/ and nodes/, icons, codex .node.json)
+ * has no output in dist/ or is newer than it. Leftover files in dist/ do not matter.
+ */
 function distIsStale() {
-	const distJs = path.join(ROOT, 'dist');
-	const oldestBuilt = oldestMtime(distJs, (p) => p.endsWith('.js'));
-	if (oldestBuilt === Infinity) return true;
-	let newestSource = fs.statSync(path.join(ROOT, 'package.json')).mtimeMs;
-	for (const dir of SOURCE_DIRS) newestSource = Math.max(newestSource, newestMtime(path.join(ROOT, dir)));
-	if (newestSource > oldestBuilt) return true;
-	// A listed file that was never built (a node added after the last build).
-	const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-	const listed = [...(pkg.n8n.nodes || []), ...(pkg.n8n.credentials || [])];
-	return listed.some((f) => {
-		const src = path.join(ROOT, f.replace(/^dist\//, '').replace(/\.js$/, '.ts'));
-		return fs.existsSync(src) && !fs.existsSync(path.join(ROOT, f));
-	});
+	const dist = path.join(ROOT, 'dist');
+	if (!fs.existsSync(dist)) return true;
+	for (const dir of SOURCE_DIRS) {
+		for (const src of listFiles(path.join(ROOT, dir))) {
+			const rel = path.relative(ROOT, src);
+			let out;
+			if (rel.endsWith('.d.ts')) continue;
+			else if (rel.endsWith('.ts')) out = path.join(dist, rel.replace(/\.ts$/, '.js'));
+			else if (/\.(svg|png)$/.test(rel) || rel.endsWith('.node.json')) out = path.join(dist, rel);
+			else continue;
+			// Whole milliseconds: gulp copies assets with the source's mtime truncated to ms.
+			if (!fs.existsSync(out) || Math.floor(fs.statSync(src).mtimeMs) > Math.floor(fs.statSync(out).mtimeMs)) return true;
+		}
+	}
+	return false;
 }
 
 /** Runs `npm run build` when dist/ is stale (under a lock, so parallel callers build once). */
@@ -377,6 +370,9 @@ function n8nEnv(userFolder, extra = {}) {
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 		N8N_REINSTALL_MISSING_PACKAGES: 'false',
+		// No lookups of n8n's online registries (verified community nodes, MCP servers): offline runs.
+		N8N_VERIFIED_PACKAGES_ENABLED: 'false',
+		N8N_DISABLED_MODULES: 'mcp-registry',
 		N8N_SSRF_PROTECTION_ENABLED: 'false',
 		N8N_SECURE_COOKIE: 'false',
 		N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem',

@@ -16,6 +16,7 @@ import {
 	openSandbox,
 	readyDataset,
 	trainerCalls,
+	until,
 	uploadTextDirect,
 } from './setup';
 
@@ -142,14 +143,17 @@ describe('Get Upload URLs', () => {
 
 describe('Wait Until Ready', () => {
 	it('polls until READY and reports missing captions as warnings, not errors', async () => {
-		sb.configure({ datasetReadyMs: 150 });
+		sb.configure({ datasetReadyMs: 60_000 });
 		const id = await createDatasetDirect(sb, 'settling');
 		await uploadTextDirect(sb, id, { 'x.jpg': 'x' });
-		const result = await run(datasetParams('waitUntilReady', id));
+		const isPoll = (e: { method: string; path: string }) => e.method === 'GET' && e.path.endsWith(`/${id}/status`);
+		const result = await run(datasetParams('waitUntilReady', id), {
+			// the dataset becomes READY only after the node has seen it UPLOADING
+			onStart: () => void until(() => sb.log().some(isPoll), 'a first poll').then(() => sb.configure({ datasetReadyMs: 0 })),
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json).toMatchObject({ id, status: 'READY', missing_captions: ['x.jpg'] });
-		const polls = sb.log().filter((e) => e.method === 'GET' && e.path.endsWith(`/${id}/status`));
-		expect(polls.length).toBeGreaterThan(1);
+		expect(sb.log().filter(isPoll).length).toBeGreaterThan(1);
 	});
 
 	it('fails with the service\'s error when the dataset becomes FAILED', async () => {

@@ -11,7 +11,9 @@ import v8 from 'v8';
 import vm from 'vm';
 
 import type { Sandbox } from '../../sandbox';
-import { disposeEngine, runNode } from '../helpers/engine';
+import { disposeEngine, runNode, withExecuteContext } from '../helpers/engine';
+import { uploadViaSignedUrl } from '../../nodes/RunComfyDataset/actions/dataset/uploadFile.operation';
+import { fetchPublicFile } from '../../nodes/RunComfyDataset/actions/dataset/uploadFromUrl.operation';
 import {
 	FAST,
 	PNG,
@@ -175,6 +177,7 @@ describe('Upload File', () => {
 		expect(Object.keys(filesOf(id)).sort()).toEqual(['good.png', 'good2.png']);
 	});
 
+	// Heavy by nature (200 MB written to n8n's binary store, then streamed): a generous timeout for loaded machines.
 	it('sends a 200 MB file through a signed URL, streamed from n8n\'s binary store: exact size, no token, flat memory', async () => {
 		const id = await createDatasetDirect(sb, 'big-files');
 		const size = 200 * 1024 * 1024;
@@ -217,10 +220,11 @@ describe('Upload File', () => {
 		expect(puts[0].authorization).toBeUndefined();
 		expect(puts[0].body).toEqual({ file: { filename: 'clip.mp4', size, contentType: 'video/mp4' } });
 		expect(sb.log().filter(isDatasetUpload)).toHaveLength(0);
-		// A buffered upload holds the whole 200 MB; a streamed one stays far below a quarter of it.
+		// A buffered upload holds the whole 200 MB in Buffers (measured: 100-230 MB); a streamed one holds a few
+		// chunks. RSS also moves with the engine's own heap, so its bound is looser: under half the file.
 		expect(peakBuffers).toBeLessThan(48 * 1024 * 1024);
-		expect(peakRss).toBeLessThan(64 * 1024 * 1024);
-	});
+		expect(peakRss).toBeLessThan(size / 2);
+	}, 240_000);
 });
 
 describe('signed upload URL that expired', () => {
@@ -261,23 +265,24 @@ describe('signed upload URL that expired', () => {
 		return { url: `http://127.0.0.1:${port}`, close: async () => await new Promise<void>((r) => server.close(() => r())) };
 	}
 
-	const big = (size: number) => [{ json: {}, binary: { data: { data: bigStream(size) as unknown as Buffer, mimeType: 'video/mp4', fileName: 'long.mp4' } } }];
+	/** Calls the node's signed-upload step in a real n8n execute context (credentials pointing at the proxy). */
+	async function signedUpload(proxyUrl: string, datasetId: string, size: number, body: () => unknown) {
+		return await withExecuteContext(
+			{ credentials: credentialsFor(sb, { trainerApiBaseUrl: proxyUrl }) },
+			async (ctx) => await uploadViaSignedUrl(ctx, datasetId, 'long.mp4', size, async () => body()),
+		);
+	}
 
-	it('requests a fresh URL once and succeeds', async () => {
+	it('requests a fresh URL once and succeeds (storage hung up on the streaming expired upload)', async () => {
 		const id = await createDatasetDirect(sb, 'expiry-ok');
 		const proxy = await expiringProxy(1);
 		try {
-			const size = 150_000_001;
-			const result = await runNode({
-				node: datasetNode,
-				credentials: credentialsFor(sb, { trainerApiBaseUrl: proxy.url }),
-				parameters: datasetParams('uploadFile', id),
-				inputItems: big(size),
-			});
-			expect(result.error).toBeUndefined();
-			expect(result.items[0].json).toMatchObject({ upload_method: 'signed', signed_url_requests: 2, size_bytes: size });
+			// 32 MB streamed: storage answers 403 "Request has expired" and closes while the bytes still flow
+			const size = 32 * 1024 * 1024;
+			await expect(signedUpload(proxy.url, id, size, () => bigStream(size))).resolves.toEqual({ attempts: 2 });
 			expect(sb.log().filter(isUploadEndpoint)).toHaveLength(2);
 			expect(sb.log().filter(isSignedPut).map((e) => e.status)).toEqual([403, 200]);
+			expect(sb.log().filter(isSignedPut).every((e) => e.authorization === undefined)).toBe(true);
 			expect(filesOf(id)).toEqual({ 'long.mp4': size });
 		} finally {
 			await proxy.close();
@@ -288,18 +293,14 @@ describe('signed upload URL that expired', () => {
 		const id = await createDatasetDirect(sb, 'expiry-bad');
 		const proxy = await expiringProxy(5);
 		try {
-			const result = await runNode({
-				node: datasetNode,
-				credentials: credentialsFor(sb, { trainerApiBaseUrl: proxy.url }),
-				parameters: datasetParams('uploadFile', id),
-				inputItems: big(150_000_001),
-			});
-			expect(result.status).toBe('error');
-			// storage answers 403 "Request has expired" and hangs up while the bytes still stream
-			expect(result.error?.message).toMatch(/^Uploading long\.mp4 through a signed URL failed twice: /);
-			expect(result.error?.description).toMatch(/a fresh upload URL did not help/);
+			const error = await signedUpload(proxy.url, id, 1000, () => Buffer.alloc(1000)).catch((e: Error & { description?: string; httpCode?: string }) => e);
+			expect(error).toBeInstanceOf(Error);
+			const failure = error as Error & { description?: string; httpCode?: string };
+			expect(failure.message).toMatch(/^Uploading long\.mp4 through a signed URL failed twice: .*HTTP 403.*Request has expired/);
+			expect(failure.description).toMatch(/a fresh upload URL did not help/);
+			expect(failure.httpCode).toBe('403');
 			expect(sb.log().filter(isUploadEndpoint)).toHaveLength(2);
-			expect(sb.log().filter(isSignedPut)).toHaveLength(2);
+			expect(sb.log().filter(isSignedPut).map((e) => e.status)).toEqual([403, 403]);
 			expect(filesOf(id)).toEqual({});
 		} finally {
 			await proxy.close();
@@ -350,20 +351,28 @@ describe('Upload From URL', () => {
 		expect(sb.log()).toHaveLength(0);
 	});
 
-	it.each([
-		['declared by Content-Length', 'gen'],
-		['found while streaming (no Content-Length)', 'chunked'],
-	])('refuses a file over 150 MB %s, uploading nothing', async (_how, kind) => {
-		const id = await createDatasetDirect(sb, `too-big-${kind}`);
+	it('refuses a file whose Content-Length is over 150 MB, reading and uploading nothing', async () => {
+		const id = await createDatasetDirect(sb, 'too-big');
 		const result = await runNode({
 			node: datasetNode,
 			credentials: credentialsFor(sb),
-			parameters: datasetParams('uploadFromUrl', id, { url: `${sb.urls.files}/files/${kind}/150000001/huge.mp4` }),
+			parameters: datasetParams('uploadFromUrl', id, { url: `${sb.urls.files}/files/gen/150000001/huge.mp4` }),
 		});
 		expect(result.status).toBe('error');
-		expect(result.error?.message).toMatch(/larger than 150 MB/);
-		expect(result.error?.description).toMatch(/Upload File/);
+		expect(result.error?.message).toBe(`The file at ${sb.urls.files}/files/gen/150000001/huge.mp4 is larger than 150 MB (150000001 bytes declared)`);
+		expect(result.error?.description).toMatch(/use Upload File/);
 		expect(trainerCalls(sb).filter(isDatasetUpload)).toHaveLength(0);
+	});
+
+	it('stops reading a file without Content-Length as soon as it passes the cap', async () => {
+		// the node's fetch step with a small cap (the node uses 150 MB), on a chunked answer of 5000 bytes
+		const url = `${sb.urls.files}/files/chunked/5000/no-length.bin`;
+		const error = await withExecuteContext({ credentials: credentialsFor(sb) }, async (ctx) => await fetchPublicFile(ctx, url, 1000, 0)).catch(
+			(e: Error) => e,
+		);
+		expect((error as Error).message).toBe(`The file at ${url} is larger than 150 MB (more than 1000 bytes received)`);
+		const fetched = await withExecuteContext({ credentials: credentialsFor(sb) }, async (ctx) => await fetchPublicFile(ctx, url, 5000, 0));
+		expect(fetched.data.length).toBe(5000);
 	});
 });
 

@@ -118,7 +118,7 @@ describe('RunComfy Trigger: request finished', () => {
 			cancelled = await pollOnce(sb, deploymentParams(dep, ids), staticData);
 			polls++;
 		}
-		expect(polls).toBe(1);
+		expect(polls).toBeLessThan(5);
 		expect(cancelled?.map((e) => [e.request_id, e.event, e.status])).toEqual([[queued, 'request.cancelled', 'canceled']]);
 		expect(await pollOnce(sb, deploymentParams(dep, ids), staticData)).toBeNull();
 	});

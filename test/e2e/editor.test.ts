@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
  * The package inside a REAL n8n editor: `n8n start` on loopback with the package installed as a community
  * package, the owner account and a sandbox credential created through n8n's REST API, then headless
@@ -6,6 +7,8 @@
  * The same REST endpoints the editor calls are asserted directly as well.
  * Screenshots of every step go to artifacts/e2e/.
  */
+import { readFileSync, readdirSync } from 'fs';
+import { join as pathJoin } from 'path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 import { startSandbox } from '../../sandbox';
@@ -59,12 +62,29 @@ describe('n8n editor backend (the REST endpoints the editor calls)', () => {
 		const nodeTypes = (await n8n.rest.get('/types/nodes.json')) as Array<{ name: string; displayName: string }>;
 		const ours = nodeTypes.filter((t) => t.name.startsWith(`${h.PACKAGE_NAME}.`)).map((t) => t.name);
 		const { nodes } = h.packageManifest();
-		const expected = nodes.map((f) => `${h.PACKAGE_NAME}.${path(f)}`);
+		const expected = nodes.map((f) => `${h.PACKAGE_NAME}.${nodeNameOf(f)}`);
 		expect(ours).toEqual(expect.arrayContaining(expected));
 		expect(ours).toContain(MODEL_TYPE);
 		expect(nodeTypes.find((t) => t.name === MODEL_TYPE)?.displayName).toBe('RunComfy Model');
 		const credentialTypes = (await n8n.rest.get('/types/credentials.json')) as Array<{ name: string }>;
 		expect(credentialTypes.map((t) => t.name)).toContain('runComfyApi');
+	});
+
+	it('serves every node type (and version) the example workflows use', async () => {
+		const nodeTypes = (await n8n.rest.get('/types/nodes.json')) as Array<{ name: string; version: number | number[] }>;
+		const known = new Map<string, number[]>();
+		for (const t of nodeTypes) known.set(t.name, [...(known.get(t.name) ?? []), ...([] as number[]).concat(t.version)]);
+		const dir = pathJoin(h.ROOT, 'examples');
+		const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+		expect(files).toEqual(expect.arrayContaining(['text-to-image-batch.json', 'continue-on-fail.json', 'timeout-still-running.json']));
+		const unknown: string[] = [];
+		for (const file of files) {
+			const wf = JSON.parse(readFileSync(pathJoin(dir, file), 'utf8')) as { nodes: Array<{ type: string; typeVersion: number }> };
+			for (const node of wf.nodes) {
+				if (!known.get(node.type)?.includes(node.typeVersion)) unknown.push(`${file}: ${node.type}@${node.typeVersion}`);
+			}
+		}
+		expect(unknown).toEqual([]);
 	});
 
 	it('credential test passes with the sandbox token and fails with a wrong one', async () => {
@@ -110,6 +130,19 @@ describe('n8n editor backend (the REST endpoints the editor calls)', () => {
 		expect(searched.length).toBeGreaterThanOrEqual(1);
 	});
 
+	it('category filter (load options): the catalog’s categories', async () => {
+		const options = await n8n.rest.loadOptions({
+			nodeType: MODEL_TYPE,
+			path: 'parameters.categoryFilter',
+			methodName: 'getCategoryFilterOptions',
+			parameters: runParams(''),
+			credential,
+		});
+		const values = options.map((o) => o.value);
+		expect(values).toEqual(expect.arrayContaining(['', 'text-to-image', 'text-to-video', 'image-to-video']));
+		expect(options.find((o) => o.value === '')?.name).toBe('Any Category');
+	});
+
 	it('inputs (resource mapper): fields come from the picked model’s schema', async () => {
 		const { fields } = await n8n.rest.resourceMapperFields({
 			nodeType: MODEL_TYPE,
@@ -137,7 +170,7 @@ describe('n8n editor backend (the REST endpoints the editor calls)', () => {
 });
 
 /** Node file name -> node `name` (RunComfyModel.node.js -> runComfyModel). */
-function path(nodeFile: string): string {
+function nodeNameOf(nodeFile: string): string {
 	const base = nodeFile.split('/').pop()?.replace(/\.node\.js$/, '') ?? '';
 	return base.charAt(0).toLowerCase() + base.slice(1);
 }
@@ -150,6 +183,7 @@ async function pickerItems(page: Page): Promise<string[]> {
 describe('n8n editor in a real browser', () => {
 	it('adds the RunComfy Model node, picks a model from the searchable list, gets schema fields, runs it', async () => {
 		await b.onPage(context, 'node-flow', async (page) => {
+			page.on('response', async (r) => { if (r.url().includes('/dynamic-node-parameters/')) { let t = ''; try { t = (await r.text()).slice(0, 600); } catch { t = '?'; } console.log('DEBUG', r.status(), r.request().postData()?.slice(0, 300), t); } });
 			await page.goto(`${n8n.url}/workflow/new`);
 
 			// A manual trigger first, then the RunComfy Model node from the node creator.
@@ -172,6 +206,12 @@ describe('n8n editor in a real browser', () => {
 			await ndv.waitFor();
 			await expect(page.getByTestId('node-credentials-select').locator('input').inputValue()).resolves.toBe(credential.name);
 			await page.getByTestId('resource-locator-model').waitFor();
+			// Options loaded through the credential (not "Error fetching options").
+			const category = page.getByTestId('parameter-input-categoryFilter').locator('input').first();
+			await page.waitForFunction(
+				() => (document.querySelector('[data-test-id=parameter-input-categoryFilter] input') as HTMLInputElement | null)?.value === 'Any Category',
+			);
+			await expect(category.getAttribute('placeholder')).resolves.not.toMatch(/error/i);
 			await b.screenshot(page, '03-ndv-run-a-model');
 
 			// Model picker, "From list": populated from the sandbox catalog.

@@ -18,6 +18,7 @@ import { RunComfyTrigger } from '../../nodes/RunComfyTrigger/RunComfyTrigger.nod
 import { disposeEngine, poll, runNode } from '../helpers/engine';
 import type { InputItem, RunComfyCredentialData, RunNodeResult } from '../helpers/engine';
 import {
+	SCAN_TOKEN,
 	STABLE,
 	completedModelRun,
 	credentialsFor,
@@ -380,7 +381,7 @@ const ROWS: Row[] = [
 		name: 'wrong token (401)',
 		node: 'model',
 		parameters: modelRun(STABLE.flash, { prompt: 'x' }),
-		credentials: { accessToken: 'not-the-right-token-123' },
+		credentials: { accessToken: 'dummy-wrong-token-123' },
 		error: /401 \(401001 Unauthorized\)/,
 		fix: /RunComfy did not accept the access token\. Open the RunComfy API credential and paste the current token/,
 	},
@@ -388,7 +389,7 @@ const ROWS: Row[] = [
 		name: 'token pasted with "Bearer "',
 		node: 'model',
 		parameters: modelRun(STABLE.flash, { prompt: 'x' }),
-		credentials: { accessToken: `Bearer ${'rcf-secret-Zq7Xw2Lm9Tn4Vb8Kp3'}` },
+		credentials: { accessToken: `Bearer ${SCAN_TOKEN}` },
 		error: /The RunComfy access token starts with "Bearer "/,
 		fix: /paste only the token itself, without the word "Bearer"/,
 		check: noRequests,
@@ -925,7 +926,7 @@ const ROWS: Row[] = [
 		name: 'trigger with a wrong token',
 		node: 'trigger',
 		parameters: trigger('6d2c1f8e-0000-4000-8000-000000000000'),
-		credentials: { accessToken: 'not-the-right-token-456' },
+		credentials: { accessToken: 'dummy-wrong-token-456' },
 		error: /401 \(401001 Unauthorized\)/,
 		fix: /RunComfy did not accept the access token/,
 	},
@@ -1015,13 +1016,14 @@ describe('bad input: a clear error naming the problem and its fix, and no paid c
 		if (row.config) sb.configure(row.config);
 		const walletSet = sb.state().walletMicrodollars;
 		let outcome: Outcome;
+		let after: ReturnType<Sandbox['state']>;
 		try {
 			outcome = await execute(row);
+			after = sb.state();
 		} finally {
 			if (row.config) sb.configure({ walletMicrodollars: before.walletMicrodollars });
 		}
 		const log = sb.log();
-		const after = sb.state();
 
 		if (row.succeeds) {
 			expect(outcome.result).toBeDefined();
@@ -1045,7 +1047,7 @@ describe('bad input: a clear error naming the problem and its fix, and no paid c
 		}
 		expect(after.runs.length).toBe(before.runs.length);
 		expect(after.jobs.map((j) => `${j.id}:${j.attempts}`)).toEqual(before.jobs.map((j) => `${j.id}:${j.attempts}`));
-		expect(after.walletMicrodollars).toBe(row.config ? before.walletMicrodollars : walletSet);
+		expect(after.walletMicrodollars).toBe(walletSet);
 		row.check?.(log, fx);
 	});
 });

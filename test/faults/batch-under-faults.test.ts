@@ -30,6 +30,8 @@ import {
 } from '../helpers/faults-setup';
 
 const N = 200;
+/** About 15 s alone (mostly Retry-After sleeps); room for a loaded 2-core machine running other suites. */
+const BATCH_TIMEOUT_MS = 150_000;
 const PRICE_MICRO = 40_000; // flash text-to-image, $0.04 per run
 const FAULTS: SandboxFaults = {
 	rate5xx: 0.2,
@@ -194,7 +196,7 @@ describe('a batch of 200 runs under injected faults, Continue on Fail', () => {
 		expect(verdict.lostAnswers).toBe(0);
 		// Nothing was created by a refused submit.
 		expect(sb.log().filter((e) => isModelSubmit(e) && e.fault && e.fault !== 'slow' && e.createdId)).toEqual([]);
-	});
+	}, BATCH_TIMEOUT_MS);
 
 	it("paid faults 'after': runs created but unanswered are reported as possibly accepted and not resubmitted", async () => {
 		sb.reset({
@@ -212,5 +214,5 @@ describe('a batch of 200 runs under injected faults, Continue on Fail', () => {
 		for (const e of lost) {
 			expect(sb.log().filter((x) => isModelSubmit(x) && promptOf(x) === promptOf(e))).toHaveLength(1);
 		}
-	});
+	}, BATCH_TIMEOUT_MS);
 });

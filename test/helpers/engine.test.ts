@@ -54,7 +54,14 @@ const server = http.createServer((req, res) => {
 	const url = new URL(req.url ?? '/', 'http://x');
 	if (url.pathname === '/echo') {
 		res.setHeader('content-type', 'application/json');
-		res.end(JSON.stringify({ authorization: req.headers.authorization ?? null, path: url.pathname }));
+		// The echo masks the token: every run doubles as a token scan, which would (rightly) refuse it.
+		const masked = req.headers.authorization?.replace('good-token', '<token>') ?? null;
+		res.end(JSON.stringify({ authorization: masked, path: url.pathname }));
+		return;
+	}
+	if (url.pathname === '/leak') {
+		res.setHeader('content-type', 'application/json');
+		res.end(JSON.stringify({ leaked: req.headers.authorization ?? null }));
 		return;
 	}
 	if (url.pathname === '/prod/v2/balance') {
@@ -352,8 +359,8 @@ describe('engine harness', () => {
 		expect(result.status).toBe('success');
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((i) => i.json)).toEqual([
-			{ authorization: 'Bearer good-token', path: '/echo', label: 'a-0', tool: false },
-			{ authorization: 'Bearer good-token', path: '/echo', label: 'b-1', tool: false },
+			{ authorization: 'Bearer <token>', path: '/echo', label: 'a-0', tool: false },
+			{ authorization: 'Bearer <token>', path: '/echo', label: 'b-1', tool: false },
 		]);
 		expect(result.items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 		expect(result.unpairedItems).toBe(0);
@@ -417,7 +424,15 @@ describe('engine harness', () => {
 		expect(result.status).toBe('success');
 		expect(result.nodeDefinition.onError).toBe('continueRegularOutput');
 		expect(result.items[0].json.error).toEqual(expect.any(String));
-		expect(result.items[1].json.authorization).toBe('Bearer good-token');
+		expect(result.items[1].json.authorization).toBe('Bearer <token>');
+	});
+
+	it('every run is a token scan: a run whose output carries the access token is refused', async () => {
+		await expect(
+			runNode({ node: new FakeHttpNode(), parameters: { path: '/leak' }, credentials: creds() }),
+		).rejects.toThrow('the RunComfy access token appeared in the output or error of this run');
+		const clean = await runNode({ node: new FakeHttpNode(), parameters: { path: '/echo' }, credentials: creds() });
+		expect(clean.items[0].json.authorization).toBe('Bearer <token>');
 	});
 
 	it('refuses a token pasted with "Bearer " via the credential class authenticate', async () => {
@@ -517,7 +532,7 @@ describe('engine harness', () => {
 			asTool: true,
 		});
 		expect(result.status).toBe('success');
-		expect(result.items[0].json).toMatchObject({ tool: true, label: 'cats', authorization: 'Bearer good-token' });
+		expect(result.items[0].json).toMatchObject({ tool: true, label: 'cats', authorization: 'Bearer <token>' });
 	});
 
 	it('withExecuteContext gives a real execute context and rethrows the callback error unchanged', async () => {
@@ -531,7 +546,7 @@ describe('engine harness', () => {
 				return { body, x: ctx.getNodeParameter('x', 0), input: ctx.getInputData()[0].json };
 			},
 		);
-		expect(auth).toEqual({ body: { authorization: 'Bearer good-token', path: '/echo' }, x: 3, input: { a: 1 } });
+		expect(auth).toEqual({ body: { authorization: 'Bearer <token>', path: '/echo' }, x: 3, input: { a: 1 } });
 
 		class Marker extends Error {}
 		await expect(
@@ -590,7 +605,7 @@ describe('engine harness', () => {
 			parameters: {},
 			credentials: creds(),
 		});
-		expect(fields.fields[0].displayName).toBe('prompt (Bearer good-token)');
+		expect(fields.fields[0].displayName).toBe('prompt (Bearer <token>)');
 
 		await expect(
 			listSearch({ node: new FakeEditorNode(), method: 'nope', parameters: {}, credentials: creds() }),

@@ -515,6 +515,7 @@ export async function runNode(opts: RunNodeOptions): Promise<RunNodeResult> {
 	}
 
 	const errorSource = nodeError ?? (stopped ? undefined : run.data.resultData.error);
+	assertTokenAbsent(opts.credentials?.accessToken, { outputs, error: errorSource, resultData: run.data.resultData });
 	return {
 		status: stopped ? 'canceled' : run.status,
 		items: nodeError ? [] : (outputs[0] ?? []),
@@ -529,6 +530,29 @@ export async function runNode(opts: RunNodeOptions): Promise<RunNodeResult> {
 		ran: taskData !== undefined,
 		unpairedItems: observation.unpairedItems,
 	};
+}
+
+/**
+ * Every run in the whole suite doubles as a token scan: the credential's access token must never appear in
+ * what n8n keeps of a run (outputs, errors with their descriptions and causes, the run's result data).
+ */
+function assertTokenAbsent(token: string | undefined, what: unknown): void {
+	const needle = token?.replace(/^bearer\s+/i, '').trim();
+	if (!needle || needle.length < 8) return;
+	const seen = new WeakSet<object>();
+	const text = JSON.stringify(what, (_key, value: unknown) => {
+		if (value instanceof Error) {
+			return { ...value, message: value.message, stack: value.stack, cause: (value as { cause?: unknown }).cause };
+		}
+		if (typeof value === 'object' && value !== null) {
+			if (seen.has(value)) return undefined;
+			seen.add(value);
+		}
+		return value;
+	});
+	if (text?.includes(needle)) {
+		throw new Error('Harness: the RunComfy access token appeared in the output or error of this run');
+	}
 }
 
 // ---------------------------------------------------------------------------------------------

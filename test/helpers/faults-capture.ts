@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, no-console */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, no-console */
 /**
  * Captures what would be written to logs while nodes run in the harness: every call of n8n's own Logger (the
  * one n8n-core's node contexts expose as `this.logger` and LoggerProxy forwards to; the harness keeps it

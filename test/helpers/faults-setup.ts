@@ -10,7 +10,7 @@ import { startSandbox } from '../../sandbox';
 import type { RunComfyCredentialData, RunNodeResult } from './engine';
 
 /** A token that cannot appear anywhere by accident, so finding it proves a leak. */
-export const SCAN_TOKEN = 'rcf-secret-Zq7Xw2Lm9Tn4Vb8Kp3';
+export const SCAN_TOKEN = 'rcf-dummy-secret-Zq7Xw2Lm9Tn4Vb8Kp3';
 
 export async function openFaultSandbox(config: SandboxConfig = {}): Promise<Sandbox> {
 	return await startSandbox({ host: '127.0.0.1', token: SCAN_TOKEN, runDurationMs: 30, queueMs: 0, ...config });

@@ -107,10 +107,9 @@ export function fileNamesOf(dataset: IDataObject): string[] {
 export function describeDataset(record: Dataset | IDataObject): IDataObject {
 	const names = fileNamesOf(record);
 	const missing = findMissingCaptions(names);
-	const out: IDataObject = {
-		...record,
-		file_count: Array.isArray(record.files) ? names.length : (record.files_count ?? record.file_count),
-	};
+	const out: IDataObject = { ...record };
+	const count = Array.isArray(record.files) ? names.length : (record.files_count ?? record.file_count);
+	if (count !== undefined && count !== null) out.file_count = count;
 	if (Array.isArray(record.files)) {
 		out.missing_captions = missing;
 		if (missing.length) out.warnings = missing.map(missingCaptionWarning);
