@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-/* eslint-disable no-console */
 'use strict';
 /**
  * `npm run bench`: the benchmark suite (not a test). Measures, side by side in one run against the sandbox
@@ -226,7 +225,7 @@ function memRow(label, m, size, note) {
 }
 
 function memorySection(m) {
-	const result = (x, fallback) => (x.stored ? `stored ${fmtBytes(x.stored)} on disk` : x.skipped ? `not kept: ${x.skipped.slice(0, 140)}` : fallback);
+	const result = (x, fallback) => (x.stored ? `stored ${fmtBytes(x.stored)} on disk` : x.skipped ? `not kept: ${x.skipped.split(';')[0]}` : fallback);
 	const rows = [
 		...(m.nodeSmall || []).map((x) => memRow('Model node downloads its output (Max Download Size 2048 MB)', x, x.bytes, result(x, 'nothing stored'))),
 		memRow('Model node downloads its output (Max Download Size 2048 MB)', m.node1g, m.node1g.bytes, result(m.node1g, 'nothing stored')),

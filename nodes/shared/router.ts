@@ -22,6 +22,15 @@ export async function runOperation(
 	operation: OperationModule,
 ): Promise<INodeExecutionData[]> {
 	const items = ctx.getInputData();
+	const out = await runItems(ctx, operation, items);
+	return ctx.isToolExecution?.() ? out.map((item) => forAgent(ctx, item)) : out;
+}
+
+async function runItems(
+	ctx: IExecuteFunctions,
+	operation: OperationModule,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
 	if (operation.executeBatch) return await operation.executeBatch.call(ctx, items);
 	if (!operation.execute) {
 		throw new NodeOperationError(ctx.getNode(), 'This operation is not supported', {
@@ -39,6 +48,50 @@ export async function runOperation(
 		}
 	}
 	return out;
+}
+
+/** Fields worth naming in an agent's one-line summary, in the order they are named. */
+const SUMMARY_FIELDS = [
+	'model_id',
+	'deployment_id',
+	'request_id',
+	'job_id',
+	'name',
+	'display_name',
+	'status',
+	'state',
+	'outcome',
+	'balance_usd',
+	'currency',
+	'total',
+	'file_count',
+	'latest_checkpoint_url',
+];
+
+/**
+ * An AI agent gets compact JSON: no binary (files are reachable through their URLs) and a one-line `summary`
+ * on every item. Operations that know better write their own summary; the rest get one built here from the
+ * item's ids and statuses.
+ */
+function forAgent(ctx: IExecuteFunctions, item: INodeExecutionData): INodeExecutionData {
+	const rest: INodeExecutionData = { ...item };
+	delete rest.binary;
+	if (typeof item.json.summary === 'string') return rest;
+	return { ...rest, json: { ...item.json, summary: summaryOf(ctx, item.json) } };
+}
+
+function summaryOf(ctx: IExecuteFunctions, json: IDataObject): string {
+	const parameters = ctx.getNode().parameters;
+	const action = [parameters.resource, parameters.operation]
+		.filter((p): p is string => typeof p === 'string')
+		.map((p) => p.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase())
+		.join(' ');
+	if (typeof json.error === 'string') return `${action || 'request'} failed: ${json.error}`;
+	const facts = SUMMARY_FIELDS.filter((key) => ['string', 'number', 'boolean'].includes(typeof json[key])).map(
+		(key) => `${key} ${String(json[key])}`,
+	);
+	if (facts.length === 0 && typeof json.id === 'string') facts.push(`id ${json.id}`);
+	return `${action || 'done'}: ${facts.length > 0 ? facts.join(', ') : 'ok'}`;
 }
 
 function toItems(

@@ -757,15 +757,19 @@ class BlockReader {
 		let value = stripPlainComment(text);
 		if (findMappingColon(text) >= 0) throw new YamlSubsetError('A nested mapping must start on its own line', lineNo);
 		for (;;) {
+			const from = this.pos;
 			const i = this.nextContent();
 			if (i < 0) break;
 			const indent = this.indentOf(i);
 			if (indent <= parentIndent) break;
+			// a comment line ends a plain scalar; blank lines inside it become line breaks
+			const between = this.lines.slice(from, i);
+			if (between.some((l) => l.trim() !== '')) break;
 			const content = this.lines[i].slice(indent);
 			if (findMappingColon(content) >= 0 || isSeqEntry(content)) {
 				throw new YamlSubsetError('Unexpected indentation', i + 1);
 			}
-			value = `${value} ${stripPlainComment(content)}`;
+			value = between.length ? `${value}${'\n'.repeat(between.length)}${stripPlainComment(content)}` : `${value} ${stripPlainComment(content)}`;
 			this.pos = i + 1;
 		}
 		return asString ? value : resolvePlain(value);

@@ -1,8 +1,6 @@
 /**
  * Types of scripts/queue/queue.js (n8n queue mode on one machine), for the TypeScript queue-mode test.
  */
-import type { ChildProcess } from 'child_process';
-
 import type { CliResult, CredentialJson, N8nInstance, UserFolder, WorkflowJson } from '../e2e/n8n';
 
 export const SERVICES_SCRIPT: string;
@@ -23,7 +21,7 @@ export interface QueueServices {
 
 export interface QueueWorker {
 	name: string;
-	process: ChildProcess;
+	process: N8nInstance['process'];
 	healthUrl: string;
 	hostId?: string;
 	logs(): string;

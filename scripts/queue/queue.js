@@ -54,8 +54,18 @@ async function startServices({ stateDir, redisPort, pgPort, timeoutMs = 10 * 60 
 		QUEUE_REDIS_PORT: String(rPort),
 		QUEUE_PG_PORT: String(pPort),
 	};
-	const res = await h.run('bash', [SERVICES_SCRIPT, 'start'], { env, timeoutMs });
+	const stopAll = (purge) =>
+		h.run('bash', [SERVICES_SCRIPT, 'stop', ...(purge ? ['--purge'] : [])], { env, timeoutMs: 120000 });
+	let res;
+	try {
+		res = await h.run('bash', [SERVICES_SCRIPT, 'start'], { env, timeoutMs });
+	} catch (error) {
+		await stopAll(!stateDir);
+		throw error;
+	}
 	if (res.code !== 0) {
+		// Do not leave half of it running (e.g. Redis up, PostgreSQL failed).
+		await stopAll(!stateDir);
 		const err = new Error(`scripts/queue/services.sh start failed (exit ${res.code}):\n${res.stderr.slice(-6000)}`);
 		err.stderr = res.stderr;
 		throw err;
@@ -68,7 +78,7 @@ async function startServices({ stateDir, redisPort, pgPort, timeoutMs = 10 * 60 
 		pgPort: pPort,
 		log: res.stderr,
 		async stop({ purge = true } = {}) {
-			await h.run('bash', [SERVICES_SCRIPT, 'stop', ...(purge ? ['--purge'] : [])], { env, timeoutMs: 120000 });
+			await stopAll(purge);
 		},
 	};
 }
@@ -196,14 +206,15 @@ async function startCluster(userFolder, { services, workers = 2, concurrency = 2
 	logFn(`[queue] starting n8n main (queue mode, PostgreSQL :${services.env.DB_POSTGRESDB_PORT}, Redis :${services.env.QUEUE_BULL_REDIS_PORT})`);
 	const main = await h.startN8n(userFolder, { env: qenv, echo, readyTimeoutMs: 180000 });
 	logFn(`[queue] main ready at ${main.url}; starting ${workers} worker(s), concurrency ${concurrency}`);
-	let started = [];
-	try {
-		started = await Promise.all(
-			Array.from({ length: workers }, (_, i) => startWorker(userFolder, qenv, { concurrency, name: `worker-${i + 1}`, echo })),
-		);
-	} catch (error) {
+	const settled = await Promise.allSettled(
+		Array.from({ length: workers }, (_, i) => startWorker(userFolder, qenv, { concurrency, name: `worker-${i + 1}`, echo })),
+	);
+	const started = settled.filter((s) => s.status === 'fulfilled').map((s) => s.value);
+	const failed = settled.find((s) => s.status === 'rejected');
+	if (failed) {
+		await Promise.all(started.map((w) => w.stop()));
 		await main.stop();
-		throw error;
+		throw failed.reason;
 	}
 	return {
 		main,

@@ -220,9 +220,10 @@ describe('Upload File', () => {
 		expect(puts[0].authorization).toBeUndefined();
 		expect(puts[0].body).toEqual({ file: { filename: 'clip.mp4', size, contentType: 'video/mp4' } });
 		expect(sb.log().filter(isDatasetUpload)).toHaveLength(0);
-		// A buffered upload holds the whole 200 MB in Buffers (measured: 100-230 MB); a streamed one holds a few
-		// chunks. RSS also moves with the engine's own heap, so its bound is looser: under half the file.
-		expect(peakBuffers).toBeLessThan(48 * 1024 * 1024);
+		// A buffered upload keeps the whole file in live Buffers (measured 220 MB for this 200 MB file); streamed,
+		// live Buffers stay at a few chunks (measured 0-63 MB on a loaded machine). RSS also moves with the
+		// engine's own heap, so both bounds sit well below the file size rather than at the typical value.
+		expect(peakBuffers).toBeLessThan(size * 0.4);
 		expect(peakRss).toBeLessThan(size / 2);
 	}, 240_000);
 });

@@ -321,6 +321,12 @@ describe('YAML subset reader', () => {
 		expect(compared).toBeGreaterThan(950);
 	});
 
+	it('folds multi-line plain scalars as YAML does (blank lines become line breaks)', () => {
+		const text = 'config:\n  name: first\n    second\n\n    third\n  other: x\n';
+		expect(parseYamlSubset(text)).toEqual(YAML.parse(text, { version: '1.1' }));
+		expect(parseYamlSubset(text)).toEqual({ config: { name: 'first second\nthird', other: 'x' } });
+	});
+
 	it('resolves plain scalars as PyYAML (ai-toolkit\'s reader) does: 1e-4 without a dot stays a string', () => {
 		expect(parseYamlSubset('lr: 1e-4\nb: 1.0e-4\nc: yes\nd: ~\n')).toEqual({ lr: '1e-4', b: 0.0001, c: true, d: null });
 	});

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals */
 /**
  * n8n queue mode with the package: Redis and PostgreSQL from Debian's packages on loopback
  * (scripts/queue/services.sh installs them when missing), a real n8n main (`n8n start`, EXECUTIONS_MODE=queue,

@@ -95,6 +95,9 @@ describe('RunComfy Deployment as a tool', () => {
 		const result = await callTool(sb, node, { resource: 'deployment', operation: 'list' });
 		const items = expectCompact(sb, result);
 		expect(items.map((i) => i.json.id)).toContain(dep);
-		for (const { json } of items) expect(json.workflow_api_json).toBeUndefined();
+		for (const { json } of items) {
+			expect(json.workflow_api_json).toBeUndefined();
+			expectSummary(json, String(json.name));
+		}
 	});
 });

@@ -122,6 +122,7 @@ describe('RunComfy Model as a tool', () => {
 		const result = await callTool(sb, node, { resource: 'model', operation: 'getStatus', requestId: fromAI('request_id') }, { request_id: requestId });
 		const [item] = expectCompact(sb, result);
 		expect(item.json).toMatchObject({ request_id: requestId, status: 'completed' });
+		expectSummary(item.json, requestId, 'completed');
 	});
 
 	it('list_models: the models matching the agent\'s search, without input schemas', async () => {
@@ -137,6 +138,7 @@ describe('RunComfy Model as a tool', () => {
 		for (const { json } of items) {
 			expect(String(json.model_id)).toMatch(/kling/);
 			expect(json.input_schema).toBeUndefined();
+			expectSummary(json, String(json.model_id));
 		}
 	});
 
@@ -145,5 +147,6 @@ describe('RunComfy Model as a tool', () => {
 		const result = await callTool(sb, node, { resource: 'account', operation: 'getBalance' });
 		const [item] = expectCompact(sb, result);
 		expect(item.json).toMatchObject({ balance_usd: 4.83, balance_microdollars: 4_830_000, currency: 'USD' });
+		expectSummary(item.json, '4.83', 'USD');
 	});
 });

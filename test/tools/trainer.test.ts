@@ -11,6 +11,7 @@ import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.
 import {
 	callTool,
 	expectCompact,
+	expectSummary,
 	fromAI,
 	jobReaches,
 	jobState,
@@ -39,6 +40,7 @@ describe('RunComfy Dataset and Training as tools', () => {
 		const result = await callTool(sb, datasets, { resource: 'dataset', operation: 'list', returnAll: true });
 		const items = expectCompact(sb, result);
 		expect(items.map((i) => [i.json.id, i.json.name, i.json.status])).toEqual([[id, 'dogs', 'READY']]);
+		expectSummary(items[0].json, 'dogs', 'READY');
 	});
 
 	it('get_dataset_status: status and the uploaded files', async () => {
@@ -82,6 +84,7 @@ describe('RunComfy Dataset and Training as tools', () => {
 		const result = await callTool(sb, training, { resource: 'trainingJob', operation: 'getStatus', jobId: fromAI('job_id') }, { job_id: jobId });
 		const [item] = expectCompact(sb, result);
 		expect(item.json).toMatchObject({ job_id: jobId, status: 'STOPPED', state: 'stopped_finished' });
+		expectSummary(item.json, jobId, 'stopped_finished');
 	});
 
 	it('get_training_job_result: artifact URLs and the checkpoint, never downloaded for an agent', async () => {

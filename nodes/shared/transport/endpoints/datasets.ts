@@ -227,7 +227,7 @@ export const putSignedUpload = async (
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
 				// No redirects: axios's redirect follower keeps a copy of the whole request body for replay.
-				//TMP disableFollowRedirect: true,
+				disableFollowRedirect: true,
 				timeout,
 				...(signal ? { abortSignal: signal } : {}),
 			})) as { statusCode?: number; body?: unknown };
