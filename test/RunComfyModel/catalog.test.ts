@@ -66,6 +66,21 @@ describe('Catalog → List Models', () => {
 			['20', '500'],
 		]);
 	});
+
+	it('Skip First starts at that offset, like the API\'s offset: the same models as a page read directly', async () => {
+		const all = await runNode({
+			node,
+			credentials: credentialsFor(sb),
+			parameters: { resource: 'catalog', operation: 'listModels', limit: 30 },
+		});
+		const skipped = await runNode({
+			node,
+			credentials: credentialsFor(sb),
+			parameters: { resource: 'catalog', operation: 'listModels', limit: 10, options: { offset: 20 } },
+		});
+		expect(skipped.items.map((i) => i.json.model_id)).toEqual(all.items.slice(20).map((i) => i.json.model_id));
+		expect(catalogLog().at(-1)?.query).toMatchObject({ limit: '10', offset: '20' });
+	});
 });
 
 describe('Catalog → List Categories, Get Model; Account → Get Balance', () => {

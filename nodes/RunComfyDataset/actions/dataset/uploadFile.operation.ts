@@ -132,7 +132,7 @@ export async function uploadViaSignedUrl(
 		const upload: SignedUpload | undefined = uploads?.[fileName] ?? (entries.length === 1 ? entries[0][1] : undefined);
 		if (!upload?.upload_url) {
 			throw new NodeOperationError(ctx.getNode(), `RunComfy returned no upload URL for ${fileName}`, {
-				description: 'Try again; if it keeps happening, upload the file from a public URL instead (Upload From URL, up to 150 MB).',
+				description: 'Run the node again; if it keeps happening, check the dataset ID (Get Status) and the RunComfy service status.',
 			});
 		}
 		const body = await openBody();

@@ -76,6 +76,15 @@ const properties: INodeProperties[] = [
 				default: false,
 				description: "Whether to include each model's input_schema (much larger output)",
 			},
+			{
+				displayName: 'Skip First',
+				name: 'offset',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 0,
+				description:
+					'How many matching models to skip before the first one returned (the API\'s offset), e.g. to read the catalog page by page',
+			},
 		],
 	},
 ];
@@ -95,7 +104,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		includeSchema: options.includeSchema === true,
 	};
 	const models: ModelEntry[] = [];
-	let offset = 0;
+	let offset = Math.max(0, Math.floor(Number(options.offset ?? 0)));
 	for (;;) {
 		const pageSize = Math.min(MAX_PAGE, limit - models.length);
 		const page = await listModels(this, { ...query, limit: pageSize, offset });
