@@ -18,8 +18,10 @@
  * (bench/lib/harness.js), or inside the real n8n (scripts/e2e/n8n.js) for `real`.
  *
  * Usage: npm run bench [-- --only=batch,cpu,memory,pickers,real] [--quick] [--out=FILE] [--no-write]
- *   --quick     smaller sizes (for trying the script; figures are not representative)
- *   --only      run some sections (BENCHMARKS.md is then only written with --out)
+ *                          [--json=FILE] [--from-json=FILE]
+ *   --quick      smaller sizes (for trying the script; figures are not representative)
+ *   --only       run some sections (BENCHMARKS.md is then only written with --out)
+ *   --json       also save the raw figures; --from-json re-renders a saved run without measuring
  */
 const fs = require('fs');
 const os = require('os');
@@ -36,9 +38,11 @@ const ROOT = path.resolve(__dirname, '..');
 const SECTIONS = ['batch', 'cpu', 'memory', 'pickers', 'real'];
 
 function parseArgs(argv) {
-	const opts = { only: SECTIONS, quick: false, out: undefined, write: true };
+	const opts = { only: SECTIONS, quick: false, out: undefined, write: true, json: undefined, fromJson: undefined };
 	for (const arg of argv) {
 		if (arg === '--quick') opts.quick = true;
+		else if (arg.startsWith('--json=')) opts.json = path.resolve(arg.slice(7));
+		else if (arg.startsWith('--from-json=')) opts.fromJson = path.resolve(arg.slice(12));
 		else if (arg === '--no-write') opts.write = false;
 		else if (arg.startsWith('--only=')) opts.only = arg.slice(7).split(',').map((s) => s.trim()).filter(Boolean);
 		else if (arg.startsWith('--out=')) opts.out = path.resolve(arg.slice(6));
@@ -65,6 +69,7 @@ function config(quick) {
 		: {
 				runMs: 2000,
 				sizes: [1, 10, 100, 500],
+				repeats: { 1: 3, 10: 3, 100: 3 },
 				sequentialSizes: [1, 10, 100],
 				cpu: { items: 100, runMs: 30000 },
 				memory: { downloadNode: [256 * MiB], download1: 1 * GiB, download4: 4 * GiB, upload: 500 * 1000 * 1000 },
@@ -93,6 +98,11 @@ function table(head, rows) {
 	return lines.join('\n');
 }
 
+function describeRepeats(b) {
+	const parts = b.rows.map((r) => `${r.default.repeats || 1}× for ${r.n}`);
+	return parts.join(', ');
+}
+
 function batchSection(b) {
 	const one = b.rows.find((r) => r.n === 1);
 	const out = [];
@@ -104,7 +114,9 @@ function batchSection(b) {
 			'items and the default wait options (all items submitted first, then polled together; Parallel Status Checks 10, ' +
 			'first poll after 1 s growing ×1.5 to 10 s). **Parallel Status Checks = 1**: the same with at most one status ' +
 			'request in flight. **One at a time**: N executions of one item each, back to back — what a per-item loop ' +
-			'(Loop Over Items with batch size 1, or a workflow called per item) does.',
+			'(Loop Over Items with batch size 1, or a workflow called per item) does. ' +
+			`Default and Parallel Status Checks = 1 are run ${describeRepeats(b)} and the median is shown; ` +
+			`each status poll is spread ±10 % at random, so one run of ${b.runMs / 1000} s alone varies by a few tenths of a second.`,
 	);
 	out.push('');
 	const rows = b.rows.map((r) => {
@@ -311,8 +323,66 @@ function realSection(r) {
 			'The node: the same N prompts → RunComfy Model (Run, default wait options, downloads off like the loop). ' +
 			'Execution time is n8n\'s own (startedAt → stoppedAt); requests from the sandbox log (the node also reads the model\'s schema once).',
 		'',
+		'Run times are fixed, so each pattern finishes at its first poll after the run ended. The node polls right after submitting and then ' +
+			`at ${inproc.pollTimes(Math.max(...r.rows.map((x) => x.runMs))).slice(1).map((t) => (t / 1000).toFixed(t % 1000 ? 2 : 0)).join(', ')} s (each interval ±10 % at random): ` +
+			'a 2 s run is seen at about 2.5 s, a 20 s run at about 20.8 s or, when the jitter puts that poll before the end, at about 30.8 s. ' +
+			'A Wait N s loop polls every N s plus the time of one loop round. In the loop all items go round together, which is its best case; ' +
+			'a per-item loop (Loop Over Items) runs them one after another like "one at a time" above.',
+		'',
 		table(['Batch', 'Pattern', 'Execution time', 'First submit → last result', 'Status requests', 'All requests', 'Results'], rows),
 	].join('\n');
+}
+
+function summaryLines(results) {
+	const lines = [];
+	const b = results.batch;
+	if (b) {
+		const one = b.rows.find((r) => r.n === 1);
+		const hundred = b.rows.find((r) => r.n === 100);
+		if (one && hundred) {
+			const r = hundred.default.ms / one.default.ms;
+			lines.push(
+				`Batch: 100 runs of ${b.runMs / 1000} s take ${r.toFixed(2)}× as long as one run in one execution (goal under 1.5×: ${r < 1.5 ? 'met' : 'not met'}); ` +
+					(hundred.sequential ? `one at a time they take ${(hundred.sequential.ms / hundred.default.ms).toFixed(0)}× as long as the batch.` : ''),
+			);
+		}
+		const dup = b.rows.reduce((acc, r) => acc + r.default.requests.duplicateSubmits + r.concurrency1.requests.duplicateSubmits, 0);
+		const statusPerRun = b.rows.map((r) => r.default.requests.status / r.default.ok);
+		lines.push(
+			`Requests: ${Math.min(...statusPerRun).toFixed(1)}–${Math.max(...statusPerRun).toFixed(1)} status requests per ${b.runMs / 1000} s run (minimum 1), one result request per run, ${dup} runs submitted twice.`,
+		);
+	}
+	if (results.cpu) {
+		const c = results.cpu;
+		lines.push(
+			`CPU: waiting for ${c.items} runs of ${c.runMs / 1000} s costs ${pct(c.windowCpuMs, c.windowMs)} of one core (${(c.windowCpuMs / Math.max(1, c.statusInWindow)).toFixed(1)} ms per status request) — no busy loop.`,
+		);
+	}
+	if (results.memory) {
+		const m = results.memory;
+		const all = [...(m.nodeSmall || []), m.node1g, m.shared4g, m.chunkedCap, m.upload];
+		const maxGrowth = Math.max(...all.map((x) => x.growth));
+		lines.push(
+			`Memory: peak RSS grows by at most ${(maxGrowth / MiB).toFixed(0)} MiB for files from ${fmtBytes(Math.min(...all.map((x) => Math.min(x.bytes, x.maxBytes || Infinity))))} to ${fmtBytes(Math.max(...all.map((x) => x.stored || 0)))} stored (filesystem binary mode): it does not grow with the file.`,
+		);
+	}
+	const p = results.pickers;
+	if (p) {
+		lines.push(
+			`Model picker: first page of a ${p.total}-model catalog in ${p.rows.map((r) => `${r.median.toFixed(0)} ms (${r.label})`).join(', ')} in the engine` +
+				(results.real ? `, ${results.real.picker.map((r) => `${r.median.toFixed(0)} ms`).join(' / ')} through the n8n editor API.` : '.'),
+		);
+	}
+	if (results.real) {
+		for (const row of results.real.rows) {
+			lines.push(
+				`Real n8n, ${results.real.n} runs of ${row.runMs / 1000} s: the node ${fmtS(row.node.execMs)} with ${row.node.requests.status} status requests; ` +
+					row.loops.map((l) => `Wait ${l.waitSeconds} s loop ${fmtS(l.execMs)} with ${l.requests.status}`).join('; ') +
+					'.',
+			);
+		}
+	}
+	return lines;
 }
 
 function report({ started, finished, opts, m, results, versions, load }) {
@@ -330,6 +400,8 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	out.push('');
 	out.push(`Reproduce: \`npm run bench\` (all sections, about ${Math.ceil((finished - started) / 60000)} min here; \`npm run bench -- --only=batch,cpu,memory,pickers,real\` for some sections; \`-- --quick\` to try it).`);
 	out.push('These are wall-clock figures of one run on one machine; the ratios matter more than the absolute times.');
+	const summary = summaryLines(results);
+	if (summary.length) out.push('', '## Summary', '', ...summary.map((l) => `- ${l}`));
 	if (results.batch) out.push('', batchSection(results.batch), '', requestsSection(results.batch, results.cpu));
 	if (results.cpu) out.push('', cpuSection(results.cpu));
 	if (results.memory) out.push('', memorySection(results.memory));
@@ -343,6 +415,13 @@ function report({ started, finished, opts, m, results, versions, load }) {
 
 async function main() {
 	const opts = parseArgs(process.argv.slice(2));
+	if (opts.fromJson) {
+		const saved = JSON.parse(fs.readFileSync(opts.fromJson, 'utf8'));
+		const md = report(saved);
+		console.log(md);
+		if (opts.out) fs.writeFileSync(opts.out, md);
+		return;
+	}
 	const cfg = config(opts.quick);
 	const started = Date.now();
 	const load = { start: os.loadavg()[0] };
@@ -365,7 +444,13 @@ async function main() {
 			const ctx = { ...harnessLoaded, sb, creds: credentialsFor(sb) };
 			if (opts.only.includes('batch')) {
 				log('[bench] batch throughput + requests');
-				results.batch = await inproc.batchThroughput(ctx, { sizes: cfg.sizes, sequentialSizes: cfg.sequentialSizes, runMs: cfg.runMs, log });
+				results.batch = await inproc.batchThroughput(ctx, {
+					sizes: cfg.sizes,
+					sequentialSizes: cfg.sequentialSizes,
+					runMs: cfg.runMs,
+					repeats: cfg.repeats,
+					log,
+				});
 			}
 			if (opts.only.includes('cpu')) {
 				log('[bench] CPU while waiting');
@@ -391,7 +476,9 @@ async function main() {
 	}
 	const finished = Date.now();
 	load.end = os.loadavg()[0];
-	const md = report({ started, finished, opts, m, results, versions, load });
+	const data = { started, finished, opts, m, results, versions, load };
+	if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(data, null, 1));
+	const md = report(data);
 	console.log(md);
 	const full = SECTIONS.every((s) => opts.only.includes(s)) && !opts.quick;
 	const target = opts.out || (full ? path.join(ROOT, 'BENCHMARKS.md') : undefined);

@@ -209,3 +209,25 @@ export function requestIdProperty(placeholder: string): INodeProperties {
 		description: 'The request_id returned by Run (also on a timeout or when Wait for Completion is off)',
 	};
 }
+
+/** n8n's usual "Return All" + "Limit" (50) pair of a list operation (Limit shown while Return All is off). */
+export function returnAllProperties(): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { returnAll: [false] } },
+		},
+	];
+}

@@ -26,6 +26,25 @@ export async function runOperation(
 	return ctx.isToolExecution?.() ? out.map((item) => forAgent(ctx, item)) : out;
 }
 
+/**
+ * The execute() of a node: finds the operation module of the node's resource/operation in `resources` and runs
+ * it with `runOperation`. An unknown pair is an error that says to pick another operation.
+ */
+export async function routeOperation(
+	ctx: IExecuteFunctions,
+	resources: Record<string, Record<string, OperationModule> | undefined>,
+): Promise<INodeExecutionData[][]> {
+	const resource = ctx.getNodeParameter('resource', 0) as string;
+	const operation = ctx.getNodeParameter('operation', 0) as string;
+	const module = resources[resource]?.[operation];
+	if (!module) {
+		throw new NodeOperationError(ctx.getNode(), `The operation "${operation}" of "${resource}" is not supported`, {
+			description: 'Pick another operation, or update the node.',
+		});
+	}
+	return [await runOperation(ctx, module)];
+}
+
 async function runItems(
 	ctx: IExecuteFunctions,
 	operation: OperationModule,

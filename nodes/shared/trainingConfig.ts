@@ -660,15 +660,22 @@ class BlockReader {
 		return this.inlineValue(text, indent - 1, i);
 	}
 
+	/** The next content line of the block at `indent` (its index, its text after the indentation); none at the block's end. */
+	private nextEntry(indent: number): { i: number; content: string } | undefined {
+		const i = this.nextContent();
+		if (i < 0) return undefined;
+		const lineIndent = this.indentOf(i);
+		if (lineIndent < indent) return undefined;
+		if (lineIndent > indent) throw new YamlSubsetError('Unexpected indentation', i + 1);
+		return { i, content: this.lines[i].slice(indent) };
+	}
+
 	private mapping(indent: number): Record<string, unknown> {
 		const out: Record<string, unknown> = {};
 		for (;;) {
-			const i = this.nextContent();
-			if (i < 0) break;
-			const lineIndent = this.indentOf(i);
-			if (lineIndent < indent) break;
-			if (lineIndent > indent) throw new YamlSubsetError('Unexpected indentation', i + 1);
-			const content = this.lines[i].slice(indent);
+			const entry = this.nextEntry(indent);
+			if (!entry) break;
+			const { i, content } = entry;
 			if (isSeqEntry(content)) throw new YamlSubsetError('A list item where a key was expected', i + 1);
 			const colon = findMappingColon(content);
 			if (colon < 0) throw new YamlSubsetError('Expected "key: value"', i + 1);
@@ -687,12 +694,9 @@ class BlockReader {
 	private sequence(indent: number): unknown[] {
 		const out: unknown[] = [];
 		for (;;) {
-			const i = this.nextContent();
-			if (i < 0) break;
-			const lineIndent = this.indentOf(i);
-			if (lineIndent < indent) break;
-			if (lineIndent > indent) throw new YamlSubsetError('Unexpected indentation', i + 1);
-			const content = this.lines[i].slice(indent);
+			const entry = this.nextEntry(indent);
+			if (!entry) break;
+			const { i, content } = entry;
 			if (!isSeqEntry(content)) break;
 			const after = content.slice(1);
 			const rest = after.replace(/^[ \t]+/, '');

@@ -20,6 +20,7 @@ const CHROMIUM_ARGS = [
 ];
 
 const ARTIFACTS_DIR = path.join(ROOT, 'artifacts', 'e2e');
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]', '::1'];
 
 function chromiumPath() {
 	const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean);
@@ -36,6 +37,11 @@ async function launch({ viewport = { width: 1440, height: 900 } } = {}) {
 	selectors.setTestIdAttribute('data-test-id');
 	const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
 	const context = await browser.newContext({ viewport });
+	// Loopback only: the editor would otherwise look the package up on registry.npmjs.org and call api.n8n.io.
+	await context.route(
+		(url) => !LOOPBACK_HOSTS.includes(url.hostname) && /^(https?|wss?):$/.test(url.protocol),
+		(route) => route.abort('blockedbyclient'),
+	);
 	const page = await context.newPage();
 	page.setDefaultTimeout(30000);
 	return { browser, context, page };

@@ -3,8 +3,7 @@
  * Wait Until Ready (READY, FAILED with the service's error, timeout, empty draft), the dataset picker, Continue on
  * Fail and AI-tool use. Real n8n engine, sandbox on loopback.
  */
-import type { Sandbox } from '../../sandbox';
-import { disposeEngine, listSearch, runNode } from '../helpers/engine';
+import { listSearch, runNode } from '../helpers/engine';
 import {
 	FAST,
 	FAST_WAIT,
@@ -13,22 +12,14 @@ import {
 	datasetNode,
 	datasetParams,
 	isUploadEndpoint,
-	openSandbox,
 	readyDataset,
 	trainerCalls,
 	until,
 	uploadTextDirect,
+	useSandbox,
 } from './setup';
 
-let sb: Sandbox;
-
-beforeAll(async () => {
-	sb = await openSandbox();
-});
-afterAll(async () => {
-	await sb.close();
-	await disposeEngine();
-});
+const sb = useSandbox();
 beforeEach(() => sb.reset(FAST));
 
 const run = async (parameters: Record<string, unknown>, extra: Partial<Parameters<typeof runNode>[0]> = {}) =>

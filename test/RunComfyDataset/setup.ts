@@ -1,13 +1,11 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals */
 /**
  * Shared setup of the RunComfy Dataset and Training node tests: one sandbox per test file, credentials pointing
  * at it, helpers to make datasets in the sandbox and to read its request log. Not a test file itself.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { startSandbox } from '../../sandbox';
 import type { RequestLogEntry, Sandbox, SandboxConfig } from '../../sandbox';
-import type { RunComfyCredentialData } from '../helpers/engine';
+import { openSandbox as openLoopbackSandbox, until, useSandbox as useLoopbackSandbox } from '../helpers/sandboxSetup';
 import { RunComfyDataset } from '../../nodes/RunComfyDataset/RunComfyDataset.node';
 
 export const datasetNode = new RunComfyDataset();
@@ -18,20 +16,17 @@ export const FAST: SandboxConfig = { datasetReadyMs: 30, trainingStepMs: 1, trai
 /** Fast polling so waits finish in milliseconds. */
 export const FAST_WAIT = { pollIntervalSeconds: 0.02, maxPollIntervalSeconds: 0.05, maxWaitSeconds: 20 };
 
+/** A sandbox on loopback; by default the fast one (FAST). */
 export async function openSandbox(config: SandboxConfig = FAST): Promise<Sandbox> {
-	return await startSandbox({ host: '127.0.0.1', ...config });
+	return await openLoopbackSandbox(config);
 }
 
-export function credentialsFor(sb: Sandbox, overrides: Partial<RunComfyCredentialData> = {}): RunComfyCredentialData {
-	return {
-		accessToken: sb.token,
-		modelApiBaseUrl: sb.urls.modelApi,
-		serverlessApiBaseUrl: sb.urls.serverless,
-		trainerApiBaseUrl: sb.urls.trainer,
-		allowedDownloadHosts: new URL(sb.urls.files).hostname,
-		...overrides,
-	};
+/** The sandbox of a test file (opened before its tests, closed with the engine after them); by default FAST. */
+export function useSandbox(config: SandboxConfig = FAST): Sandbox {
+	return useLoopbackSandbox(config);
 }
+
+export { credentialsFor, until } from '../helpers/sandboxSetup';
 
 /** A resource locator value "By ID". */
 export const byId = (value: string) => ({ __rl: true, mode: 'id', value });
@@ -88,13 +83,4 @@ export async function readyDataset(sb: Sandbox, name: string): Promise<string> {
 	await uploadTextDirect(sb, id, { 'img_0001.jpg': 'x', 'img_0001.txt': 'a photo of p3r5on' });
 	await until(() => sb.state().datasets.find((d) => d.id === id)?.status === 'READY', `dataset ${name} READY`);
 	return id;
-}
-
-/** Waits (bounded) until a condition on the sandbox log or state holds; polling it is the synchronisation. */
-export async function until(check: () => boolean, what: string, limitMs = 10_000): Promise<void> {
-	const started = Date.now();
-	while (!check()) {
-		if (Date.now() - started > limitMs) throw new Error(`Timed out waiting for: ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 5));
-	}
 }

@@ -6,30 +6,21 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox';
 import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
-import { disposeEngine, runNode } from '../helpers/engine';
+import { runNode } from '../helpers/engine';
 import {
 	FAST,
 	FAST_WAIT,
 	credentialsFor,
 	isJobCall,
 	isJobSubmit,
-	openSandbox,
 	readyDataset,
 	until,
+	useSandbox,
 } from '../RunComfyDataset/setup';
 
 const node = new RunComfyTraining();
-let sb: Sandbox;
-
-beforeAll(async () => {
-	sb = await openSandbox();
-});
-afterAll(async () => {
-	await sb.close();
-	await disposeEngine();
-});
+const sb = useSandbox();
 beforeEach(() => sb.reset(FAST));
 
 const run = async (parameters: INodeParameters, extra: Partial<Parameters<typeof runNode>[0]> = {}) =>

@@ -6,9 +6,8 @@
 import YAML from 'yaml';
 import type { INodeParameters } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox';
 import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
-import { disposeEngine, listSearch, runNode } from '../helpers/engine';
+import { listSearch, runNode } from '../helpers/engine';
 import {
 	FAST,
 	FAST_WAIT,
@@ -17,22 +16,14 @@ import {
 	credentialsFor,
 	isJobCall,
 	isJobSubmit,
-	openSandbox,
 	readyDataset,
 	until,
 	uploadTextDirect,
+	useSandbox,
 } from '../RunComfyDataset/setup';
 
 const node = new RunComfyTraining();
-let sb: Sandbox;
-
-beforeAll(async () => {
-	sb = await openSandbox();
-});
-afterAll(async () => {
-	await sb.close();
-	await disposeEngine();
-});
+const sb = useSandbox();
 beforeEach(() => sb.reset(FAST));
 
 const submits = () => sb.log().filter(isJobSubmit);
@@ -284,6 +275,19 @@ describe('GPU and money rules', () => {
 		const h200 = await run(simpleParams(datasetId, { jobName: 'h200', gpuType: 'HOPPER_141', gpuCount: 1 }));
 		expect(h200.error).toBeUndefined();
 		expect(submitted()[1]).toMatchObject({ gpu_type: 'HOPPER_141', gpu_count: 1 });
+	});
+
+	it('sends Options → GPU ID as gpu_id (trimmed), and no gpu_id when it is empty', async () => {
+		const datasetId = await readyDataset(sb, 'gpu-id-ds');
+		const pinned = await run(simpleParams(datasetId, { options: { gpuId: ' #1 ' } }));
+		expect(pinned.error).toBeUndefined();
+		expect(submits()[0].body).toMatchObject({ gpu_type: 'ADA_80_PLUS', gpu_count: 1, gpu_id: '#1' });
+		expect(pinned.items[0].json).toMatchObject({ job_id: sb.state().jobs[0].id, gpu_type: 'ADA_80_PLUS', gpu_count: 1, gpu_id: '#1' });
+
+		const unpinned = await run(simpleParams(datasetId, { jobName: 'no_pin', options: { gpuId: '' } }));
+		expect(unpinned.error).toBeUndefined();
+		expect(Object.keys(submits()[1].body as object)).not.toContain('gpu_id');
+		expect(unpinned.items[0].json).not.toHaveProperty('gpu_id');
 	});
 
 	it('stops before submitting when the balance is below the minimum', async () => {

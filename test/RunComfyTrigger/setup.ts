@@ -5,23 +5,22 @@
  */
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { startSandbox } from '../../sandbox';
 import type { Sandbox, SandboxConfig } from '../../sandbox';
 import { RunComfyTrigger } from '../../nodes/RunComfyTrigger/RunComfyTrigger.node';
 import { poll } from '../helpers/engine';
-import type { RunComfyCredentialData } from '../helpers/engine';
+import { credentialsFor, openSandbox as openLoopbackSandbox } from '../helpers/sandboxSetup';
 import { client, pollUntil } from '../sandbox/helpers';
 
-export { client, pollUntil };
+export { client, credentialsFor, pollUntil };
 
 export const trigger = new RunComfyTrigger();
 
 export const DATASETS = '/prod/v1/trainers/datasets';
 export const JOBS = '/prod/v1/trainers/ai-toolkit/jobs';
 
+/** A sandbox on loopback with fast runs, training and dataset processing (`config` overrides). */
 export async function openSandbox(config: SandboxConfig = {}): Promise<Sandbox> {
-	return await startSandbox({
-		host: '127.0.0.1',
+	return await openLoopbackSandbox({
 		runDurationMs: 20,
 		queueMs: 0,
 		trainingStepMs: 1,
@@ -29,16 +28,6 @@ export async function openSandbox(config: SandboxConfig = {}): Promise<Sandbox> 
 		datasetReadyMs: 10,
 		...config,
 	});
-}
-
-export function credentialsFor(sb: Sandbox): RunComfyCredentialData {
-	return {
-		accessToken: sb.token,
-		modelApiBaseUrl: sb.urls.modelApi,
-		serverlessApiBaseUrl: sb.urls.serverless,
-		trainerApiBaseUrl: sb.urls.trainer,
-		allowedDownloadHosts: new URL(sb.urls.files).hostname,
-	};
 }
 
 /** One scheduled poll (mode 'trigger') or "Fetch Test Event" (mode 'manual'); returns the emitted JSON or null. */

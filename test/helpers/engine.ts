@@ -87,9 +87,13 @@ export interface RunComfyCredentialData {
 	allowedDownloadHosts: string;
 }
 
+/** What n8n's prepareBinaryData takes: `Buffer | Readable` (derived, so 'stream' is not imported here). */
+export type BinaryInput = Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0];
+
 export interface InputItem {
 	json: IDataObject;
-	binary?: Record<string, { data: Buffer; mimeType: string; fileName: string }>;
+	/** `data` is a Buffer or a Readable stream; both go through prepareBinaryData as in a user's workflow. */
+	binary?: Record<string, { data: BinaryInput; mimeType: string; fileName: string }>;
 }
 
 export interface RunNodeOptions {

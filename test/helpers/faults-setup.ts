@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals */
 /**
  * Shared setup of the fault, bad-input and token-scan suites (test/faults/): a sandbox with a distinctive
  * token, credentials pointing at it, readers of the request log (paid endpoints, submits per input item),
@@ -6,26 +5,17 @@
  * scanner. Not a test file itself.
  */
 import type { Sandbox, SandboxConfig, RequestLogEntry } from '../../sandbox';
-import { startSandbox } from '../../sandbox';
-import type { RunComfyCredentialData, RunNodeResult } from './engine';
+import type { RunNodeResult } from './engine';
+import { credentialsFor, openSandbox, until as untilShared } from './sandboxSetup';
+
+// The sandbox's allowed file host is 127.0.0.1; urls.foreignFiles (localhost) is outside the list.
+export { credentialsFor };
 
 /** A token that cannot appear anywhere by accident, so finding it proves a leak. */
 export const SCAN_TOKEN = 'rcf-dummy-secret-Zq7Xw2Lm9Tn4Vb8Kp3';
 
 export async function openFaultSandbox(config: SandboxConfig = {}): Promise<Sandbox> {
-	return await startSandbox({ host: '127.0.0.1', token: SCAN_TOKEN, runDurationMs: 30, queueMs: 0, ...config });
-}
-
-export function credentialsFor(sb: Sandbox, overrides: Partial<RunComfyCredentialData> = {}): RunComfyCredentialData {
-	return {
-		accessToken: sb.token,
-		modelApiBaseUrl: sb.urls.modelApi,
-		serverlessApiBaseUrl: sb.urls.serverless,
-		trainerApiBaseUrl: sb.urls.trainer,
-		// The sandbox's allowed file host is 127.0.0.1; urls.foreignFiles (localhost) is outside the list.
-		allowedDownloadHosts: new URL(sb.urls.files).hostname,
-		...overrides,
-	};
+	return await openSandbox({ token: SCAN_TOKEN, runDurationMs: 30, queueMs: 0, ...config });
 }
 
 export const STABLE = {
@@ -68,13 +58,9 @@ export const isDeploymentCancel = (e: RequestLogEntry): boolean =>
 /** The request id in /v1/requests/<id>/… or …/requests/<id>/…. */
 export const requestIdIn = (e: RequestLogEntry): string => /\/requests\/([^/]+)/.exec(e.path)?.[1] ?? '';
 
-/** Polls the sandbox log (or any condition) until it holds; bounded, so a broken node fails the test instead of hanging. */
+/** Polls the sandbox log (or any condition) until it holds; bounded (15 s here), so a broken node fails the test instead of hanging. */
 export async function until(check: () => boolean, what: string, limitMs = 15_000): Promise<void> {
-	const started = Date.now();
-	while (!check()) {
-		if (Date.now() - started > limitMs) throw new Error(`Timed out after ${limitMs} ms waiting for: ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 5));
-	}
+	await untilShared(check, what, limitMs);
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -68,7 +68,7 @@ export function credentialsFor(sb: Sandbox, overrides: Partial<RunComfyCredentia
 export async function until(check: () => boolean, what: string, limitMs = 10_000): Promise<void> {
 	const started = Date.now();
 	while (!check()) {
-		if (Date.now() - started > limitMs) throw new Error(`Timed out waiting for: ${what}`);
+		if (Date.now() - started > limitMs) throw new Error(`Timed out after ${limitMs} ms waiting for: ${what}`);
 		await new Promise((resolve) => setTimeout(resolve, 5));
 	}
 }

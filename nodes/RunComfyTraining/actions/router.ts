@@ -1,8 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import type { OperationModule } from '../../shared/router';
-import { runOperation } from '../../shared/router';
+import { routeOperation } from '../../shared/router';
 import * as trainingJob from './trainingJob';
 
 const resources: Record<string, Record<string, OperationModule>> = {
@@ -16,14 +15,7 @@ const resources: Record<string, Record<string, OperationModule>> = {
 	},
 };
 
+/** Finds the operation module of the chosen resource/operation and runs it through the shared router. */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const resource = this.getNodeParameter('resource', 0) as string;
-	const operation = this.getNodeParameter('operation', 0) as string;
-	const module = resources[resource]?.[operation];
-	if (!module) {
-		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`, {
-			description: 'Pick another operation, or update the node.',
-		});
-	}
-	return [await runOperation(this, module)];
+	return await routeOperation(this, resources);
 }

@@ -9,13 +9,14 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { WaitDefaults } from '../../../shared/descriptions';
 import { readWaitOptions, waitProperties } from '../../../shared/descriptions';
+import { mapPool } from '../../../shared/pool';
 import { failedItem, toNodeError } from '../../../shared/router';
 import { getDatasetStatus } from '../../../shared/transport';
 import type { Dataset, RunState } from '../../../shared/types';
 import type { WaitJob, WaitOptions, WaitOutcome } from '../../../shared/wait';
 import { waitForAll } from '../../../shared/wait';
 import { formatDuration } from '../../../shared/trainingConfig';
-import { findMissingCaptions, isMediaFile, missingCaptionWarning } from './files';
+import { fileNameProblem, findMissingCaptions, isMediaFile, missingCaptionWarning } from './files';
 
 /** Datasets: the CLI polls every 5 s; a dataset becomes READY within minutes. Stop only stops watching. */
 export const DATASET_WAIT: WaitDefaults = {
@@ -65,6 +66,17 @@ export function readDatasetId(ctx: IExecuteFunctions, itemIndex: number): string
 		});
 	}
 	return id;
+}
+
+/** Refuses, before anything is uploaded, a file name for the dataset that is not a plain file name. */
+export function assertPlainFileName(ctx: IExecuteFunctions, fileName: string, itemIndex: number): void {
+	const problem = fileNameProblem(fileName);
+	if (problem) {
+		throw new NodeOperationError(ctx.getNode(), `Cannot upload: ${problem}`, {
+			itemIndex,
+			description: 'Set Options → File Name to a plain file name such as img_0001.jpg.',
+		});
+	}
 }
 
 /** "Wait Until Ready" and its options on the upload operations (the shared wait block, relabelled). */
@@ -267,26 +279,21 @@ export async function runUploadBatch(
 		}
 	}
 
-	const queue = [...chains.values()];
+	// Chains run side by side, the tasks of a chain one after the other; after the first error (without Continue
+	// on Fail) or a stop, no further task starts.
 	const signal = ctx.getExecutionCancelSignal();
-	const worker = async () => {
-		for (;;) {
+	const parallel = Math.max(1, Math.min(16, Math.floor(opts.parallel ?? DEFAULT_PARALLEL_UPLOADS)));
+	await mapPool([...chains.values()], parallel, async (chain) => {
+		for (const task of chain) {
 			if (firstError || signal?.aborted) return;
-			const chain = queue.shift();
-			if (!chain) return;
-			for (const task of chain) {
-				if (firstError || signal?.aborted) return;
-				try {
-					records[task.itemIndex] = await task.run();
-				} catch (error) {
-					errors[task.itemIndex] = error as Error;
-					if (!continueOnFail && !firstError) firstError = { itemIndex: task.itemIndex, error: error as Error };
-				}
+			try {
+				records[task.itemIndex] = await task.run();
+			} catch (error) {
+				errors[task.itemIndex] = error as Error;
+				if (!continueOnFail && !firstError) firstError = { itemIndex: task.itemIndex, error: error as Error };
 			}
 		}
-	};
-	const parallel = Math.max(1, Math.min(16, Math.floor(opts.parallel ?? DEFAULT_PARALLEL_UPLOADS)));
-	await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, worker));
+	});
 	if (firstError) throw toNodeError(ctx, firstError.error, firstError.itemIndex);
 	if (signal?.aborted) {
 		throw new NodeOperationError(ctx.getNode(), 'The execution was stopped during the uploads', {

@@ -10,8 +10,8 @@ import {
 import type { SignedUpload } from '../../../shared/types';
 import { DIRECT_UPLOAD_MAX_BYTES } from '../../../shared/types';
 import type { UploadRecord, UploadTask } from './common';
-import { DEFAULT_PARALLEL_UPLOADS, datasetLocator, readDatasetId, runUploadBatch, uploadWaitProperties } from './common';
-import { captionFileNameFor, contentTypeFor, extensionOf, fileNameProblem } from './files';
+import { DEFAULT_PARALLEL_UPLOADS, assertPlainFileName, datasetLocator, readDatasetId, runUploadBatch, uploadWaitProperties } from './common';
+import { captionFileNameFor, contentTypeFor, extensionOf } from './files';
 
 const show = { resource: ['dataset'], operation: ['uploadFile'] };
 
@@ -176,13 +176,7 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 				description: 'Set Options → File Name (e.g. {{ $json.name }}.jpg); captions pair with files by name.',
 			});
 		}
-		const problem = fileNameProblem(fileName);
-		if (problem) {
-			throw new NodeOperationError(this.getNode(), `Cannot upload: ${problem}`, {
-				itemIndex,
-				description: 'Set Options → File Name to a plain file name such as img_0001.jpg.',
-			});
-		}
+		assertPlainFileName(this, fileName, itemIndex);
 		const warnings: string[] = [];
 		let caption: { fileName: string; text: string } | undefined;
 		const captionField = String(options.captionField ?? '').trim();

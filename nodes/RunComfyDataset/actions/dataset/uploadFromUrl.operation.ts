@@ -1,10 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { uploadDatasetFile } from '../../../shared/transport';
+import { internalAddressKind, internalHostProblem } from '../../../shared/addresses';
+import { getCredentials, uploadDatasetFile } from '../../../shared/transport';
 import { DIRECT_UPLOAD_MAX_BYTES } from '../../../shared/types';
 import type { UploadRecord, UploadTask } from './common';
-import { DEFAULT_PARALLEL_UPLOADS, datasetLocator, readDatasetId, runUploadBatch, uploadWaitProperties } from './common';
+import { DEFAULT_PARALLEL_UPLOADS, assertPlainFileName, datasetLocator, readDatasetId, runUploadBatch, uploadWaitProperties } from './common';
 import { contentTypeFor, fileNameFromUrl, fileNameProblem } from './files';
 
 const properties: INodeProperties[] = [
@@ -17,7 +18,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		placeholder: 'e.g. https://example.com/images/img_0001.jpg',
 		description:
-			'Public http(s) URL of the file (up to 150 MB). n8n downloads it without your RunComfy token and uploads it to the dataset. Local paths are refused: read local files with "Read/Write Files from Disk" and use Upload File.',
+			'Public http(s) URL of the file (up to 150 MB). n8n downloads it without your RunComfy token and uploads it to the dataset. Local paths and internal addresses (localhost, private networks) are refused unless the host is in the credential\'s Allowed Download Hosts: read local files with "Read/Write Files from Disk" and use Upload File.',
 	},
 	...uploadWaitProperties({}),
 	{
@@ -70,21 +71,84 @@ interface FetchedFile {
 	dispositionName?: string;
 }
 
-/** GETs a public URL with plain httpRequest (never the token), at most `maxBytes`, aborting as soon as it is over. */
-export async function fetchPublicFile(ctx: IExecuteFunctions, url: string, maxBytes: number, itemIndex: number): Promise<FetchedFile> {
+/** Redirects followed per file, each target checked like the URL itself. */
+export const MAX_URL_REDIRECTS = 5;
+
+/** The fix for a refused internal address (the URL itself or a redirect). */
+export function internalHostFix(host: string): string {
+	return `n8n downloads the file itself, so addresses inside your network are refused (otherwise a workflow or an AI agent could make n8n read internal services). Give a public http(s) URL. To use a file server inside your network on purpose, add its host (${host}) to "Allowed Download Hosts" in the RunComfy credential.`;
+}
+
+type FetchResponse = {
+	body: AsyncIterable<Buffer> & { destroy?: () => void; on?: (event: string, listener: () => void) => unknown };
+	headers: Record<string, string | string[] | undefined>;
+	statusCode: number;
+};
+
+/**
+ * GETs a public URL with plain httpRequest (never the token), at most `maxBytes`, aborting as soon as it is over.
+ * Redirects (at most 5) are followed here, each target refused like the URL itself when it is internal and not
+ * in `allowedHosts` (the credential's Allowed Download Hosts).
+ */
+export async function fetchPublicFile(
+	ctx: IExecuteFunctions,
+	url: string,
+	maxBytes: number,
+	itemIndex: number,
+	allowedHosts: string[] = [],
+): Promise<FetchedFile> {
 	const tooLarge = (size: string) =>
 		new NodeOperationError(ctx.getNode(), `The file at ${url} is larger than 150 MB (${size})`, {
 			itemIndex,
 			description:
 				'Upload From URL handles files up to 150 MB. Download the file into n8n (HTTP Request node, binary response) and use Upload File: larger files go through a signed upload URL.',
 		});
-	const response = (await ctx.helpers.httpRequest({
-		method: 'GET',
-		url,
-		encoding: 'stream',
-		returnFullResponse: true,
-		abortSignal: ctx.getExecutionCancelSignal(),
-	})) as { body: AsyncIterable<Buffer> & { destroy?: () => void }; headers: Record<string, string | string[] | undefined>; statusCode: number };
+	const cancel = ctx.getExecutionCancelSignal();
+	let current = url;
+	let response: FetchResponse;
+	for (let hop = 0; ; hop++) {
+		// One controller per request, so a redirect answer's connection can be closed without reading it.
+		const own = new AbortController();
+		response = (await ctx.helpers.httpRequest({
+			method: 'GET',
+			url: current,
+			encoding: 'stream',
+			returnFullResponse: true,
+			disableFollowRedirect: true,
+			ignoreHttpStatusErrors: true,
+			abortSignal: cancel ? AbortSignal.any([cancel, own.signal]) : own.signal,
+		})) as FetchResponse;
+		const status = Number(response.statusCode);
+		if (status >= 200 && status < 300) break;
+		response.body?.on?.('error', () => {}); // the abort below makes the body emit an error
+		own.abort();
+		response.body?.destroy?.();
+		const fail = (message: string, description: string) => new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+		if (status < 300 || status >= 400) {
+			throw fail(
+				`Cannot upload from "${url}": the file host answered HTTP ${status}${current === url ? '' : ` for ${current}`}`,
+				'Check that the URL opens the file in a browser without logging in; links that expire must be fresh.',
+			);
+		}
+		const location = response.headers?.location;
+		let next: URL | undefined;
+		try {
+			next = new URL(String(Array.isArray(location) ? location[0] : location ?? ''), current);
+		} catch {
+			next = undefined;
+		}
+		if (!location || !next || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
+			throw fail(`Cannot upload from "${url}": the file host answered HTTP ${status} without a usable http(s) Location to follow`, 'Give the final, public http(s) URL of the file.');
+		}
+		const problem = internalHostProblem(next, allowedHosts);
+		if (problem) {
+			throw fail(`Cannot upload from "${url}": it redirects to ${next.href}, and ${problem}; the redirect was not followed`, internalHostFix(next.hostname));
+		}
+		if (hop >= MAX_URL_REDIRECTS) {
+			throw fail(`Cannot upload from "${url}": too many redirects (more than ${MAX_URL_REDIRECTS})`, 'Give the final, public http(s) URL of the file.');
+		}
+		current = next.href;
+	}
 	const header = (name: string) => {
 		const value = response.headers?.[name];
 		return Array.isArray(value) ? value[0] : value;
@@ -115,6 +179,14 @@ export async function fetchPublicFile(ctx: IExecuteFunctions, url: string, maxBy
 }
 
 export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	// The credential's Allowed Download Hosts: read before anything is fetched, for the check of internal hosts.
+	let allowedHosts: string[] = [];
+	let credentialError: unknown;
+	try {
+		allowedHosts = (await getCredentials(this)).allowedDownloadHosts;
+	} catch (error) {
+		credentialError = error;
+	}
 	const prepare = (itemIndex: number): UploadTask => {
 		const datasetId = readDatasetId(this, itemIndex);
 		const rawUrl = String(this.getNodeParameter('url', itemIndex, '') ?? '');
@@ -126,24 +198,25 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 					'Give a public http(s) URL. For a file on this machine, read it with "Read/Write Files from Disk" and use the Upload File operation.',
 			});
 		}
+		// Only an internal host needs the list (without it, a broken credential fails at the upload, as before).
+		if (credentialError && internalAddressKind(url.hostname)) throw credentialError;
+		const internal = internalHostProblem(url, allowedHosts);
+		if (internal) {
+			throw new NodeOperationError(this.getNode(), `Cannot upload from "${rawUrl}": ${internal}`, {
+				itemIndex,
+				description: internalHostFix(url.hostname),
+			});
+		}
 		const options = this.getNodeParameter('options', itemIndex, {}) as { fileName?: string };
 		const override = String(options.fileName ?? '').trim();
 		const urlName = fileNameFromUrl(url.href);
-		if (override) {
-			const bad = fileNameProblem(override);
-			if (bad) {
-				throw new NodeOperationError(this.getNode(), `Cannot upload: ${bad}`, {
-					itemIndex,
-					description: 'Set Options → File Name to a plain file name such as img_0001.jpg.',
-				});
-			}
-		}
+		if (override) assertPlainFileName(this, override, itemIndex);
 		return {
 			itemIndex,
 			datasetId,
 			fileNames: [override || urlName || 'upload.bin'],
 			run: async (): Promise<UploadRecord> => {
-				const fetched = await fetchPublicFile(this, url.href, DIRECT_UPLOAD_MAX_BYTES, itemIndex);
+				const fetched = await fetchPublicFile(this, url.href, DIRECT_UPLOAD_MAX_BYTES, itemIndex, allowedHosts);
 				let fileName = override || urlName || fetched.dispositionName || 'upload.bin';
 				if (fileNameProblem(fileName)) fileName = 'upload.bin';
 				const response = await uploadDatasetFile(this, datasetId, {

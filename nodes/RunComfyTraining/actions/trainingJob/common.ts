@@ -8,11 +8,12 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { assertMinimumBalance } from '../../../shared/balanceGuard';
 import type { WaitDefaults } from '../../../shared/descriptions';
-import { downloadProperties, readDownloadOptions, readWaitOptions } from '../../../shared/descriptions';
+import { downloadProperties, readDownloadOptions, readWaitOptions, waitProperties } from '../../../shared/descriptions';
 import type { FoundUrl } from '../../../shared/download';
 import { collectUrls, downloadAll } from '../../../shared/download';
-import { failedItem } from '../../../shared/router';
+import { failedItem, toNodeError } from '../../../shared/router';
 import { classifyStoppedJob, normaliseStatus } from '../../../shared/status';
 import { checkpointStep, formatDuration, pickLatestCheckpoint } from '../../../shared/trainingConfig';
 import { getCredentials, getTrainingJobResult, getTrainingJobStatus } from '../../../shared/transport';
@@ -284,7 +285,7 @@ export async function downloadArtifacts(
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Waiting (Submit and Resume)
+// The paid operations (Submit and Resume): balance once, one call per item, then optionally wait for all
 // ---------------------------------------------------------------------------------------------------------------
 
 export interface WatchedJob {
@@ -292,6 +293,76 @@ export interface WatchedJob {
 	jobId: string;
 	/** Output fields known before waiting (submission details, warnings). */
 	json: IDataObject;
+}
+
+/** "Wait for Completion" (off by default: training takes minutes to hours) with its options, and the downloads. */
+export function paidJobWaitProperties(waitDescription: string): INodeProperties[] {
+	return [
+		...waitProperties({}, TRAINING_WAIT).map((p, index) =>
+			index === 0 ? { ...p, default: false, description: waitDescription } : p,
+		),
+		...artifactDownloadProperties({ waitForCompletion: [true] }),
+	];
+}
+
+/** The output items that were set, in input order. */
+export const presentItems = (out: Array<INodeExecutionData | undefined>): INodeExecutionData[] =>
+	out.filter((o): o is INodeExecutionData => o !== undefined);
+
+/**
+ * Checks the balance once against the highest "Minimum Balance (USD)" of the checked items, before any paid
+ * call. Too low: every checked item fails (with `extra`; without Continue on Fail the first error is thrown)
+ * and false is returned.
+ */
+export async function balanceAllows<T extends { itemIndex: number }>(
+	ctx: IExecuteFunctions,
+	ready: T[],
+	out: Array<INodeExecutionData | undefined>,
+	extra: (r: T) => IDataObject = () => ({}),
+): Promise<boolean> {
+	const minimum = Math.max(
+		...ready.map((r) => Number((ctx.getNodeParameter('options', r.itemIndex, {}) as IDataObject).minimumBalanceUsd ?? 0)),
+	);
+	try {
+		await assertMinimumBalance(ctx, minimum);
+		return true;
+	} catch (error) {
+		for (const r of ready) out[r.itemIndex] = failedItem(ctx, error, r.itemIndex, extra(r));
+		return false;
+	}
+}
+
+/**
+ * A paid call that failed: without Continue on Fail, when earlier items already cost money, the error names
+ * their jobs (`already`: "Already submitted by this execution (still running)"); otherwise the usual policy.
+ */
+export function paidCallFailed(
+	ctx: IExecuteFunctions,
+	error: unknown,
+	itemIndex: number,
+	fields: IDataObject,
+	done: WatchedJob[],
+	already: string,
+): INodeExecutionData {
+	if (!ctx.continueOnFail() && done.length) {
+		const nodeError = toNodeError(ctx, error, itemIndex);
+		nodeError.description = `${nodeError.description ?? ''}\n${already}: ${done.map((d) => d.jobId).join(', ')}`.trim();
+		throw nodeError;
+	}
+	return failedItem(ctx, error, itemIndex, fields);
+}
+
+/** With Wait for Completion (read from the first job's item), waits for all the jobs and puts their outcomes into `out`. */
+export async function waitIfAsked(
+	ctx: IExecuteFunctions,
+	watched: WatchedJob[],
+	out: Array<INodeExecutionData | undefined>,
+): Promise<void> {
+	if (!watched.length) return;
+	const wait = readWaitOptions(ctx, watched[0].itemIndex, TRAINING_WAIT);
+	if (!wait.enabled) return;
+	const finished = await waitForJobs(ctx, watched, wait);
+	for (const [itemIndex, item] of finished) out[itemIndex] = item;
 }
 
 

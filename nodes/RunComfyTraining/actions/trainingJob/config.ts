@@ -11,6 +11,7 @@ import {
 	readConfigText,
 } from '../../../shared/trainingConfig';
 import { getDatasetStatus, listDatasets } from '../../../shared/transport';
+import { datasetLocator } from '../../../RunComfyDataset/actions/dataset/common';
 import { DATASET_FOLDER_PREFIX, TRAINING_FOLDER } from '../../../shared/types';
 
 export function configTextProperties(show: IDisplayOptions['show']): INodeProperties[] {
@@ -65,23 +66,9 @@ export function simpleFormProperties(show: IDisplayOptions['show']): INodeProper
 			displayOptions: on(),
 		},
 		{
-			displayName: 'Dataset',
-			name: 'dataset',
-			type: 'resourceLocator',
-			default: { mode: 'list', value: '' },
-			required: true,
+			// the Dataset node's picker (same list search), described for training
+			...datasetLocator({ ...show }),
 			description: 'A READY dataset of images/videos with .txt captions. Its name is put into the config\'s folder_path.',
-			modes: [
-				{
-					displayName: 'From List',
-					name: 'list',
-					type: 'list',
-					placeholder: 'Select a dataset...',
-					typeOptions: { searchListMethod: 'searchDatasets', searchable: true },
-				},
-				{ displayName: 'By ID', name: 'id', type: 'string', placeholder: 'e.g. 5f0c6c1e-3b1a-4f7e-9a51-2d8e6c0b7a11' },
-			],
-			displayOptions: on(),
 		},
 		{
 			displayName: 'Steps',

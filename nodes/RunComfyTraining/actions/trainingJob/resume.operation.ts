@@ -1,37 +1,30 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { assertMinimumBalance } from '../../../shared/balanceGuard';
-import { minimumBalanceOption, readWaitOptions, waitProperties } from '../../../shared/descriptions';
-import { failedItem, toNodeError } from '../../../shared/router';
+import { minimumBalanceOption } from '../../../shared/descriptions';
+import { failedItem } from '../../../shared/router';
 import { getTrainingJobStatus, resumeTrainingJob } from '../../../shared/transport';
 import type { WatchedJob } from './common';
 import {
-	TRAINING_WAIT,
-	artifactDownloadProperties,
+	balanceAllows,
 	gpuProperties,
 	jobIdProperty,
+	paidCallFailed,
+	paidJobWaitProperties,
+	presentItems,
 	progressOf,
 	rawStatus,
 	readGpu,
 	readJobId,
-	waitForJobs,
+	waitIfAsked,
 } from './common';
 
 const properties: INodeProperties[] = [
 	jobIdProperty(),
 	...gpuProperties(),
-	...waitProperties({}, TRAINING_WAIT).map((p, index) =>
-		index === 0
-			? {
-					...p,
-					default: false,
-					description:
-						'Whether to wait until training finishes and return the result with the checkpoint ready as `lora`. Stopping the execution only stops watching.',
-				}
-			: p,
+	...paidJobWaitProperties(
+		'Whether to wait until training finishes and return the result with the checkpoint ready as `lora`. Stopping the execution only stops watching.',
 	),
-	...artifactDownloadProperties({ waitForCompletion: [true] }),
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -69,17 +62,7 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			out[i] = failedItem(this, error, i);
 		}
 	}
-	if (ready.length) {
-		const minimum = Math.max(
-			...ready.map((r) => Number((this.getNodeParameter('options', r.itemIndex, {}) as IDataObject).minimumBalanceUsd ?? 0)),
-		);
-		try {
-			await assertMinimumBalance(this, minimum);
-		} catch (error) {
-			for (const r of ready) out[r.itemIndex] = failedItem(this, error, r.itemIndex, { job_id: r.jobId });
-			return out.filter((o): o is INodeExecutionData => o !== undefined);
-		}
-	}
+	if (ready.length && !(await balanceAllows(this, ready, out, (r) => ({ job_id: r.jobId })))) return presentItems(out);
 	const resumed: WatchedJob[] = [];
 	for (const { itemIndex, jobId, gpu, before } of ready) {
 		const fields: IDataObject = { job_id: jobId, gpu_type: gpu.gpuType, gpu_count: gpu.gpuCount, before };
@@ -89,20 +72,9 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			resumed.push({ itemIndex, jobId, json });
 			out[itemIndex] = { json, pairedItem: { item: itemIndex } };
 		} catch (error) {
-			if (!this.continueOnFail() && resumed.length) {
-				const nodeError = toNodeError(this, error, itemIndex);
-				nodeError.description = `${nodeError.description ?? ''}\nAlready resumed by this execution: ${resumed.map((r) => r.jobId).join(', ')}`.trim();
-				throw nodeError;
-			}
-			out[itemIndex] = failedItem(this, error, itemIndex, fields);
+			out[itemIndex] = paidCallFailed(this, error, itemIndex, fields, resumed, 'Already resumed by this execution');
 		}
 	}
-	if (resumed.length) {
-		const wait = readWaitOptions(this, resumed[0].itemIndex, TRAINING_WAIT);
-		if (wait.enabled) {
-			const finished = await waitForJobs(this, resumed, wait);
-			for (const [itemIndex, item] of finished) out[itemIndex] = item;
-		}
-	}
-	return out.filter((o): o is INodeExecutionData => o !== undefined);
+	await waitIfAsked(this, resumed, out);
+	return presentItems(out);
 }

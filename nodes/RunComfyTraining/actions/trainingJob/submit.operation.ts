@@ -1,12 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { assertMinimumBalance } from '../../../shared/balanceGuard';
-import { minimumBalanceOption, readWaitOptions, waitProperties } from '../../../shared/descriptions';
-import { failedItem, toNodeError } from '../../../shared/router';
+import { minimumBalanceOption } from '../../../shared/descriptions';
+import { failedItem } from '../../../shared/router';
 import { submitTrainingJob } from '../../../shared/transport';
 import type { WatchedJob } from './common';
-import { TRAINING_WAIT, artifactDownloadProperties, gpuProperties, readGpu, waitForJobs } from './common';
+import { balanceAllows, gpuProperties, paidCallFailed, paidJobWaitProperties, presentItems, readGpu, waitIfAsked } from './common';
 import type { PreparedConfig } from './config';
 import { configTextProperties, datasetCatalog, prepareSimpleConfig, prepareTextConfig, simpleFormProperties } from './config';
 
@@ -28,30 +27,47 @@ const properties: INodeProperties[] = [
 	...simpleFormProperties({ configMode: ['simple'] }),
 	...configTextProperties({ configMode: ['text'] }),
 	...gpuProperties(),
-	...waitProperties({}, TRAINING_WAIT).map((p, index) =>
-		index === 0
-			? {
-					...p,
-					default: false,
-					description:
-						'Whether to wait until training finishes (can take hours) and return the result with the checkpoint ready as `lora`. Stopping the execution only stops watching: the job keeps running.',
-				}
-			: p,
+	...paidJobWaitProperties(
+		'Whether to wait until training finishes (can take hours) and return the result with the checkpoint ready as `lora`. Stopping the execution only stops watching: the job keeps running.',
 	),
-	...artifactDownloadProperties({ waitForCompletion: [true] }),
 	{
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: [minimumBalanceOption],
+		options: [
+			{
+				displayName: 'GPU ID',
+				name: 'gpuId',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. #1',
+				description:
+					'Run the job on one specific GPU of your account, as RunComfy names it (e.g. "#1"). Leave empty to let RunComfy choose.',
+			},
+			minimumBalanceOption,
+		],
 	},
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['trainingJob'], operation: ['submit'] } }, properties);
 
-function submissionFields(prepared: PreparedConfig, gpu: { gpuType: string; gpuCount: number }): IDataObject {
+interface SubmitGpu {
+	gpuType: string;
+	gpuCount: number;
+	gpuId?: string;
+}
+
+/** GPU Type and Count (checked) and the optional GPU ID from Options. */
+function readSubmitGpu(ctx: IExecuteFunctions, itemIndex: number): SubmitGpu {
+	const gpu: SubmitGpu = readGpu(ctx, itemIndex);
+	const gpuId = String((ctx.getNodeParameter('options', itemIndex, {}) as IDataObject).gpuId ?? '').trim();
+	if (gpuId) gpu.gpuId = gpuId;
+	return gpu;
+}
+
+function submissionFields(prepared: PreparedConfig, gpu: SubmitGpu): IDataObject {
 	const json: IDataObject = {
 		name: prepared.name,
 		gpu_type: gpu.gpuType,
@@ -59,6 +75,7 @@ function submissionFields(prepared: PreparedConfig, gpu: { gpuType: string; gpuC
 		config_format: prepared.configFormat,
 		datasets: prepared.datasetNames,
 	};
+	if (gpu.gpuId) json.gpu_id = gpu.gpuId;
 	if (prepared.dataset) json.dataset = prepared.dataset;
 	if (prepared.generated) json.config_file = prepared.configFile;
 	if (prepared.warnings.length) json.warnings = prepared.warnings;
@@ -73,12 +90,12 @@ function submissionFields(prepared: PreparedConfig, gpu: { gpuType: string; gpuC
 export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const out: Array<INodeExecutionData | undefined> = new Array(items.length);
 	const catalog = datasetCatalog(this);
-	const ready: Array<{ itemIndex: number; prepared: PreparedConfig; gpu: { gpuType: string; gpuCount: number } }> = [];
+	const ready: Array<{ itemIndex: number; prepared: PreparedConfig; gpu: SubmitGpu }> = [];
 
 	// 1. Validate everything before spending anything.
 	for (let i = 0; i < items.length; i++) {
 		try {
-			const gpu = readGpu(this, i);
+			const gpu = readSubmitGpu(this, i);
 			const mode = String(this.getNodeParameter('configMode', i, 'simple'));
 			const prepared =
 				mode === 'text' ? await prepareTextConfig(this, i, catalog, { requireReady: true }) : await prepareSimpleConfig(this, i);
@@ -87,18 +104,10 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			out[i] = failedItem(this, error, i);
 		}
 	}
-	if (ready.length === 0) return out.filter((o): o is INodeExecutionData => o !== undefined);
+	if (ready.length === 0) return presentItems(out);
 
 	// 2. Minimum balance, once.
-	const minimum = Math.max(
-		...ready.map((r) => Number((this.getNodeParameter('options', r.itemIndex, {}) as IDataObject).minimumBalanceUsd ?? 0)),
-	);
-	try {
-		await assertMinimumBalance(this, minimum);
-	} catch (error) {
-		for (const r of ready) out[r.itemIndex] = failedItem(this, error, r.itemIndex);
-		return out.filter((o): o is INodeExecutionData => o !== undefined);
-	}
+	if (!(await balanceAllows(this, ready, out))) return presentItems(out);
 
 	// 3. Submit, one by one, no retries.
 	const submitted: WatchedJob[] = [];
@@ -107,7 +116,7 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 		try {
 			const job = (await submitTrainingJob(
 				this,
-				{ configFile: prepared.configFile, configFormat: prepared.configFormat, gpuType: gpu.gpuType, gpuCount: gpu.gpuCount },
+				{ configFile: prepared.configFile, configFormat: prepared.configFormat, ...gpu },
 				itemIndex,
 			)) as IDataObject;
 			const jobId = String(job.job_id ?? job.id ?? '');
@@ -122,22 +131,11 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			submitted.push({ itemIndex, jobId, json });
 			out[itemIndex] = { json, pairedItem: { item: itemIndex } };
 		} catch (error) {
-			if (!this.continueOnFail() && submitted.length) {
-				const nodeError = toNodeError(this, error, itemIndex);
-				nodeError.description = `${nodeError.description ?? ''}\nAlready submitted by this execution (still running): ${submitted.map((s) => s.jobId).join(', ')}`.trim();
-				throw nodeError;
-			}
-			out[itemIndex] = failedItem(this, error, itemIndex, fields);
+			out[itemIndex] = paidCallFailed(this, error, itemIndex, fields, submitted, 'Already submitted by this execution (still running)');
 		}
 	}
 
 	// 4. Optionally wait for all of them at once.
-	if (submitted.length) {
-		const wait = readWaitOptions(this, submitted[0].itemIndex, TRAINING_WAIT);
-		if (wait.enabled) {
-			const finished = await waitForJobs(this, submitted, wait);
-			for (const [itemIndex, item] of finished) out[itemIndex] = item;
-		}
-	}
-	return out.filter((o): o is INodeExecutionData => o !== undefined);
+	await waitIfAsked(this, submitted, out);
+	return presentItems(out);
 }
