@@ -36,10 +36,12 @@ function parseArgs(argv) {
 		else if (a.startsWith('--port=')) args.port = Number(a.slice(7));
 		else if (a.startsWith('--sandbox-port-base=')) args.sandboxPortBase = Number(a.slice(20));
 		else if (a === '--help' || a === '-h') {
-			process.stdout.write(fs.readFileSync(__filename, 'utf8').split('*/')[0].replace(/^#!.*\n'use strict';\n\/\*\*/, ''));
+			const doc = fs.readFileSync(__filename, 'utf8').split('*/')[0].split('/**')[1];
+			process.stdout.write(`${doc.replace(/^ \* ?/gm, '').trim()}\n`);
 			process.exit(0);
 		} else {
-			throw new Error(`Unknown option ${a} (see --help)`);
+			process.stderr.write(`Unknown option ${a} (see --help)\n`);
+			process.exit(2);
 		}
 	}
 	return args;

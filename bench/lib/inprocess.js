@@ -93,11 +93,31 @@ function runParams(extra = {}) {
 
 const prompts = (n, tag) => Array.from({ length: n }, (_, i) => ({ json: { prompt: `${tag} ${i}` } }));
 
+/**
+ * n8n-workflow 2.41 runs parameter-validation regexes (here: the model locator's "By ID" pattern, checked once
+ * when an execution starts) in node:vm with a 250 ms wall-clock limit. On a busy machine that limit is
+ * occasionally hit by a trivial pattern and n8n refuses to start the execution, before any node runs (nothing
+ * is submitted). Such a start is retried and counted (`engineRetries`, printed in the report).
+ */
+const engineRetries = { count: 0 };
+const isRegexTimeout = (error) => /Regular expression execution timed out/.test(String(error && error.message));
+
+async function runNodeRetrying(harness, options) {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return await harness.runNode(options);
+		} catch (error) {
+			if (!isRegexTimeout(error) || attempt >= 3) throw error;
+			engineRetries.count++;
+		}
+	}
+}
+
 async function runBatch(ctx, n, { waitOptions = {}, tag = 'bench' } = {}) {
-	const { harness, nodes, creds } = ctx;
+	const { harness, creds, nodes } = ctx;
 	const startEpoch = Date.now();
 	const started = performance.now();
-	const res = await harness.runNode({
+	const res = await runNodeRetrying(harness, {
 		node: new nodes.RunComfyModel(),
 		credentials: creds,
 		inputItems: prompts(n, tag),
@@ -243,7 +263,7 @@ async function downloadThroughNode(ctx, bytes, maxMb) {
 	await sb.configure({ largeOutputBytes: bytes, runDurationMs: 50, queueMs: 0 });
 	let res;
 	const m = await measurePeak(async (reset) => {
-		res = await harness.runNode({
+		res = await runNodeRetrying(harness, {
 			node: new nodes.RunComfyModel(),
 			credentials: creds,
 			parameters: runParams({
@@ -307,7 +327,7 @@ async function uploadToDataset(ctx, bytes) {
 	let res;
 	try {
 		const m = await measurePeak(async (reset) => {
-			res = await harness.runNode({
+			res = await runNodeRetrying(harness, {
 				node: new nodes.RunComfyDataset(),
 				credentials: creds,
 				// Streamed into n8n's binary store by the preceding node (not measured), as a file read from disk would be.
@@ -400,4 +420,4 @@ async function pickers(ctx, { catalogExtra, repeats, log }) {
 	return { total, repeats, rows };
 }
 
-module.exports = { batchThroughput, cpuWhileWaiting, memory, pickers, countRequests, batchSpan, backoffPolls, pollTimes, kindOf, MODEL };
+module.exports = { engineRetries, batchThroughput, cpuWhileWaiting, memory, pickers, countRequests, batchSpan, backoffPolls, pollTimes, kindOf, MODEL };

@@ -132,6 +132,42 @@ export class RestClient {
 	}>;
 	resourceMapperFields(req: DynamicParametersRequest): Promise<{ fields: ResourceMapperFieldJson[]; emptyFieldsNotice?: string }>;
 	loadOptions(req: DynamicParametersRequest): Promise<Array<{ name: string; value: string | number | boolean; description?: string }>>;
+	getWorkflow(workflowId: string): Promise<StoredWorkflowJson>;
+	/** POST /rest/workflows/:id/activate (the editor's "Publish"): a polling trigger runs its first poll before this answers. */
+	activateWorkflow(workflowId: string, opts?: { versionId?: string }): Promise<StoredWorkflowJson>;
+	deactivateWorkflow(workflowId: string): Promise<StoredWorkflowJson>;
+	publicationStatus(workflowId: string): Promise<PublicationStatus>;
+	/** Waits until the (asynchronous, outbox-driven) publication settled; with versionId, until that version is live. */
+	waitForPublication(workflowId: string, opts?: { versionId?: string; timeoutMs?: number; intervalMs?: number }): Promise<PublicationStatus>;
+	/** GET /rest/executions (newest first), optionally of one workflow. */
+	listExecutions(opts?: { workflowId?: string; limit?: number }): Promise<ExecutionSummary[]>;
+	/** GET /rest/executions/:id, its flatted data decoded (works with nodeItems()/nodeError()). */
+	getExecution(executionId: string): Promise<RunJson & { id: string; workflowId?: string; mode: string }>;
+}
+
+export interface StoredWorkflowJson extends WorkflowJson {
+	versionId: string;
+	active: boolean;
+	activeVersionId?: string | null;
+	staticData?: unknown;
+}
+
+export interface PublicationStatus {
+	status: 'in_progress' | 'published' | 'partial' | 'failed' | 'not_published';
+	liveVersionId: string | null;
+	pendingVersionId: string | null;
+	triggers: Array<{ nodeId: string; status: string; errorMessage?: string | null }>;
+}
+
+export interface ExecutionSummary {
+	id: string;
+	workflowId: string;
+	mode: string;
+	status: string;
+	finished?: boolean;
+	startedAt?: string;
+	stoppedAt?: string | null;
+	[key: string]: unknown;
 }
 
 export interface DynamicParametersRequest {
@@ -192,6 +228,8 @@ export function importWorkflow<T extends string | object | Array<string | object
 	workflows: T,
 	opts?: { credential?: { id: string; name: string }; home?: string; timeoutMs?: number },
 ): Promise<T extends unknown[] ? WorkflowJson[] : WorkflowJson>;
+/** `n8n publish:workflow --id` (n8n not running): the next `n8n start` activates the workflow. */
+export function publishWorkflow(userFolder: UserFolder, workflowId: string, opts?: { home?: string; timeoutMs?: number }): Promise<CliResult>;
 export function parseRunOutput(stdout: string): RunJson | undefined;
 export function execute(
 	userFolder: UserFolder,

@@ -715,6 +715,72 @@ class RestClient {
 		});
 	}
 
+	/** GET /rest/workflows/:id — the stored workflow (nodes, versionId, activeVersionId, active, staticData...). */
+	async getWorkflow(workflowId) {
+		return this.get(`/rest/workflows/${encodeURIComponent(workflowId)}`);
+	}
+
+	/**
+	 * Publishes (activates) a workflow as the editor's "Publish" button does: POST /rest/workflows/:id/activate
+	 * with the current versionId. n8n registers its triggers before answering; a polling trigger runs its first
+	 * poll then (an error there fails the call with the trigger's message).
+	 */
+	async activateWorkflow(workflowId, { versionId } = {}) {
+		const version = versionId || (await this.getWorkflow(workflowId)).versionId;
+		return this.post(`/rest/workflows/${encodeURIComponent(workflowId)}/activate`, { versionId: version });
+	}
+
+	/**
+	 * GET /rest/workflows/:id/publication-status (n8n 2.x publication service):
+	 * { status: 'in_progress'|'published'|'partial'|'failed'|'not_published', liveVersionId, pendingVersionId,
+	 *   triggers: [{ nodeId, status, errorMessage }] }.
+	 */
+	async publicationStatus(workflowId) {
+		return this.get(`/rest/workflows/${encodeURIComponent(workflowId)}/publication-status`);
+	}
+
+	/**
+	 * Waits until a publication has settled (n8n 2.41 activates through an outbox, after the activate call
+	 * answered): status no longer 'in_progress' and, when given, `liveVersionId` is that version. Resolves with
+	 * the status; a failed publication resolves too (its `triggers[].errorMessage` says why).
+	 */
+	async waitForPublication(workflowId, { versionId, timeoutMs = 60000, intervalMs = 200 } = {}) {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const st = await this.publicationStatus(workflowId);
+			const settled = st && st.status !== 'in_progress' && !st.pendingVersionId;
+			if (settled && (st.status !== 'published' || !versionId || st.liveVersionId === versionId)) return st;
+			if (Date.now() > deadline) throw new Error(`publication of workflow ${workflowId} did not settle in ${timeoutMs} ms: ${JSON.stringify(st)}`);
+			await new Promise((r) => setTimeout(r, intervalMs));
+		}
+	}
+
+	/** POST /rest/workflows/:id/deactivate — unpublishes: the triggers stop (the static data is kept). */
+	async deactivateWorkflow(workflowId) {
+		return this.post(`/rest/workflows/${encodeURIComponent(workflowId)}/deactivate`, {});
+	}
+
+	/**
+	 * GET /rest/executions — the executions list of the editor (newest first), optionally for one workflow:
+	 * [{ id, workflowId, mode, status, finished, startedAt, stoppedAt, ... }].
+	 */
+	async listExecutions({ workflowId, limit = 100 } = {}) {
+		const filter = workflowId ? `&filter=${encodeURIComponent(JSON.stringify({ workflowId }))}` : '';
+		const res = await this.get(`/rest/executions?limit=${limit}${filter}`);
+		return (res && res.results) || [];
+	}
+
+	/**
+	 * GET /rest/executions/:id with its data decoded (n8n sends it `flatted`-encoded; decoded with n8n's own
+	 * copy of flatted): { id, status, mode, finished, data: { resultData: { runData, error? } }, ... } — the
+	 * same shape as `execute()`'s `run`, so nodeItems()/nodeError() work on it.
+	 */
+	async getExecution(executionId) {
+		const exec = await this.get(`/rest/executions/${encodeURIComponent(executionId)}`);
+		if (exec && typeof exec.data === 'string') exec.data = flattedParse(exec.data);
+		return exec;
+	}
+
 	/** POST /rest/dynamic-node-parameters/options — a loadOptions method (options/multiOptions parameters). */
 	async loadOptions({ nodeType, version = 1, path: paramPath, methodName, parameters, credential }) {
 		return this.post('/rest/dynamic-node-parameters/options', {
@@ -725,6 +791,25 @@ class RestClient {
 			credentials: credential ? { [credential.type || CREDENTIAL_TYPE]: { id: credential.id, name: credential.name } } : undefined,
 		});
 	}
+}
+
+/** flatted.parse from the provisioned n8n (it encodes execution data with it); falls back to our own. */
+function flattedParse(text) {
+	let flatted;
+	try {
+		flatted = require(path.join(CACHE_DIR, `n8n-${N8N_VERSION}`, 'node_modules', 'flatted'));
+	} catch {
+		flatted = require('flatted');
+	}
+	return flatted.parse(text);
+}
+
+/**
+ * Publishes a workflow in the database (`n8n publish:workflow --id`), for an n8n that is NOT running:
+ * the next `n8n start` activates it (and a polling trigger runs its first poll at once).
+ */
+async function publishWorkflow(userFolder, workflowId, opts = {}) {
+	return n8nCli(userFolder, ['publish:workflow', `--id=${workflowId}`], { ...opts, check: true });
 }
 
 /**
@@ -831,6 +916,7 @@ module.exports = {
 	importCredential,
 	prepareWorkflow,
 	importWorkflow,
+	publishWorkflow,
 	parseRunOutput,
 	execute,
 	nodeItems,
