@@ -208,7 +208,10 @@ export async function runBatch<P extends BatchItem, O = undefined>(
 		// The transport sends this cancel even after Stop (it is not bound to the aborted cancel signal).
 		cancel: async () => await spec.cancel(s),
 	}));
-	const outcomes = jobs.length ? await waitForAll(jobs, { ...wait, followCancellation: true }, signal) : [];
+	// Runs just submitted are not finished yet: the first status request waits one interval.
+	const outcomes = jobs.length
+		? await waitForAll(jobs, { ...wait, followCancellation: true, firstPollDelayMs: wait.initialIntervalMs }, signal)
+		: [];
 	const bySubmitted = new Map(submitted.map((s) => [s.itemIndex, s]));
 	const submittedOf = (o: WaitOutcome) => bySubmitted.get(o.job.itemIndex) as Submitted<P>;
 

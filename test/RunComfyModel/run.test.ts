@@ -221,10 +221,11 @@ describe('Bad input: one clear error, no paid call', () => {
 		expect(sb.log().filter((e) => e.api === 'model')).toHaveLength(0);
 	});
 
-	it('a typed model id without a slash is flagged by n8n itself (the By ID pattern)', async () => {
-		await expect(
-			runNode({ node, credentials: credentialsFor(sb), parameters: runParams('flux', { prompt: 'x' }) }),
-		).rejects.toThrow(/Enter the model ID exactly as listed/);
+	it('a typed model id without a slash: the node names it and the fix before any call', async () => {
+		const result = await runNode({ node, credentials: credentialsFor(sb), parameters: runParams('flux', { prompt: 'x' }) });
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toContain('flux');
+		expect(`${result.error?.message} ${result.error?.description}`).toMatch(/separated by "\/"[\s\S]*exactly as the catalog lists it/);
 		expect(sb.log().filter((e) => e.api === 'model')).toHaveLength(0);
 	});
 

@@ -228,6 +228,17 @@ describe('waitForAll', () => {
 		expect(env.clock.sleeps.every((ms) => ms <= 6000)).toBe(true);
 	});
 
+	it('firstPollDelayMs: the first poll waits that long, then the usual backoff follows', async () => {
+		const env = makeEnv();
+		const job = fakeJob(env, 'r1', [...running(2), 'succeeded']);
+		const [outcome] = await env.clock.run(
+			waitForAll([job], opts({ initialIntervalMs: 1000, maxIntervalMs: 6000, firstPollDelayMs: 1000 }), undefined, env.clock),
+		);
+		expect(outcome.kind).toBe('done');
+		expect(job.pollTimes[0]).toBe(1000);
+		expect(diffs(job.pollTimes)).toEqual([1000, 1500]);
+	});
+
 	it('applies a small jitter but never exceeds the cap', async () => {
 		const env = makeEnv();
 		const clock = Object.assign(env.clock, { random: () => 0.999 });

@@ -27,15 +27,6 @@ export const deploymentLocatorProperty: INodeProperties = {
 			name: 'id',
 			type: 'string',
 			placeholder: 'e.g. 2f6c1e0a-5b7d-4c1e-9a3f-0d8e7b6a5c4d',
-			validation: [
-				{
-					type: 'regex',
-					properties: {
-						regex: '^\\s*[^\\s/\\\\?#%]+\\s*$',
-						errorMessage: 'Enter the deployment ID exactly as RunComfy shows it (no spaces or slashes)',
-					},
-				},
-			],
 		},
 	],
 };

@@ -2,9 +2,6 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { requestIdProperty as sharedRequestIdProperty } from '../../shared/descriptions';
 
-/** A slash-separated model id: publisher/family/.../variant (at least two segments, no empty ones). */
-export const MODEL_ID_REGEX = '^\\s*[A-Za-z0-9_.~-]+(/[A-Za-z0-9_.~-]+)+\\s*$';
-
 /** Optional narrowing of the model picker, read by listSearch `searchModels`. */
 export const categoryFilterProperty: INodeProperties = {
 	displayName: 'Category Filter Name or ID',
@@ -40,16 +37,6 @@ export const modelLocatorProperty: INodeProperties = {
 			name: 'id',
 			type: 'string',
 			placeholder: 'e.g. blackforestlabs/flux-2/flash/text-to-image',
-			validation: [
-				{
-					type: 'regex',
-					properties: {
-						regex: MODEL_ID_REGEX,
-						errorMessage:
-							'Enter the model ID exactly as listed in the catalog, e.g. blackforestlabs/flux-2/flash/text-to-image',
-					},
-				},
-			],
 		},
 	],
 };

@@ -2,7 +2,8 @@
  * The one wait engine every node uses.
  *
  * All jobs are polled together: each job runs its own small loop (poll, then sleep its own interval), and a
- * shared limiter keeps at most `concurrency` status requests in flight. Per job: the first poll is immediate,
+ * shared limiter keeps at most `concurrency` status requests in flight. Per job: the first poll is immediate
+ * (or after `firstPollDelayMs`),
  * then the interval starts at `initialIntervalMs` and grows ×1.5 (with a little jitter) up to
  * `maxIntervalMs`; a deadline of `maxWaitMs` from the start; HTTP 429 waits at least Retry-After; transient
  * errors (5xx, dropped connections) are retried a few times; any other 4xx ends that job only. The execution
@@ -56,6 +57,9 @@ export interface WaitOptions {
 	/** Consecutive transient poll errors (5xx, 408, dropped connection) tolerated per job before it ends as
 	 * 'error'. Default 3. The transport retries too, so keep this modest. */
 	maxTransientErrors?: number;
+	/** Wait this long before a job's first poll. Default 0 (poll at once). Runs that were just submitted
+	 * are never finished yet, so callers that submit and then wait save one request per run with a delay. */
+	firstPollDelayMs?: number;
 	/** Called after every successful poll (e.g. to log progress). Must not throw. */
 	onPoll?: (job: WaitJob, result: PollResult) => void;
 }
@@ -320,6 +324,9 @@ export async function waitForAll(
 			}
 			return { outcome: base };
 		};
+
+		const firstDelay = Math.min(Math.max(0, options.firstPollDelayMs ?? 0), Math.max(0, deadline - clock.now()));
+		if (firstDelay > 0 && !(await pause(firstDelay))) return { aborted: progress };
 
 		for (;;) {
 			if (aborted()) return { aborted: progress };
