@@ -238,6 +238,12 @@ export function execute(
 ): Promise<CliResult & { run: RunJson | undefined }>;
 export function nodeItems(run: RunJson | undefined, nodeName: string, opts?: { run?: number; output?: number }): ExecutionItem[] | undefined;
 export function nodeError(run: RunJson | undefined, nodeName: string, runIndex?: number): Record<string, unknown> | undefined;
+/** Keeps the last ~1 MB of a detached child's output and stops its process group (SIGTERM, then SIGKILL). */
+export function supervise(
+	child: import('child_process').ChildProcess,
+	options?: { echo?: boolean; prefix?: string },
+): { logs(): string; exited: Promise<{ code: number | null; signal: string | null }>; stop(): Promise<void> };
+
 export function startN8n(
 	userFolder: UserFolder,
 	opts?: { port?: number; home?: string; env?: Record<string, string>; readyTimeoutMs?: number; log?: Log; echo?: boolean },

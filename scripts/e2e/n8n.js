@@ -839,25 +839,7 @@ async function startN8n(userFolder, { port, home, env = {}, readyTimeoutMs = 120
 			stdio: ['ignore', 'pipe', 'pipe'],
 		}),
 	);
-	let output = '';
-	const onData = (d) => {
-		output += d;
-		if (output.length > 2e6) output = output.slice(-1e6);
-		if (echo) process.stderr.write(d);
-	};
-	child.stdout.setEncoding('utf8');
-	child.stderr.setEncoding('utf8');
-	child.stdout.on('data', onData);
-	child.stderr.on('data', onData);
-	const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-
-	const stop = async () => {
-		if (child.exitCode !== null || child.signalCode !== null) return;
-		killGroup(child, 'SIGTERM');
-		const t = setTimeout(() => killGroup(child, 'SIGKILL'), 15000);
-		await exited;
-		clearTimeout(t);
-	};
+	const { logs, exited, stop } = supervise(child, { echo });
 
 	const deadline = Date.now() + readyTimeoutMs;
 	for (;;) {
@@ -866,16 +848,42 @@ async function startN8n(userFolder, { port, home, env = {}, readyTimeoutMs = 120
 			httpStatus(`${url}/healthz/readiness`).then((status) => ({ status })),
 		]);
 		if (state.exited) {
-			throw new Error(`n8n start exited early (${JSON.stringify(state.exited)}):\n${tail(output)}`);
+			throw new Error(`n8n start exited early (${JSON.stringify(state.exited)}):\n${tail(logs())}`);
 		}
 		if (state.status === 200) break;
 		if (Date.now() > deadline) {
 			await stop();
-			throw new Error(`n8n did not become ready on ${url} within ${readyTimeoutMs} ms:\n${tail(output)}`);
+			throw new Error(`n8n did not become ready on ${url} within ${readyTimeoutMs} ms:\n${tail(logs())}`);
 		}
 		await new Promise((r) => setTimeout(r, 300));
 	}
-	return { url, port: listenPort, process: child, logs: () => output, rest: new RestClient(url), stop, exited };
+	return { url, port: listenPort, process: child, logs, rest: new RestClient(url), stop, exited };
+}
+
+/**
+ * Keeps the last ~1 MB of a detached child's output (echoed to stderr when asked, with an optional prefix)
+ * and stops its whole process group: SIGTERM, then SIGKILL after 15 s. Returns { logs(), exited, stop() }.
+ */
+function supervise(child, { echo = false, prefix = '' } = {}) {
+	let output = '';
+	const onData = (d) => {
+		output += d;
+		if (output.length > 2e6) output = output.slice(-1e6);
+		if (echo) process.stderr.write(`${prefix}${d}`);
+	};
+	child.stdout.setEncoding('utf8');
+	child.stderr.setEncoding('utf8');
+	child.stdout.on('data', onData);
+	child.stderr.on('data', onData);
+	const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+	const stop = async () => {
+		if (child.exitCode !== null || child.signalCode !== null) return;
+		killGroup(child, 'SIGTERM');
+		const t = setTimeout(() => killGroup(child, 'SIGKILL'), 15000);
+		await exited;
+		clearTimeout(t);
+	};
+	return { logs: () => output, exited, stop };
 }
 
 function httpStatus(url) {
@@ -890,6 +898,7 @@ function httpStatus(url) {
 }
 
 module.exports = {
+	supervise,
 	ROOT,
 	PACKAGE_NAME,
 	N8N_VERSION,

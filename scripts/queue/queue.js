@@ -150,24 +150,7 @@ async function startWorker(userFolder, env, { concurrency = 2, name = 'worker', 
 	});
 	workerChildren.add(child);
 	child.once('exit', () => workerChildren.delete(child));
-	let output = '';
-	const onData = (d) => {
-		output += d;
-		if (output.length > 2e6) output = output.slice(-1e6);
-		if (echo) process.stderr.write(`[${name}] ${d}`);
-	};
-	child.stdout.setEncoding('utf8');
-	child.stderr.setEncoding('utf8');
-	child.stdout.on('data', onData);
-	child.stderr.on('data', onData);
-	const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-	const stop = async () => {
-		if (child.exitCode !== null || child.signalCode !== null) return;
-		killGroup(child, 'SIGTERM');
-		const t = setTimeout(() => killGroup(child, 'SIGKILL'), 15000);
-		await exited;
-		clearTimeout(t);
-	};
+	const { logs, exited, stop } = h.supervise(child, { echo, prefix: `[${name}] ` });
 	const url = `http://127.0.0.1:${healthPort}`;
 	const deadline = Date.now() + readyTimeoutMs;
 	for (;;) {
@@ -175,23 +158,23 @@ async function startWorker(userFolder, env, { concurrency = 2, name = 'worker', 
 			exited.then((e) => ({ exited: e })),
 			httpStatus(`${url}/healthz/readiness`).then((status) => ({ status })),
 		]);
-		if (state.exited) throw new Error(`${name} exited early (${JSON.stringify(state.exited)}):\n${output.slice(-6000)}`);
+		if (state.exited) throw new Error(`${name} exited early (${JSON.stringify(state.exited)}):\n${logs().slice(-6000)}`);
 		if (state.status === 200) break;
 		if (Date.now() > deadline) {
 			await stop();
-			throw new Error(`${name} was not ready within ${readyTimeoutMs} ms:\n${output.slice(-6000)}`);
+			throw new Error(`${name} was not ready within ${readyTimeoutMs} ms:\n${logs().slice(-6000)}`);
 		}
 		await new Promise((r) => setTimeout(r, 300));
 	}
-	const hostMatch = /Host ID: (\S+)/.exec(output);
+	const hostMatch = /Host ID: (\S+)/.exec(logs());
 	return {
 		name,
 		process: child,
 		healthUrl: url,
 		hostId: hostMatch ? hostMatch[1] : undefined,
-		logs: () => output,
+		logs,
 		/** Execution ids this worker started ("Worker started execution N (job M)" in its log). */
-		executions: () => [...output.matchAll(/Worker started execution (\S+) \(job/g)].map((m) => m[1]),
+		executions: () => [...logs().matchAll(/Worker started execution (\S+) \(job/g)].map((m) => m[1]),
 		stop,
 		exited,
 	};

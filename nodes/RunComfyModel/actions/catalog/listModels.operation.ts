@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { returnAllProperties } from '../../../shared/descriptions';
 import { listModels } from '../../../shared/transport';
 import type { ModelEntry } from '../../../shared/types';
 
@@ -8,22 +9,7 @@ import type { ModelEntry } from '../../../shared/types';
 const MAX_PAGE = 500;
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Return All',
-		name: 'returnAll',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to return all results or only up to a given limit',
-	},
-	{
-		displayName: 'Limit',
-		name: 'limit',
-		type: 'number',
-		typeOptions: { minValue: 1 },
-		default: 50,
-		description: 'Max number of results to return',
-		displayOptions: { show: { returnAll: [false] } },
-	},
+	...returnAllProperties(),
 	{
 		displayName: 'Filters',
 		name: 'filters',
