@@ -11,22 +11,21 @@
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import type { RequestLogEntry, Sandbox, SandboxFaults } from '../../sandbox';
+import type { RequestLogEntry, SandboxFaults } from '../../sandbox';
 import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
-import { getRetryPolicy, setRetryPolicy } from '../../nodes/shared/transport';
-import type { RetryPolicy } from '../../nodes/shared/transport';
-import { disposeEngine, runNode } from '../helpers/engine';
+import { runNode } from '../helpers/engine';
 import type { RunNodeResult } from '../helpers/engine';
 import {
 	STABLE,
 	credentialsFor,
 	exposedBy,
+	flashPromptRun,
 	isModelResult,
 	isModelStatus,
 	isModelSubmit,
 	leaksOf,
-	openFaultSandbox,
 	requestIdIn,
+	useFaultSandbox,
 } from '../helpers/faults-setup';
 
 const N = 200;
@@ -42,20 +41,8 @@ const FAULTS: SandboxFaults = {
 	slowMs: 60,
 };
 
-let sb: Sandbox;
-let savedPolicy: RetryPolicy;
-
-beforeAll(async () => {
-	sb = await openFaultSandbox();
-	// Short backoff and enough attempts that reads survive 35 % failures; the rules (what may be retried) are unchanged.
-	savedPolicy = getRetryPolicy();
-	setRetryPolicy({ maxAttempts: 10, baseDelayMs: 5, maxDelayMs: 1500 });
-});
-afterAll(async () => {
-	setRetryPolicy(savedPolicy);
-	await sb.close();
-	await disposeEngine();
-});
+// Short backoff and enough attempts that reads survive 35 % failures; the rules (what may be retried) are unchanged.
+const sb = useFaultSandbox();
 
 const promptOf = (e: RequestLogEntry): string | undefined => (e.body as { prompt?: string } | undefined)?.prompt;
 
@@ -64,16 +51,7 @@ async function runBatch(): Promise<RunNodeResult> {
 		node: new RunComfyModel(),
 		credentials: credentialsFor(sb),
 		continueOnFail: true,
-		inputItems: Array.from({ length: N }, (_, i) => ({ json: { prompt: `item ${i}` } })),
-		parameters: {
-			resource: 'model',
-			operation: 'run',
-			model: { __rl: true, mode: 'id', value: STABLE.flash },
-			inputMode: 'json',
-			inputsJson: '={{ JSON.stringify({ prompt: $json.prompt }) }}',
-			downloadOutputs: false,
-			waitOptions: { pollIntervalSeconds: 0.05, maxPollIntervalSeconds: 0.2, maxWaitSeconds: 120 },
-		},
+		...flashPromptRun(N, { pollIntervalSeconds: 0.05, maxPollIntervalSeconds: 0.2, maxWaitSeconds: 120 }),
 	});
 }
 

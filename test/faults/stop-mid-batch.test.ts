@@ -4,19 +4,15 @@
  * submitted after the stop. Proven from the sandbox's request log and its state. Training jobs are the
  * exception by design: Stop only stops watching them, never cancels them.
  */
-import type { INodeParameters } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox';
 import { RunComfyDeployment } from '../../nodes/RunComfyDeployment/RunComfyDeployment.node';
 import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
 import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
-import { getRetryPolicy, setRetryPolicy } from '../../nodes/shared/transport';
-import type { RetryPolicy } from '../../nodes/shared/transport';
-import { disposeEngine, runNode } from '../helpers/engine';
+import { runNode } from '../helpers/engine';
 import {
-	STABLE,
 	credentialsFor,
 	exposedBy,
+	flashPromptRun,
 	isDeploymentCancel,
 	isInference,
 	isModelCancel,
@@ -25,44 +21,20 @@ import {
 	isModelSubmit,
 	isTrainingPaid,
 	leaksOf,
-	openFaultSandbox,
 	readyDataset,
 	requestIdIn,
 	until,
+	useFaultSandbox,
 } from '../helpers/faults-setup';
 
 const PRICE_MICRO = 40_000;
 const WALLET = 50_000_000;
 const WAIT = { pollIntervalSeconds: 0.05, maxPollIntervalSeconds: 0.1, maxWaitSeconds: 120 };
 
-let sb: Sandbox;
-let savedPolicy: RetryPolicy;
+// Short backoff and enough attempts that reads survive 35 % failures; the rules (what may be retried) are unchanged.
+const sb = useFaultSandbox();
 
-beforeAll(async () => {
-	sb = await openFaultSandbox();
-	savedPolicy = getRetryPolicy();
-	setRetryPolicy({ maxAttempts: 10, baseDelayMs: 5, maxDelayMs: 1500 });
-});
-afterAll(async () => {
-	setRetryPolicy(savedPolicy);
-	await sb.close();
-	await disposeEngine();
-});
-
-function modelRun(n: number): { inputItems: Array<{ json: { prompt: string } }>; parameters: INodeParameters } {
-	return {
-		inputItems: Array.from({ length: n }, (_, i) => ({ json: { prompt: `item ${i}` } })),
-		parameters: {
-			resource: 'model',
-			operation: 'run',
-			model: { __rl: true, mode: 'id', value: STABLE.flash },
-			inputMode: 'json',
-			inputsJson: '={{ JSON.stringify({ prompt: $json.prompt }) }}',
-			downloadOutputs: false,
-			waitOptions: WAIT,
-		},
-	};
-}
+const modelRun = (n: number): ReturnType<typeof flashPromptRun> => flashPromptRun(n, WAIT);
 
 /** Set when the condition a stop waits for was never reached (the stop then happens anyway, and the test fails). */
 let stopProblem: Error | undefined;

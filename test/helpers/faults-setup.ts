@@ -4,9 +4,14 @@
  * a bounded wait on the log, a small direct client of the sandbox API for preparing state, and the token
  * scanner. Not a test file itself.
  */
+import type { INodeParameters } from 'n8n-workflow';
+
 import type { Sandbox, SandboxConfig, RequestLogEntry } from '../../sandbox';
+import { getRetryPolicy, setRetryPolicy } from '../../nodes/shared/transport';
+import type { RetryPolicy } from '../../nodes/shared/transport';
+import { disposeEngine } from './engine';
 import type { RunNodeResult } from './engine';
-import { credentialsFor, openSandbox, until as untilShared } from './sandboxSetup';
+import { credentialsFor, lazySandbox, openSandbox, until as untilShared } from './sandboxSetup';
 
 // The sandbox's allowed file host is 127.0.0.1; urls.foreignFiles (localhost) is outside the list.
 export { credentialsFor };
@@ -16,6 +21,31 @@ export const SCAN_TOKEN = 'rcf-dummy-secret-Zq7Xw2Lm9Tn4Vb8Kp3';
 
 export async function openFaultSandbox(config: SandboxConfig = {}): Promise<Sandbox> {
 	return await openSandbox({ token: SCAN_TOKEN, runDurationMs: 30, queueMs: 0, ...config });
+}
+
+/**
+ * One fault sandbox for the test file (opened in `beforeAll`) with a short backoff and enough attempts that
+ * reads survive heavy fault rates (the rules of what may be retried are unchanged). `afterAll` restores the
+ * previous retry policy, closes the sandbox and disposes the n8n engine. The returned object stands for that
+ * sandbox from the first hook on (use it inside tests and hooks only).
+ */
+export function useFaultSandbox(
+	config: SandboxConfig = {},
+	policy: Partial<RetryPolicy> = { maxAttempts: 10, baseDelayMs: 5, maxDelayMs: 1500 },
+): Sandbox {
+	let current: Sandbox | undefined;
+	let savedPolicy: RetryPolicy;
+	beforeAll(async () => {
+		current = await openFaultSandbox(config);
+		savedPolicy = getRetryPolicy();
+		setRetryPolicy(policy);
+	});
+	afterAll(async () => {
+		setRetryPolicy(savedPolicy);
+		await current?.close();
+		await disposeEngine();
+	});
+	return lazySandbox(() => current);
 }
 
 export const STABLE = {
@@ -28,6 +58,28 @@ export const STABLE = {
 	fails: 'runcomfy/test/always-fails',
 	mixedHosts: 'runcomfy/test/mixed-hosts',
 } as const;
+
+/**
+ * Model → Run of the fast flash model for `n` input items (prompts "item 0", "item 1", ...), inputs as JSON
+ * from each item, no downloads, waiting with `waitOptions`.
+ */
+export function flashPromptRun(
+	n: number,
+	waitOptions: INodeParameters,
+): { inputItems: Array<{ json: { prompt: string } }>; parameters: INodeParameters } {
+	return {
+		inputItems: Array.from({ length: n }, (_, i) => ({ json: { prompt: `item ${i}` } })),
+		parameters: {
+			resource: 'model',
+			operation: 'run',
+			model: { __rl: true, mode: 'id', value: STABLE.flash },
+			inputMode: 'json',
+			inputsJson: '={{ JSON.stringify({ prompt: $json.prompt }) }}',
+			downloadOutputs: false,
+			waitOptions,
+		},
+	};
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // The request log

@@ -21,10 +21,6 @@ export async function openSandbox(config: SandboxConfig = {}): Promise<Sandbox> 
  */
 export function useSandbox(config: SandboxConfig = {}): Sandbox {
 	let current: Sandbox | undefined;
-	const sb = (): Sandbox => {
-		if (!current) throw new Error('The sandbox is opened in beforeAll: use it inside tests and hooks only');
-		return current;
-	};
 	beforeAll(async () => {
 		current = await openSandbox(config);
 	});
@@ -32,6 +28,19 @@ export function useSandbox(config: SandboxConfig = {}): Sandbox {
 		await current?.close();
 		await disposeEngine();
 	});
+	return lazySandbox(() => current);
+}
+
+/**
+ * A Sandbox that stands for the one `current()` returns when it is used (for suites that open theirs in a
+ * `beforeAll` hook); using it before that throws.
+ */
+export function lazySandbox(current: () => Sandbox | undefined): Sandbox {
+	const sb = (): Sandbox => {
+		const opened = current();
+		if (!opened) throw new Error('The sandbox is opened in beforeAll: use it inside tests and hooks only');
+		return opened;
+	};
 	return {
 		get urls() {
 			return sb().urls;

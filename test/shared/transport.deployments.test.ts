@@ -2,7 +2,6 @@
  * Deployment endpoints of the shared transport (list/get/create/update/delete, inference with the v2→v1
  * fallback, request status/result/cancel/delete, instance proxy, balance) against the sandbox over loopback.
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import {
@@ -20,49 +19,19 @@ import {
 	submitDeploymentInference,
 	updateDeployment,
 } from '../../nodes/shared/transport';
-import { startSandbox } from '../../sandbox';
-import type { RequestLogEntry, Sandbox } from '../../sandbox';
-import { withExecuteContext } from '../helpers/engine';
+import type { RequestLogEntry } from '../../sandbox';
+import { useTransportSandbox } from '../helpers/transportSetup';
 
 const T2I = '5f0c3a52-6b1e-4c8e-9a0d-2d4f7b8e1a01';
 const I2I = '5f0c3a52-6b1e-4c8e-9a0d-2d4f7b8e1a02';
 const PAUSED = '5f0c3a52-6b1e-4c8e-9a0d-2d4f7b8e1a03';
 const OVERRIDES = { overrides: { '6': { inputs: { text: 'a lighthouse at dusk' } } } };
 
-let sb: Sandbox;
-
-beforeAll(async () => {
-	sb = await startSandbox({ runDurationMs: 50, queueMs: 10 });
+const { sb, run, caught } = useTransportSandbox({
+	config: { runDurationMs: 50, queueMs: 10 },
+	credentials: (box) => ({ serverlessApiBaseUrl: `${box.urls.serverless}//` }),
+	beforeEach: resetQueueVersionCache,
 });
-
-afterAll(async () => {
-	await sb.close();
-});
-
-beforeEach(() => {
-	sb.reset({ runDurationMs: 50, queueMs: 10 });
-	resetQueueVersionCache();
-});
-
-const credentials = () => ({
-	accessToken: sb.token,
-	modelApiBaseUrl: sb.urls.modelApi,
-	serverlessApiBaseUrl: `${sb.urls.serverless}//`,
-	trainerApiBaseUrl: sb.urls.trainer,
-	allowedDownloadHosts: '127.0.0.1',
-});
-
-const run = async <T>(fn: (ctx: IExecuteFunctions) => Promise<T>): Promise<T> =>
-	await withExecuteContext({ credentials: credentials() }, fn);
-
-const caught = async (fn: (ctx: IExecuteFunctions) => Promise<unknown>): Promise<NodeApiError & NodeOperationError> => {
-	try {
-		await run(fn);
-	} catch (error) {
-		return error as NodeApiError & NodeOperationError;
-	}
-	throw new Error('expected an error');
-};
 
 const entries = (): RequestLogEntry[] => sb.log().filter((e) => e.api === 'serverless');
 

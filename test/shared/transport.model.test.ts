@@ -2,7 +2,6 @@
  * Model API endpoints of the shared transport against the sandbox over loopback, with a real n8n
  * ExecuteContext (helpers, credentials and authentication are n8n's own).
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import {
@@ -14,43 +13,15 @@ import {
 	listModels,
 	submitModelRun,
 } from '../../nodes/shared/transport';
-import { startSandbox } from '../../sandbox';
-import type { RequestLogEntry, Sandbox } from '../../sandbox';
-import { withExecuteContext } from '../helpers/engine';
+import type { RequestLogEntry } from '../../sandbox';
+import { useTransportSandbox } from '../helpers/transportSetup';
 
 const FLUX = 'blackforestlabs/flux-2/flash/text-to-image';
 
-let sb: Sandbox;
-
-beforeAll(async () => {
-	sb = await startSandbox({ runDurationMs: 50, queueMs: 10 });
+const { sb, run, caught } = useTransportSandbox({
+	config: { runDurationMs: 50, queueMs: 10 },
+	credentials: (box) => ({ modelApiBaseUrl: `${box.urls.modelApi}/` }),
 });
-
-afterAll(async () => {
-	await sb.close();
-});
-
-beforeEach(() => sb.reset({ runDurationMs: 50, queueMs: 10 }));
-
-const credentials = () => ({
-	accessToken: sb.token,
-	modelApiBaseUrl: `${sb.urls.modelApi}/`,
-	serverlessApiBaseUrl: sb.urls.serverless,
-	trainerApiBaseUrl: sb.urls.trainer,
-	allowedDownloadHosts: '127.0.0.1',
-});
-
-const run = async <T>(fn: (ctx: IExecuteFunctions) => Promise<T>): Promise<T> =>
-	await withExecuteContext({ credentials: credentials() }, fn);
-
-const caught = async (fn: (ctx: IExecuteFunctions) => Promise<unknown>): Promise<NodeApiError & NodeOperationError> => {
-	try {
-		await run(fn);
-	} catch (error) {
-		return error as NodeApiError & NodeOperationError;
-	}
-	throw new Error('expected an error');
-};
 
 const apiEntries = (): RequestLogEntry[] => sb.log().filter((e) => e.api === 'model');
 

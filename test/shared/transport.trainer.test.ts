@@ -24,43 +24,15 @@ import {
 	uploadDatasetFile,
 	uploadDatasetText,
 } from '../../nodes/shared/transport';
-import { startSandbox } from '../../sandbox';
-import type { RequestLogEntry, Sandbox } from '../../sandbox';
-import { withExecuteContext } from '../helpers/engine';
+import type { RequestLogEntry } from '../../sandbox';
+import { useTransportSandbox } from '../helpers/transportSetup';
 
 const CONFIG = { runDurationMs: 50, queueMs: 0, datasetReadyMs: 0, trainingStepMs: 0 };
 
-let sb: Sandbox;
-
-beforeAll(async () => {
-	sb = await startSandbox(CONFIG);
+const { sb, run, caught } = useTransportSandbox({
+	config: CONFIG,
+	credentials: (box) => ({ trainerApiBaseUrl: `${box.urls.trainer}/` }),
 });
-
-afterAll(async () => {
-	await sb.close();
-});
-
-beforeEach(() => sb.reset(CONFIG));
-
-const credentials = () => ({
-	accessToken: sb.token,
-	modelApiBaseUrl: sb.urls.modelApi,
-	serverlessApiBaseUrl: sb.urls.serverless,
-	trainerApiBaseUrl: `${sb.urls.trainer}/`,
-	allowedDownloadHosts: '127.0.0.1',
-});
-
-const run = async <T>(fn: (ctx: IExecuteFunctions) => Promise<T>): Promise<T> =>
-	await withExecuteContext({ credentials: credentials() }, fn);
-
-const caught = async (fn: (ctx: IExecuteFunctions) => Promise<unknown>): Promise<NodeApiError & NodeOperationError> => {
-	try {
-		await run(fn);
-	} catch (error) {
-		return error as NodeApiError & NodeOperationError;
-	}
-	throw new Error('expected an error');
-};
 
 const trainer = (): RequestLogEntry[] => sb.log().filter((e) => e.api === 'trainer');
 const files = (): RequestLogEntry[] => sb.log().filter((e) => e.api === 'files' || e.api === 'foreign');
