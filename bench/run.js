@@ -114,7 +114,7 @@ function batchSection(b) {
 		'Every run takes exactly ' +
 			`${b.runMs / 1000} s on the sandbox (no queueing). **Default**: one execution of the RunComfy Model node with N input ` +
 			'items and the default wait options (all items submitted first, then polled together; Parallel Status Checks 10; ' +
-			'one status request right after submitting, then after 1 s, with the interval growing ×1.5 up to 10 s). **Parallel Status Checks = 1**: the same with at most one status ' +
+			'the first status request 1 s after submitting, then the interval growing ×1.5 up to 10 s). **Parallel Status Checks = 1**: the same with at most one status ' +
 			'request in flight. **One at a time**: N executions of one item each, back to back — what a per-item loop ' +
 			'(Loop Over Items with batch size 1, or a workflow called per item) does. ' +
 			`Default and Parallel Status Checks = 1 are run ${describeRepeats(b)} and the median is shown; ` +
@@ -181,7 +181,7 @@ function requestsSection(b, cpu) {
 	const out = ['## Requests per run', ''];
 	out.push(
 		'Counted in the sandbox request log. **Minimum**: one status request per run (a single poll that lands just after the run finished) plus one result request. ' +
-			"**Node's schedule**: the polls the wait engine's default schedule needs to see a run of that length finish (one poll right after submitting, then after 1 s, 2.5 s, 4.75 s, … growing ×1.5 up to a 10 s interval). " +
+			"**Node's schedule**: the polls the wait engine's default schedule needs to see a run of that length finish (the first poll 1 s after submitting, then at 2.5 s, 4.75 s, … growing ×1.5 up to a 10 s interval). " +
 			'**Fixed 1 s polling**: what a Wait 1 s loop sends.',
 	);
 	out.push('');
@@ -325,8 +325,8 @@ function realSection(r) {
 			'The node: the same N prompts → RunComfy Model (Run, default wait options, downloads off like the loop). ' +
 			'Execution time is n8n\'s own (startedAt → stoppedAt); requests from the sandbox log (the node also reads the model\'s schema once).',
 		'',
-		'Run times are fixed, so each pattern finishes at its first poll after the run ended. The node polls right after submitting and then ' +
-			`at ${inproc.pollTimes(Math.max(...r.rows.map((x) => x.runMs))).slice(1).map((t) => (t / 1000).toFixed(t % 1000 ? 2 : 0)).join(', ')} s (each interval ±10 % at random): ` +
+		'Run times are fixed, so each pattern finishes at its first poll after the run ended. The node polls ' +
+			`at ${inproc.pollTimes(Math.max(...r.rows.map((x) => x.runMs))).map((t) => (t / 1000).toFixed(t % 1000 ? 2 : 0)).join(', ')} s (each interval ±10 % at random): ` +
 			'a 2 s run is seen at about 2.5 s, a 20 s run at about 20.8 s or, when the jitter puts that poll before the end, at about 30.8 s. ' +
 			'A Wait N s loop polls every N s plus the time of one loop round. In the loop all items go round together, which is its best case; ' +
 			'a per-item loop (Loop Over Items) runs them one after another like "one at a time" above.',

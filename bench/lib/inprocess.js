@@ -48,14 +48,14 @@ function batchSpan(log, startEpoch) {
 }
 
 /**
- * Status requests the wait engine's default schedule makes for a run of `runMs` (nodes/shared/wait: a poll right
- * after the submit phase, then waits of 1 s growing ×1.5 up to 10 s; jitter ignored): the reference the
- * measured count is compared with.
+ * Status requests the wait engine's default schedule makes for a run of `runMs` (nodes/shared/runs.ts: the first
+ * poll one interval after the submit phase, then waits of 1.5 s growing ×1.5 up to 10 s; jitter ignored): the
+ * reference the measured count is compared with.
  */
 function pollTimes(untilMs, { initial = 1000, factor = 1.5, max = 10000 } = {}) {
-	const times = [0];
-	let t = 0;
-	let interval = initial;
+	const times = [initial];
+	let t = initial;
+	let interval = Math.min(max, initial * factor);
 	while (t < untilMs) {
 		t += interval;
 		times.push(t);
@@ -65,8 +65,8 @@ function pollTimes(untilMs, { initial = 1000, factor = 1.5, max = 10000 } = {}) 
 }
 
 function backoffPolls(runMs, { initial = 1000, factor = 1.5, max = 10000 } = {}) {
-	let t = 0;
-	let interval = initial;
+	let t = initial;
+	let interval = Math.min(max, initial * factor);
 	let polls = 1;
 	while (t < runMs) {
 		t += interval;
