@@ -238,6 +238,9 @@ export function execute(
 ): Promise<CliResult & { run: RunJson | undefined }>;
 export function nodeItems(run: RunJson | undefined, nodeName: string, opts?: { run?: number; output?: number }): ExecutionItem[] | undefined;
 export function nodeError(run: RunJson | undefined, nodeName: string, runIndex?: number): Record<string, unknown> | undefined;
+/** Signals a detached child's whole process group (falls back to the child alone). */
+export function killGroup(child: import('child_process').ChildProcess, signal: NodeJS.Signals): void;
+
 /** Keeps the last ~1 MB of a detached child's output and stops its process group (SIGTERM, then SIGKILL). */
 export function supervise(
 	child: import('child_process').ChildProcess,

@@ -899,6 +899,7 @@ function httpStatus(url) {
 
 module.exports = {
 	supervise,
+	killGroup,
 	ROOT,
 	PACKAGE_NAME,
 	N8N_VERSION,

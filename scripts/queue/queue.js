@@ -22,6 +22,8 @@ const path = require('path');
 
 const h = require('../e2e/n8n');
 
+const { killGroup } = h;
+
 const SERVICES_SCRIPT = path.join(__dirname, 'services.sh');
 
 function log(msg) {
@@ -114,18 +116,6 @@ process.on('exit', () => {
 	for (const child of workerChildren) killGroup(child, 'SIGKILL');
 });
 
-function killGroup(child, signal) {
-	if (!child.pid || child.exitCode !== null || child.signalCode !== null) return;
-	try {
-		process.kill(-child.pid, signal);
-	} catch {
-		try {
-			child.kill(signal);
-		} catch {
-			/* gone */
-		}
-	}
-}
 
 /**
  * Starts `n8n worker --concurrency=N` with the user folder's package, waits until its health endpoint
