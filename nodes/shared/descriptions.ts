@@ -1,32 +1,8 @@
-import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
-import type { TimeoutBehaviour, WaitOptions } from './wait';
-
-/** Defaults of one kind of wait (inference runs, training jobs, datasets). */
-export interface WaitDefaults {
-	maxWaitSeconds: number;
-	pollIntervalSeconds: number;
-	maxPollIntervalSeconds: number;
-	concurrency: number;
-	onTimeout: TimeoutBehaviour;
-	/** Stop button: cancel the remote job (inference) or only stop watching (training, datasets). */
-	cancelOnStop: boolean;
-	/** Timeout choices offered; training/datasets cannot be cancelled by a timeout. */
-	timeoutChoices?: TimeoutBehaviour[];
-}
-
-export const INFERENCE_WAIT: WaitDefaults = {
-	maxWaitSeconds: 600,
-	pollIntervalSeconds: 1,
-	maxPollIntervalSeconds: 10,
-	concurrency: 10,
-	onTimeout: 'fail',
-	cancelOnStop: true,
-};
-
-/** When an AI agent calls a node as a tool, waits are bounded so the agent gets an answer. */
-export const TOOL_MAX_WAIT_SECONDS = 120;
+import { DEFAULT_MAX_DOWNLOAD_MB } from './jobs/defaults';
+import type { WaitDefaults } from './jobs/defaults';
+import type { TimeoutBehaviour } from './wait';
 
 const TIMEOUT_OPTIONS: Record<TimeoutBehaviour, { name: string; description: string }> = {
 	fail: {
@@ -47,16 +23,18 @@ const TIMEOUT_OPTIONS: Record<TimeoutBehaviour, { name: string; description: str
 export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefaults): INodeProperties[] {
 	const choices = defaults.timeoutChoices ?? (['fail', 'returnRunning', 'cancel'] as TimeoutBehaviour[]);
 	const { maxWaitSeconds, onTimeout, pollIntervalSeconds, maxPollIntervalSeconds, concurrency } = defaults;
+	const toggle: INodeProperties = {
+		displayName: 'Wait for Completion',
+		name: 'waitForCompletion',
+		type: 'boolean',
+		default: true,
+		description:
+			'Whether to wait until the job finishes and return its result. Off: return the ID at once and use Get Status / Get Result later.',
+		displayOptions: { show },
+	};
 	return [
-		{
-			displayName: 'Wait for Completion',
-			name: 'waitForCompletion',
-			type: 'boolean',
-			default: true,
-			description:
-				'Whether to wait until the job finishes and return its result. Off: return the ID at once and use Get Status / Get Result later.',
-			displayOptions: { show },
-		},
+		// Training waits are off by default (hours); the literal default above is what n8n's lint checks.
+		defaults.waitByDefault ? toggle : { ...toggle, default: false },
 		{
 			displayName: 'Wait Options',
 			name: 'waitOptions',
@@ -110,44 +88,6 @@ export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefa
 	];
 }
 
-/** Reads the wait options of item `itemIndex` into the engine's options. */
-export function readWaitOptions(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	defaults: WaitDefaults,
-): WaitOptions & { enabled: boolean } {
-	const enabled = ctx.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
-	const raw = ctx.getNodeParameter('waitOptions', itemIndex, {}) as Partial<{
-		maxWaitSeconds: number;
-		onTimeout: TimeoutBehaviour;
-		pollIntervalSeconds: number;
-		maxPollIntervalSeconds: number;
-		concurrency: number;
-	}>;
-	const toolCall = ctx.isToolExecution?.() ?? false;
-	let maxWaitSeconds = raw.maxWaitSeconds ?? defaults.maxWaitSeconds;
-	if (toolCall) maxWaitSeconds = Math.min(maxWaitSeconds, TOOL_MAX_WAIT_SECONDS);
-	const initial = raw.pollIntervalSeconds ?? defaults.pollIntervalSeconds;
-	const max = Math.max(initial, raw.maxPollIntervalSeconds ?? defaults.maxPollIntervalSeconds);
-	if (!(maxWaitSeconds > 0) || !(initial > 0)) {
-		throw new NodeOperationError(ctx.getNode(), 'Max Wait and Poll Interval must be positive numbers', {
-			itemIndex,
-			description: 'Open Wait Options and enter values above zero.',
-		});
-	}
-	return {
-		enabled,
-		initialIntervalMs: Math.round(initial * 1000),
-		maxIntervalMs: Math.round(max * 1000),
-		maxWaitMs: Math.round(maxWaitSeconds * 1000),
-		concurrency: Math.max(1, Math.floor(raw.concurrency ?? defaults.concurrency)),
-		// An agent gets the job back as still running (with its id) rather than an error, unless set otherwise.
-		onTimeout: raw.onTimeout ?? (toolCall ? 'returnRunning' : defaults.onTimeout),
-		cancelOnStop: defaults.cancelOnStop,
-	};
-}
-
-export const DEFAULT_MAX_DOWNLOAD_MB = 2048;
 
 /** "Download Outputs" plus its options, shown for one resource/operation. */
 export function downloadProperties(show: IDisplayOptions['show'], defaultOn = true): INodeProperties[] {
@@ -172,18 +112,6 @@ export function downloadProperties(show: IDisplayOptions['show'], defaultOn = tr
 			displayOptions: { show: { ...show, downloadOutputs: [true] } },
 		},
 	];
-}
-
-export function readDownloadOptions(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	defaultOn = true,
-): { enabled: boolean; maxBytes: number } {
-	const toolCall = ctx.isToolExecution?.() ?? false;
-	const enabled = ctx.getNodeParameter('downloadOutputs', itemIndex, defaultOn && !toolCall) as boolean;
-	const mb = ctx.getNodeParameter('maxDownloadSizeMb', itemIndex, DEFAULT_MAX_DOWNLOAD_MB) as number;
-	const capped = Math.min(Math.max(mb, 1), DEFAULT_MAX_DOWNLOAD_MB);
-	return { enabled: enabled && !toolCall, maxBytes: Math.floor(capped * 1024 * 1024) };
 }
 
 /** "Minimum Balance (USD)" for the Options collection of a paid operation (see shared/balanceGuard.ts). */

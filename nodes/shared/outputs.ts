@@ -6,7 +6,7 @@
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { readDownloadOptions } from './descriptions';
+import { readDownloadOptions } from './jobs/options';
 import { collectUrls, downloadAll } from './download';
 import type { FoundUrl, SkippedFile } from './download';
 import { getCredentials } from './transport';

@@ -170,10 +170,10 @@ describe('Wait Until Ready', () => {
 		await uploadTextDirect(sb, id, { 'x.jpg': 'x' });
 		const short = { ...FAST_WAIT, maxWaitSeconds: 0.2 };
 		const failed = await run(datasetParams('waitUntilReady', id, { waitOptions: short }));
-		expect(failed.error?.message).toBe(`Dataset ${id} is still UPLOADING after 0.2 s`);
-		expect(failed.error?.description).toMatch(/keeps processing/);
+		expect(failed.error?.message).toBe(`Dataset ${id} did not finish within 0.2 s (status: UPLOADING)`);
+		expect(failed.error?.description).toMatch(/keeps going on RunComfy/);
 		const running = await run(datasetParams('waitUntilReady', id, { waitOptions: { ...short, onTimeout: 'returnRunning' } }));
-		expect(running.items[0].json).toMatchObject({ id, status: 'UPLOADING', still_processing: true });
+		expect(running.items[0].json).toMatchObject({ id, status: 'UPLOADING', still_running: true });
 	});
 
 	it('waits for several datasets at once, one item per input', async () => {

@@ -188,7 +188,7 @@ describe('Failures and Continue on Fail', () => {
 			parameters: runJson(id, PROMPT, { waitOptions: { maxWaitSeconds: 0 } }),
 		});
 		expect(result.status).toBe('error');
-		expect(result.error?.message).toBe('Max Wait and Poll Interval must be positive numbers');
+		expect(result.error?.message).toBe('"Max Wait (Seconds)" of item 0 must be above 0, but is 0');
 		expect(inferences(sb)).toEqual([]);
 	});
 });

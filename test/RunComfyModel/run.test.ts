@@ -262,7 +262,7 @@ describe('Bad input: one clear error, no paid call', () => {
 			parameters: runParams(MODELS.flash, { prompt: 'x' }, { waitOptions: { maxWaitSeconds: 0 } }),
 		});
 		expect(result.status).toBe('error');
-		expect(result.error?.message).toBe('Max Wait and Poll Interval must be positive numbers');
+		expect(result.error?.message).toBe('"Max Wait (Seconds)" of item 0 must be above 0, but is 0');
 		expect(paidCalls(sb)).toBe(0);
 	});
 

@@ -370,8 +370,8 @@ describe('Wait for Completion', () => {
 		const short = { ...FAST_WAIT, maxWaitSeconds: 0.2 };
 		const failed = await run(simpleParams(datasetId, { waitForCompletion: true, waitOptions: short }));
 		const job = sb.state().jobs[0];
-		expect(failed.error?.message).toMatch(new RegExp(`^Training job ${job.id} is still (RUNNING|IN_QUEUE) after 0.2 s`));
-		expect(failed.error?.description).toMatch(/keeps running and is not cancelled/);
+		expect(failed.error?.message).toMatch(new RegExp(`^Training job ${job.id} did not finish within 0.2 s \\(status: (RUNNING|IN_QUEUE)\\)`));
+		expect(failed.error?.description).toMatch(/keeps going on RunComfy/);
 		const still = await run(simpleParams(datasetId, { jobName: 'second', waitForCompletion: true, waitOptions: { ...short, onTimeout: 'returnRunning' } }));
 		expect(still.items[0].json).toMatchObject({ job_id: sb.state().jobs[1].id, still_running: true });
 		expect(sb.log().filter(isJobCall('cancel'))).toHaveLength(0);

@@ -304,7 +304,7 @@ const ROWS: Row[] = [
 		parameters: modelRun(STABLE.flash, '={{ JSON.stringify($json.body) }}'),
 		inputItems: [{ json: { body: { prompt: 'ok' } } }, { json: { body: {} } }, { json: { body: { prompt: 'x', seed: 'abc' } } }],
 		error: /^Item 1: prompt is required but has no value\. Item 2: seed must be a whole number/,
-		fix: /2 of 3 items have invalid inputs\. Fix them in "Inputs".*Nothing was submitted/,
+		fix: /2 of 3 items cannot be submitted; the first: .*Fix them in "Inputs".*Nothing was submitted\.$/,
 	},
 	{
 		name: 'an input the model does not have',

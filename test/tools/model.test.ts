@@ -7,7 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { Sandbox } from '../../sandbox';
 import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
-import { TOOL_MAX_WAIT_SECONDS } from '../../nodes/shared/descriptions';
+import { TOOL_MAX_WAIT_SECONDS } from '../../nodes/shared/jobs';
 import {
 	MODEL_OK,
 	callTool,
@@ -88,7 +88,7 @@ describe('RunComfy Model as a tool', () => {
 			);
 			expect(result.status).toBe('error');
 			const requestId = sb.state().runs[0].id;
-			expect(result.error?.message).toBe(`Run ${requestId} did not finish within ${TOOL_MAX_WAIT_SECONDS} s (status: in_progress)`);
+			expect(result.error?.message).toBe(`Run ${requestId} did not finish within ${TOOL_MAX_WAIT_SECONDS / 60} min (status: in_progress)`);
 		} finally {
 			clock.restore();
 		}

@@ -69,7 +69,7 @@ describe('RunComfy Dataset and Training as tools', () => {
 				{ dataset_id: id },
 			);
 			const [item] = expectCompact(sb, result);
-			expect(item.json).toMatchObject({ id, status: 'UPLOADING', still_processing: true });
+			expect(item.json).toMatchObject({ id, status: 'UPLOADING', still_running: true });
 			expect(clock.elapsedMs()).toBeGreaterThanOrEqual(110_000);
 			expect(clock.elapsedMs()).toBeLessThanOrEqual(130_000);
 		} finally {

@@ -1,10 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { OperationModule } from '../../shared/router';
 import { routeOperation } from '../../shared/router';
+import type { OperationMap } from '../../shared/router';
 import * as dataset from './dataset';
+import type { RunComfyDatasetType } from './node.type';
 
-const resources: Record<string, Record<string, OperationModule>> = {
+const operations: OperationMap<RunComfyDatasetType> = {
 	dataset: {
 		create: dataset.create,
 		list: dataset.list,
@@ -18,7 +19,6 @@ const resources: Record<string, Record<string, OperationModule>> = {
 	},
 };
 
-/** Finds the operation module of the chosen resource/operation and runs it through the shared router. */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	return await routeOperation(this, resources);
+	return await routeOperation(this, operations);
 }

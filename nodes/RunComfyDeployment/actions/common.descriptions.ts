@@ -3,33 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { requestIdProperty as sharedRequestIdProperty } from '../../shared/descriptions';
 import { HARDWARE_SKUS } from '../../shared/types';
 
-/** The deployment picker: the account's deployments (name, status, enabled), or an ID typed in. */
-export const deploymentLocatorProperty: INodeProperties = {
-	displayName: 'Deployment',
-	name: 'deploymentId',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
-	required: true,
-	description: 'The serverless deployment of a ComfyUI workflow on your RunComfy account',
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Select a deployment…',
-			typeOptions: {
-				searchListMethod: 'searchDeployments',
-				searchable: true,
-			},
-		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'e.g. 2f6c1e0a-5b7d-4c1e-9a3f-0d8e7b6a5c4d',
-		},
-	],
-};
+export { deploymentLocatorProperty } from '../../shared/pickers/deployments';
 
 /** The request id of an earlier inference (Get Status, Get Result, Cancel, Delete Request). */
 export const requestIdProperty: INodeProperties = sharedRequestIdProperty('e.g. f033c4a2-…');

@@ -1,10 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { OperationModule } from '../../shared/router';
 import { routeOperation } from '../../shared/router';
+import type { OperationMap } from '../../shared/router';
+import type { RunComfyTrainingType } from './node.type';
 import * as trainingJob from './trainingJob';
 
-const resources: Record<string, Record<string, OperationModule>> = {
+const operations: OperationMap<RunComfyTrainingType> = {
 	trainingJob: {
 		submit: trainingJob.submit,
 		getStatus: trainingJob.getStatus,
@@ -15,7 +16,6 @@ const resources: Record<string, Record<string, OperationModule>> = {
 	},
 };
 
-/** Finds the operation module of the chosen resource/operation and runs it through the shared router. */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	return await routeOperation(this, resources);
+	return await routeOperation(this, operations);
 }

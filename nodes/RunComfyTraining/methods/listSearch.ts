@@ -1,1 +1,1 @@
-export { searchDatasets } from '../../RunComfyDataset/methods/listSearch';
+export { searchDatasets } from '../../shared/pickers/datasets';

@@ -1,6 +1,3 @@
-/**
- * The pickers are the Dataset and Deployment nodes' own (one implementation each): the trigger offers the same
- * dataset and deployment lists as those nodes.
- */
-export { searchDatasets } from '../../RunComfyDataset/methods/listSearch';
-export { searchDeployments } from '../../RunComfyDeployment/methods/listSearch';
+/** The trigger offers the same dataset and deployment pickers as the Dataset and Deployment nodes. */
+export { searchDatasets } from '../../shared/pickers/datasets';
+export { searchDeployments } from '../../shared/pickers/deployments';

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { createDataset } from '../../../shared/transport';
-import { describeDataset } from './common';
+import { describeDataset } from '../../helpers/datasets';
 
 const properties: INodeProperties[] = [
 	{

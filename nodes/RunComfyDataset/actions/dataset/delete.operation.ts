@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { deleteDataset } from '../../../shared/transport';
-import { datasetLocator, readDatasetId } from './common';
+import { datasetLocator, readDatasetId } from '../../helpers/datasets';
 
 const properties: INodeProperties[] = [
 	{

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getDatasetStatus } from '../../../shared/transport';
-import { datasetLocator, describeDataset, readDatasetId } from './common';
+import { datasetLocator, describeDataset, readDatasetId } from '../../helpers/datasets';
 
 const properties: INodeProperties[] = [datasetLocator({})];
 

@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, jsonParse, updateDisplayOptions } from 'n8n-workflow';
 
 import { getDatasetUploadUrls } from '../../../shared/transport';
-import { datasetLocator, readDatasetId } from './common';
-import { fileNameProblem } from './files';
+import { datasetLocator, readDatasetId } from '../../helpers/datasets';
+import { fileNameProblem } from '../../helpers/files';
 
 const properties: INodeProperties[] = [
 	{

@@ -2,9 +2,11 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { uploadDatasetText } from '../../../shared/transport';
-import type { UploadRecord, UploadTask } from './common';
-import { DEFAULT_PARALLEL_UPLOADS, datasetLocator, readDatasetId, runUploadBatch, uploadWaitProperties } from './common';
-import { captionFileNameFor, fileNameProblem, isMediaFile } from './files';
+import type { UploadRecord, UploadTask } from '../../helpers/kinds';
+import { datasetLocator, readDatasetId, uploadWaitProperties } from '../../helpers/datasets';
+import { readParallelUploads, uploadKind } from '../../helpers/kinds';
+import { runJobs } from '../../../shared/jobs';
+import { captionFileNameFor, fileNameProblem, isMediaFile } from '../../helpers/files';
 
 const properties: INodeProperties[] = [
 	datasetLocator({}),
@@ -64,5 +66,5 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			},
 		};
 	};
-	return await runUploadBatch(this, items.length, prepare, { parallel: DEFAULT_PARALLEL_UPLOADS });
+	return await runJobs(this, items, uploadKind(this, prepare, readParallelUploads(this, items.length)));
 }

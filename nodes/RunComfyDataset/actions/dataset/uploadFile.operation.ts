@@ -9,9 +9,11 @@ import {
 } from '../../../shared/transport';
 import type { SignedUpload } from '../../../shared/types';
 import { DIRECT_UPLOAD_MAX_BYTES } from '../../../shared/types';
-import type { UploadRecord, UploadTask } from './common';
-import { DEFAULT_PARALLEL_UPLOADS, assertPlainFileName, datasetLocator, readDatasetId, runUploadBatch, uploadWaitProperties } from './common';
-import { captionFileNameFor, contentTypeFor, extensionOf } from './files';
+import type { UploadRecord, UploadTask } from '../../helpers/kinds';
+import { assertPlainFileName, datasetLocator, readDatasetId, uploadWaitProperties } from '../../helpers/datasets';
+import { DEFAULT_PARALLEL_UPLOADS, readParallelUploads, uploadKind } from '../../helpers/kinds';
+import { runJobs } from '../../../shared/jobs';
+import { captionFileNameFor, contentTypeFor, extensionOf } from '../../helpers/files';
 
 const show = { resource: ['dataset'], operation: ['uploadFile'] };
 
@@ -162,7 +164,6 @@ export async function uploadViaSignedUrl(
 }
 
 export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const firstOptions = (items.length ? this.getNodeParameter('options', 0, {}) : {}) as UploadOptions;
 	const prepare = (itemIndex: number): UploadTask => {
 		const datasetId = readDatasetId(this, itemIndex);
 		const property = String(this.getNodeParameter('binaryPropertyName', itemIndex, 'data')).trim() || 'data';
@@ -231,6 +232,6 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			},
 		};
 	};
-	return await runUploadBatch(this, items.length, prepare, { parallel: firstOptions.parallelUploads });
+	return await runJobs(this, items, uploadKind(this, prepare, readParallelUploads(this, items.length)));
 }
 

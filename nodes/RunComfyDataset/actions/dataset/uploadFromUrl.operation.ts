@@ -4,9 +4,11 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { internalAddressKind, internalHostProblem } from '../../../shared/addresses';
 import { getCredentials, uploadDatasetFile } from '../../../shared/transport';
 import { DIRECT_UPLOAD_MAX_BYTES } from '../../../shared/types';
-import type { UploadRecord, UploadTask } from './common';
-import { DEFAULT_PARALLEL_UPLOADS, assertPlainFileName, datasetLocator, readDatasetId, runUploadBatch, uploadWaitProperties } from './common';
-import { contentTypeFor, fileNameFromUrl, fileNameProblem } from './files';
+import type { UploadRecord, UploadTask } from '../../helpers/kinds';
+import { assertPlainFileName, datasetLocator, readDatasetId, uploadWaitProperties } from '../../helpers/datasets';
+import { readParallelUploads, uploadKind } from '../../helpers/kinds';
+import { runJobs } from '../../../shared/jobs';
+import { contentTypeFor, fileNameFromUrl, fileNameProblem } from '../../helpers/files';
 
 const properties: INodeProperties[] = [
 	datasetLocator({}),
@@ -235,5 +237,5 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			},
 		};
 	};
-	return await runUploadBatch(this, items.length, prepare, { parallel: DEFAULT_PARALLEL_UPLOADS });
+	return await runJobs(this, items, uploadKind(this, prepare, readParallelUploads(this, items.length)));
 }

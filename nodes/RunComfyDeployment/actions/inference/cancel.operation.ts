@@ -1,9 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import type { WaitDefaults } from '../../../shared/descriptions';
-import { readWaitOptions, waitProperties } from '../../../shared/descriptions';
-import { cancelOutcomeOf } from '../../../shared/runs';
+import { waitProperties } from '../../../shared/descriptions';
+import { CANCEL_WAIT, cancelOutcomeOf, readWaitOptions } from '../../../shared/jobs';
+import { forCaller } from '../../../shared/items';
+import { formatDuration } from '../../../shared/format';
 import { normaliseStatus } from '../../../shared/status';
 import { cancelDeploymentRequest, getDeploymentRequestStatus } from '../../../shared/transport';
 import { waitForAll } from '../../../shared/wait';
@@ -12,17 +13,6 @@ import { toolJson } from '../../helpers/results';
 import { deploymentLocatorProperty, requestIdProperty } from '../common.descriptions';
 
 const show = { resource: ['inference'], operation: ['cancel'] };
-
-/** Following a cancellation: it usually ends within seconds; never cancel again, never on Stop. */
-export const CANCEL_WAIT: WaitDefaults = {
-	maxWaitSeconds: 60,
-	pollIntervalSeconds: 1,
-	maxPollIntervalSeconds: 5,
-	concurrency: 1,
-	onTimeout: 'returnRunning',
-	cancelOnStop: false,
-	timeoutChoices: ['returnRunning', 'fail'],
-};
 
 const properties: INodeProperties[] = [
 	deploymentLocatorProperty,
@@ -72,11 +62,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		json.status = result.record.status ?? result.state;
 		json.still_running = result.kind !== 'done';
 		if (result.kind === 'timeout' && wait.onTimeout === 'fail') {
-			throw new NodeOperationError(this.getNode(), `Request ${requestId} has not ended ${wait.maxWaitMs / 1000} s after the cancellation was requested`, {
+			throw new NodeOperationError(this.getNode(), `Request ${requestId} has not ended ${formatDuration(wait.maxWaitMs)} after the cancellation was requested`, {
 				itemIndex,
 				description: 'The service accepted the cancellation; check later with Get Status.',
 			});
 		}
 	}
-	return this.isToolExecution?.() ? toolJson(json) : json;
+	return forCaller(this, json, toolJson);
 }

@@ -6,9 +6,9 @@ import { DownloadHosts } from '../../../shared/outputs';
 import { normaliseStatus } from '../../../shared/status';
 import { getDeploymentRequestResult } from '../../../shared/transport';
 import { readDeploymentId, readRequestId } from '../../helpers/deployments';
+import { presentResult, readResultOptions } from '../../helpers/present';
 import { resultJson } from '../../helpers/results';
 import { deleteAfterDownloadOption, deploymentLocatorProperty, requestIdProperty } from '../common.descriptions';
-import { finishItem } from './run.operation';
 
 const show = { resource: ['inference'], operation: ['getResult'] };
 
@@ -35,8 +35,9 @@ export const description = updateDisplayOptions({ show }, properties);
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData> {
 	const deploymentId = readDeploymentId(this, itemIndex);
 	const requestId = readRequestId(this, itemIndex);
+	const options = readResultOptions(this, itemIndex);
 	const result = await getDeploymentRequestResult(this, deploymentId, requestId);
 	const json = resultJson(deploymentId, requestId, result);
 	const succeeded = normaliseStatus(result.status) === 'succeeded';
-	return await finishItem(this, itemIndex, deploymentId, json, succeeded, new DownloadHosts(this));
+	return await presentResult(this, itemIndex, deploymentId, json, succeeded, new DownloadHosts(this), options);
 }

@@ -1,19 +1,13 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import {
-	INFERENCE_WAIT,
-	downloadProperties,
-	minimumBalanceOption,
-	waitProperties,
-} from '../../../shared/descriptions';
-import { resultItem } from '../../../shared/outputs';
-import type { DownloadHosts } from '../../../shared/outputs';
-import { RAISE_MAX_WAIT, runBatch } from '../../../shared/runs';
-import type { BatchItem, RunBatchSpec } from '../../../shared/runs';
+import { downloadProperties, minimumBalanceOption, waitProperties } from '../../../shared/descriptions';
+import { INFERENCE_WAIT, SUBMIT_CONCURRENCY, requestVerdict, runJobs } from '../../../shared/jobs';
+import type { JobItem, JobKind } from '../../../shared/jobs';
+import { normaliseStatus } from '../../../shared/status';
+import type { ResultRecord } from '../../../shared/types';
 import {
 	cancelDeploymentRequest,
-	deleteDeploymentRequest,
 	getDeploymentRequestResult,
 	getDeploymentRequestStatus,
 	submitDeploymentInference,
@@ -21,11 +15,10 @@ import {
 import { buildInference } from '../../helpers/body';
 import type { PreparedInference } from '../../helpers/body';
 import { DeploymentCache, deploymentNotFound, readDeploymentId } from '../../helpers/deployments';
-import { errorTextOf, outputUrlsOf, resultJson, toolJson } from '../../helpers/results';
+import { presentResult, readResultOptions } from '../../helpers/present';
+import type { ResultOptions } from '../../helpers/present';
+import { errorTextOf, resultJson, toolJson } from '../../helpers/results';
 import { deleteAfterDownloadOption, deploymentLocatorProperty } from '../common.descriptions';
-
-/** Paid submissions in flight at once. Small: the service queues requests anyway. */
-const SUBMIT_CONCURRENCY = 4;
 
 const show = { resource: ['inference'], operation: ['run'] };
 
@@ -180,19 +173,20 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show }, properties);
 
-interface Prepared extends PreparedInference, BatchItem {
+interface Prepared extends PreparedInference, JobItem {
 	deploymentId: string;
 }
 
 /**
- * Inference → Run for the whole batch (the shared submit-all-then-wait-all flow): check every item against
- * its deployment (no paid call before that), check the balance once, submit every valid item, then wait for
- * all of them together, fetch each result once, flatten its outputs and download them.
+ * Inference → Run through the one job flow: every item is checked against its deployment (no paid call before
+ * that), then all are submitted, waited for together, fetched once, flattened and their outputs downloaded.
  */
 export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const cache = new DeploymentCache(this);
-	const spec: RunBatchSpec<Prepared> = {
-		waitDefaults: INFERENCE_WAIT,
+	const kind: JobKind<Prepared, ResultOptions> = {
+		noun: { one: 'request', many: 'requests', idField: 'request_id', idLabel: 'Request ID', lookUp: 'Inference → Get Result' },
+		wait: INFERENCE_WAIT,
+		paid: true,
 		submitConcurrency: SUBMIT_CONCURRENCY,
 		prepare: async (i, extra) => {
 			const id = readDeploymentId(this, i);
@@ -202,77 +196,38 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			});
 			return { itemIndex: i, deploymentId: id, ...(await buildInference(this, i, items[i], id, deployment)) };
 		},
+		readOptions: (p) => readResultOptions(this, p.itemIndex),
 		ids: (p) => ({ deployment_id: p.deploymentId }),
-		submit: async (p) =>
-			await submitDeploymentInference(this, p.deploymentId, p.body, {
+		submit: async (p) => {
+			const handle = await submitDeploymentInference(this, p.deploymentId, p.body, {
 				webhookUrl: p.webhookUrl,
 				webhookIntermediateStatus: p.webhookIntermediateStatus,
 				itemIndex: p.itemIndex,
-			}),
-		queued: { status: 'in_queue' },
-		poll: async (s) => await getDeploymentRequestStatus(this, s.deploymentId, s.handle.request_id),
-		cancel: async (s) => await cancelDeploymentRequest(this, s.deploymentId, s.handle.request_id),
-		fetchResult: async (s) => await getDeploymentRequestResult(this, s.deploymentId, s.handle.request_id),
-		resultJson: (s, result) => resultJson(s.deploymentId, s.handle.request_id, result),
-		errorText: (result) => errorTextOf(result),
-		toolJson,
-		finishItem: async (s, json, succeeded, { hosts }) =>
-			await finishItem(this, s.itemIndex, s.deploymentId, json, succeeded, hosts),
-		texts: {
-			invalidMany: (count, total, first) =>
-				`${count} of ${total} items cannot be sent; the first: ${first.description ?? first.message}`,
-			alreadySubmitted: (list) =>
-				`Requests already submitted keep running on RunComfy (${list}); use Get Result with these request IDs.`,
-			timedOut: (requestId, seconds, status) => ({
-				message: `Request ${requestId} did not finish within ${seconds} s (status: ${status})`,
-				description: `It keeps running on RunComfy. Fetch it later with Inference → Get Result and Request ID ${requestId}, ${RAISE_MAX_WAIT}`,
-			}),
-			timedOutMany: (count, seconds, ids) => ({
-				message: `${count} requests did not finish within ${seconds} s: ${ids}`,
-				description: `They keep running on RunComfy. Fetch them later with Inference → Get Result and these request IDs, ${RAISE_MAX_WAIT}`,
-			}),
-			notFetched: (requestId) => `The result of request ${requestId} could not be fetched`,
-			failed: (s, failed, text) => ({
-				message: `Request ${s.handle.request_id} on deployment ${s.deploymentId} ${failed ? 'failed' : 'was cancelled'}: ${text}`,
-				description: failed
-					? `Check the overrides (for example that file URLs are public, data URIs are valid and values fit the nodes) and run again. Request ID: ${s.handle.request_id}`
-					: `The request was cancelled on RunComfy before it finished. Request ID: ${s.handle.request_id}`,
-			}),
+			});
+			return { id: handle.request_id, json: { ...handle } };
 		},
+		queued: { status: 'in_queue' },
+		poll: async (t) => {
+			const record = await getDeploymentRequestStatus(this, t.deploymentId, t.id);
+			return { state: normaliseStatus(record.status), record };
+		},
+		cancel: async (t) => await cancelDeploymentRequest(this, t.deploymentId, t.id),
+		fetch: async (t) => await getDeploymentRequestResult(this, t.deploymentId, t.id),
+		current: (_t, record) => ({ status: record.status ?? 'unknown' }),
+		verdict: (t, record, result) =>
+			requestVerdict({
+				title: `Request ${t.id} on deployment ${t.deploymentId}`,
+				id: t.id,
+				record,
+				result,
+				json: resultJson(t.deploymentId, t.id, result as ResultRecord),
+				reason: errorTextOf(result),
+				failedHint:
+					'Check the overrides (for example that file URLs are public, data URIs are valid and values fit the nodes) and run again.',
+			}),
+		present: async (t, json, { succeeded, options, hosts }) =>
+			await presentResult(this, t.itemIndex, t.deploymentId, json, succeeded, hosts, options),
+		toolJson,
 	};
-	return await runBatch(this, items, spec);
-}
-
-/**
- * The output item of a successful result: downloads when asked (never for an AI agent) and, after every file
- * was downloaded, the optional deletion of the request on the service.
- */
-export async function finishItem(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	deploymentId: string,
-	json: IDataObject,
-	succeeded: boolean,
-	hosts: DownloadHosts,
-): Promise<INodeExecutionData> {
-	const { item, downloaded } = await resultItem(ctx, itemIndex, json, { succeeded, urls: outputUrlsOf(json), toolJson, hosts });
-	if (!downloaded) return item;
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	if (options.deleteRequestAfterDownload === true) {
-		if (downloaded.complete) {
-			try {
-				await deleteDeploymentRequest(ctx, deploymentId, String(json.request_id));
-				item.json = { ...item.json, request_deleted: true };
-			} catch (error) {
-				item.json = { ...item.json, request_deleted: false, delete_error: (error as Error).message };
-			}
-		} else {
-			item.json = {
-				...item.json,
-				request_deleted: false,
-				delete_error: 'Not deleted: some outputs were not downloaded (see skipped_downloads); they stay on the service for 7 days.',
-			};
-		}
-	}
-	return item;
+	return await runJobs(this, items, kind);
 }

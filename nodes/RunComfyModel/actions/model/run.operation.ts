@@ -6,17 +6,12 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import {
-	INFERENCE_WAIT,
-	downloadProperties,
-	minimumBalanceOption,
-	readDownloadOptions,
-	waitProperties,
-} from '../../../shared/descriptions';
+import { downloadProperties, minimumBalanceOption, waitProperties } from '../../../shared/descriptions';
+import { INFERENCE_WAIT, SUBMIT_CONCURRENCY, readDownloadOptions, requestVerdict, runJobs } from '../../../shared/jobs';
+import type { DownloadChoice, JobItem, JobKind } from '../../../shared/jobs';
+
 import { errorTextOf, resultItem } from '../../../shared/outputs';
-import { failedItem, toNodeError } from '../../../shared/router';
-import { RAISE_MAX_WAIT, runBatch } from '../../../shared/runs';
-import type { BatchItem, RunBatchSpec } from '../../../shared/runs';
+import { normaliseStatus } from '../../../shared/status';
 import {
 	cancelModelRequest,
 	getModelRequestResult,
@@ -27,9 +22,7 @@ import { categoryFilterProperty, modelLocatorProperty } from '../common.descript
 import { readModelId } from '../../helpers/ids';
 import { ModelCache, buildBody, describeProblems, problemsHint } from '../../helpers/inputs';
 import { outputUrlsOf, resultJson, toolJson } from '../../helpers/outputs';
-
-/** Paid submissions in flight at once. Small: the service queues runs anyway. */
-const SUBMIT_CONCURRENCY = 4;
+import type { ResultRecord } from '../../../shared/types';
 
 const show = { resource: ['model'], operation: ['run'] };
 
@@ -108,23 +101,22 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show }, properties);
 
-type DownloadChoice = ReturnType<typeof readDownloadOptions>;
-
-interface Prepared extends BatchItem {
+interface Prepared extends JobItem {
 	modelId: string;
 	body: IDataObject;
 }
 
 /**
- * Model → Run for the whole batch (the shared submit-all-then-wait-all flow): validate every item (no paid
- * call before that), check the balance once, submit every valid item, then wait for all of them together,
- * fetch each result once and download outputs.
+ * Model → Run through the one job flow: every item is checked against the model's input schema (no paid call
+ * before that), then all are submitted, waited for together, fetched once and their outputs downloaded.
  */
 export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const node = this.getNode();
 	const cache = new ModelCache(this);
-	const spec: RunBatchSpec<Prepared, DownloadChoice> = {
-		waitDefaults: INFERENCE_WAIT,
+	const kind: JobKind<Prepared, DownloadChoice> = {
+		noun: { one: 'run', many: 'runs', idField: 'request_id', idLabel: 'Request ID', lookUp: 'Model → Get Result' },
+		wait: INFERENCE_WAIT,
+		paid: true,
 		submitConcurrency: SUBMIT_CONCURRENCY,
 		prepare: async (i) => {
 			const modelId = readModelId(this, i);
@@ -136,52 +128,32 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			}
 			return { itemIndex: i, modelId, body };
 		},
-		readOptions: (firstIndex) => readDownloadOptions(this, firstIndex),
+		readOptions: (p) => readDownloadOptions(this, p.itemIndex),
 		ids: (p) => ({ model_id: p.modelId }),
-		submit: async (p) => await submitModelRun(this, p.modelId, p.body, p.itemIndex),
-		poll: async (s) => await getModelRequestStatus(this, s.handle.request_id),
-		cancel: async (s) => await cancelModelRequest(this, s.handle.request_id),
-		fetchResult: async (s) => await getModelRequestResult(this, s.handle.request_id, { includeCost: true }),
-		resultJson: (s, result) => resultJson(s.modelId, s.handle.request_id, result),
-		errorText: (result) => errorTextOf(result),
+		submit: async (p) => {
+			const handle = await submitModelRun(this, p.modelId, p.body, p.itemIndex);
+			return { id: handle.request_id, json: { ...handle } };
+		},
+		poll: async (t) => {
+			const record = await getModelRequestStatus(this, t.id);
+			return { state: normaliseStatus(record.status), record };
+		},
+		cancel: async (t) => await cancelModelRequest(this, t.id),
+		fetch: async (t) => await getModelRequestResult(this, t.id, { includeCost: true }),
+		current: (_t, record) => ({ status: record.status ?? 'unknown' }),
+		verdict: (t, record, result) =>
+			requestVerdict({
+				title: `Run ${t.id} of ${t.modelId}`,
+				id: t.id,
+				record,
+				result,
+				json: resultJson(t.modelId, t.id, result as ResultRecord),
+				reason: errorTextOf(result),
+				failedHint: 'Check the inputs (for example that file URLs are public and reachable) and run again.',
+			}),
+		present: async (t, json, { succeeded, options, hosts }) =>
+			(await resultItem(this, t.itemIndex, json, { succeeded, urls: outputUrlsOf(json), toolJson, hosts, download: options })).item,
 		toolJson,
-		finishItem: async (s, json, succeeded, { hosts, options }) => {
-			try {
-				const { item } = await resultItem(this, s.itemIndex, json, {
-					succeeded,
-					urls: outputUrlsOf(json),
-					toolJson,
-					hosts,
-					download: options,
-				});
-				return item;
-			} catch (error) {
-				// The run succeeded and was paid for: keep its id and URLs whatever happened to the files.
-				const nodeError = toNodeError(this, error, s.itemIndex);
-				nodeError.description = `${nodeError.description ? `${nodeError.description} ` : ''}The run ${String(json.request_id)} succeeded; its outputs are listed in output_urls (Get Result fetches them again).`;
-				return failedItem(this, nodeError, s.itemIndex, json);
-			}
-		},
-		texts: {
-			invalidMany: (count, total) =>
-				`${count} of ${total} items have invalid inputs. Fix them in "Inputs" (each field's description states its type, range and allowed values). Nothing was submitted.`,
-			alreadySubmitted: (list) => `Runs already submitted keep going on RunComfy (${list}); use Get Result with these request IDs.`,
-			timedOut: (requestId, seconds, status) => ({
-				message: `Run ${requestId} did not finish within ${seconds} s (status: ${status})`,
-				description: `The run keeps going on RunComfy. Fetch it later with Model → Get Result and Request ID ${requestId}, ${RAISE_MAX_WAIT}`,
-			}),
-			timedOutMany: (count, seconds, ids) => ({
-				message: `${count} runs did not finish within ${seconds} s: ${ids}`,
-				description: `They keep running on RunComfy. Fetch them later with Model → Get Result and these request IDs, ${RAISE_MAX_WAIT}`,
-			}),
-			notFetched: (requestId) => `The result of run ${requestId} could not be fetched`,
-			failed: (s, failed, text) => ({
-				message: `Run ${s.handle.request_id} of ${s.modelId} ${failed ? 'failed' : 'was cancelled'}: ${text}`,
-				description: failed
-					? 'Check the inputs (for example that file URLs are public and reachable) and run again. Request ID: ' + s.handle.request_id
-					: 'The run was cancelled on RunComfy before it finished. Request ID: ' + s.handle.request_id,
-			}),
-		},
 	};
-	return await runBatch(this, items, spec);
+	return await runJobs(this, items, kind);
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { cancelTrainingJob } from '../../../shared/transport';
-import { jobIdProperty, readJobId } from './common';
+import { jobIdProperty, readJobId } from '../../helpers/jobs';
 
 const properties: INodeProperties[] = [jobIdProperty()];
 

@@ -11,7 +11,7 @@ import {
 	readConfigText,
 } from '../../../shared/trainingConfig';
 import { getDatasetStatus, listDatasets } from '../../../shared/transport';
-import { datasetLocator } from '../../../RunComfyDataset/actions/dataset/common';
+import { datasetLocator } from '../../../shared/pickers/datasets';
 import { DATASET_FOLDER_PREFIX, TRAINING_FOLDER } from '../../../shared/types';
 
 export function configTextProperties(show: IDisplayOptions['show']): INodeProperties[] {

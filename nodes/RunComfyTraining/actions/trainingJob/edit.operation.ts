@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { editTrainingJob, getTrainingJobStatus } from '../../../shared/transport';
-import { EDITABLE_STATES, jobIdProperty, rawStatus, readJobId } from './common';
+import { EDITABLE_STATES, jobIdProperty, rawStatus, readJobId } from '../../helpers/jobs';
 import { configTextProperties, datasetCatalog, prepareTextConfig } from './config';
 
 const properties: INodeProperties[] = [

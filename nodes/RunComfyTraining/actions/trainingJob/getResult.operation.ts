@@ -2,7 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getTrainingJobResult } from '../../../shared/transport';
-import { artifactDownloadProperties, describeResult, downloadArtifacts, jobIdProperty, readJobId } from './common';
+import { artifactDownloadProperties, downloadArtifacts, readArtifactOptions } from '../../helpers/artifacts';
+import { describeResult, jobIdProperty, readJobId } from '../../helpers/jobs';
+import { DownloadHosts } from '../../../shared/outputs';
 
 const properties: INodeProperties[] = [jobIdProperty(), ...artifactDownloadProperties({})];
 
@@ -14,8 +16,9 @@ export const description = updateDisplayOptions({ show: { resource: ['trainingJo
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData> {
 	const jobId = readJobId(this, itemIndex);
+	const choice = readArtifactOptions(this, itemIndex);
 	const result = await getTrainingJobResult(this, jobId);
 	const described = describeResult(jobId, result);
-	const { binary, info } = await downloadArtifacts(this, itemIndex, described);
+	const { binary, info } = await downloadArtifacts(this, described, choice, new DownloadHosts(this));
 	return { json: { ...described, ...info }, ...(binary ? { binary } : {}), pairedItem: { item: itemIndex } };
 }

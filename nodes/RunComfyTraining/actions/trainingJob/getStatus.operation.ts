@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getTrainingJobResult, getTrainingJobStatus } from '../../../shared/transport';
-import { describeJob, jobIdProperty, rawStatus, readJobId } from './common';
+import { describeJob, jobIdProperty, rawStatus, readJobId } from '../../helpers/jobs';
 
 const properties: INodeProperties[] = [jobIdProperty()];
 

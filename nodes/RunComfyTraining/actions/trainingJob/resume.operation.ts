@@ -2,22 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { minimumBalanceOption } from '../../../shared/descriptions';
-import { failedItem } from '../../../shared/router';
+import { runJobs } from '../../../shared/jobs';
 import { getTrainingJobStatus, resumeTrainingJob } from '../../../shared/transport';
-import type { WatchedJob } from './common';
-import {
-	balanceAllows,
-	gpuProperties,
-	jobIdProperty,
-	paidCallFailed,
-	paidJobWaitProperties,
-	presentItems,
-	progressOf,
-	rawStatus,
-	readGpu,
-	readJobId,
-	waitIfAsked,
-} from './common';
+import { gpuProperties, jobIdProperty, progressOf, rawStatus, readGpu, readJobId } from '../../helpers/jobs';
+import type { TrainingItem } from '../../helpers/kind';
+import { paidJobWaitProperties, trainingJobKind } from '../../helpers/kind';
 
 const properties: INodeProperties[] = [
 	jobIdProperty(),
@@ -39,16 +28,22 @@ export const description = updateDisplayOptions({ show: { resource: ['trainingJo
 
 const RUNNING_STATES = ['IN_QUEUE', 'RUNNING'];
 
+interface Prepared extends TrainingItem {
+	jobId: string;
+	gpu: { gpuType: string; gpuCount: number };
+}
+
 /**
  * Re-queues a STOPPED, FAILED or CANCELED job (same job ID) from its highest-step checkpoint, on the GPU chosen now.
- * Paid: checked first (GPU rule, job not already queued/running, minimum balance), never retried.
+ * Paid, through the one job flow: checked first (GPU rule, job not already queued/running, minimum balance), never
+ * retried.
  */
 export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const out: Array<INodeExecutionData | undefined> = new Array(items.length);
-	const ready: Array<{ itemIndex: number; jobId: string; gpu: { gpuType: string; gpuCount: number }; before: IDataObject }> = [];
-	for (let i = 0; i < items.length; i++) {
-		try {
+	const kind = trainingJobKind<Prepared>(
+		this,
+		async (i, extra) => {
 			const jobId = readJobId(this, i);
+			extra.job_id = jobId;
 			const gpu = readGpu(this, i);
 			const status = (await getTrainingJobStatus(this, jobId)) as IDataObject;
 			if (RUNNING_STATES.includes(rawStatus(status))) {
@@ -57,24 +52,13 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 					description: 'Nothing was submitted. Wait for it with Get Status, or cancel it first.',
 				});
 			}
-			ready.push({ itemIndex: i, jobId, gpu, before: { status: status.status, progress: progressOf(status) } });
-		} catch (error) {
-			out[i] = failedItem(this, error, i);
-		}
-	}
-	if (ready.length && !(await balanceAllows(this, ready, out, (r) => ({ job_id: r.jobId })))) return presentItems(out);
-	const resumed: WatchedJob[] = [];
-	for (const { itemIndex, jobId, gpu, before } of ready) {
-		const fields: IDataObject = { job_id: jobId, gpu_type: gpu.gpuType, gpu_count: gpu.gpuCount, before };
-		try {
-			const job = (await resumeTrainingJob(this, jobId, gpu, itemIndex)) as IDataObject;
-			const json: IDataObject = { ...fields, status: job.status ?? 'IN_QUEUE', job };
-			resumed.push({ itemIndex, jobId, json });
-			out[itemIndex] = { json, pairedItem: { item: itemIndex } };
-		} catch (error) {
-			out[itemIndex] = paidCallFailed(this, error, itemIndex, fields, resumed, 'Already resumed by this execution');
-		}
-	}
-	await waitIfAsked(this, resumed, out);
-	return presentItems(out);
+			const before = { status: status.status, progress: progressOf(status) };
+			return { itemIndex: i, jobId, gpu, fields: { job_id: jobId, gpu_type: gpu.gpuType, gpu_count: gpu.gpuCount, before } };
+		},
+		async (p) => {
+			const job = (await resumeTrainingJob(this, p.jobId, p.gpu, p.itemIndex)) as IDataObject;
+			return { id: p.jobId, json: { status: job.status ?? 'IN_QUEUE', job } };
+		},
+	);
+	return await runJobs(this, items, kind);
 }

@@ -2,10 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { minimumBalanceOption } from '../../../shared/descriptions';
-import { failedItem } from '../../../shared/router';
+import { runJobs } from '../../../shared/jobs';
 import { submitTrainingJob } from '../../../shared/transport';
-import type { WatchedJob } from './common';
-import { balanceAllows, gpuProperties, paidCallFailed, paidJobWaitProperties, presentItems, readGpu, waitIfAsked } from './common';
+import { gpuProperties, readGpu } from '../../helpers/jobs';
+import type { TrainingItem } from '../../helpers/kind';
+import { paidJobWaitProperties, trainingJobKind } from '../../helpers/kind';
 import type { PreparedConfig } from './config';
 import { configTextProperties, datasetCatalog, prepareSimpleConfig, prepareTextConfig, simpleFormProperties } from './config';
 
@@ -82,60 +83,44 @@ function submissionFields(prepared: PreparedConfig, gpu: SubmitGpu): IDataObject
 	return json;
 }
 
+interface Prepared extends TrainingItem {
+	prepared: PreparedConfig;
+	gpu: SubmitGpu;
+}
+
 /**
- * Submit is paid: every item is validated first (GPU rule, config paths, dataset READY), the minimum balance is
- * checked once, then jobs are submitted one by one, never retried. With Wait for Completion all jobs are watched
- * together.
+ * Submit through the one job flow: every item is validated first (GPU rule, config paths, dataset READY), the
+ * minimum balance is checked once, then jobs are submitted one by one, never retried; with Wait for Completion all
+ * jobs are watched together.
  */
 export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const out: Array<INodeExecutionData | undefined> = new Array(items.length);
 	const catalog = datasetCatalog(this);
-	const ready: Array<{ itemIndex: number; prepared: PreparedConfig; gpu: SubmitGpu }> = [];
-
-	// 1. Validate everything before spending anything.
-	for (let i = 0; i < items.length; i++) {
-		try {
+	const kind = trainingJobKind<Prepared>(
+		this,
+		async (i) => {
 			const gpu = readSubmitGpu(this, i);
 			const mode = String(this.getNodeParameter('configMode', i, 'simple'));
 			const prepared =
 				mode === 'text' ? await prepareTextConfig(this, i, catalog, { requireReady: true }) : await prepareSimpleConfig(this, i);
-			ready.push({ itemIndex: i, prepared, gpu });
-		} catch (error) {
-			out[i] = failedItem(this, error, i);
-		}
-	}
-	if (ready.length === 0) return presentItems(out);
-
-	// 2. Minimum balance, once.
-	if (!(await balanceAllows(this, ready, out))) return presentItems(out);
-
-	// 3. Submit, one by one, no retries.
-	const submitted: WatchedJob[] = [];
-	for (const { itemIndex, prepared, gpu } of ready) {
-		const fields = submissionFields(prepared, gpu);
-		try {
+			return { itemIndex: i, prepared, gpu, fields: submissionFields(prepared, gpu) };
+		},
+		async (p) => {
 			const job = (await submitTrainingJob(
 				this,
-				{ configFile: prepared.configFile, configFormat: prepared.configFormat, ...gpu },
-				itemIndex,
+				{ configFile: p.prepared.configFile, configFormat: p.prepared.configFormat, ...p.gpu },
+				p.itemIndex,
 			)) as IDataObject;
 			const jobId = String(job.job_id ?? job.id ?? '');
 			if (!jobId) {
 				throw new NodeOperationError(this.getNode(), 'RunComfy accepted the training job but returned no job ID', {
-					itemIndex,
+					itemIndex: p.itemIndex,
 					description: 'Do not submit again blindly: the job may be running. Check the RunComfy dashboard for it.',
 				});
 			}
-			const json: IDataObject = { job_id: jobId, ...fields, status: job.status ?? 'IN_QUEUE', job };
+			const json: IDataObject = { job_id: jobId, status: job.status ?? 'IN_QUEUE', job };
 			if (job.name !== undefined) json.name = job.name;
-			submitted.push({ itemIndex, jobId, json });
-			out[itemIndex] = { json, pairedItem: { item: itemIndex } };
-		} catch (error) {
-			out[itemIndex] = paidCallFailed(this, error, itemIndex, fields, submitted, 'Already submitted by this execution (still running)');
-		}
-	}
-
-	// 4. Optionally wait for all of them at once.
-	await waitIfAsked(this, submitted, out);
-	return presentItems(out);
+			return { id: jobId, json };
+		},
+	);
+	return await runJobs(this, items, kind);
 }

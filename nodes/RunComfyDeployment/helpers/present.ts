@@ -1,0 +1,59 @@
+/**
+ * The output item of a deployment request's result (Run and Get Result): downloads when asked and, once every
+ * file arrived, the optional deletion of the request on the service.
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { readBoolean, readDownloadOptions } from '../../shared/jobs';
+import type { DownloadChoice } from '../../shared/jobs';
+import { resultItem } from '../../shared/outputs';
+import type { DownloadHosts } from '../../shared/outputs';
+import { deleteDeploymentRequest } from '../../shared/transport';
+import { outputUrlsOf, toolJson } from './results';
+
+export interface ResultOptions {
+	download: DownloadChoice;
+	deleteAfterDownload: boolean;
+}
+
+/** Read for every item before anything is paid, so a bad expression cannot fail the node after paying. */
+export function readResultOptions(ctx: IExecuteFunctions, itemIndex: number): ResultOptions {
+	return {
+		download: readDownloadOptions(ctx, itemIndex),
+		deleteAfterDownload: readBoolean(ctx, 'options.deleteRequestAfterDownload', itemIndex, false, 'Delete Request After Download'),
+	};
+}
+
+export async function presentResult(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	deploymentId: string,
+	json: IDataObject,
+	succeeded: boolean,
+	hosts: DownloadHosts,
+	options: ResultOptions,
+): Promise<INodeExecutionData> {
+	const { item, downloaded } = await resultItem(ctx, itemIndex, json, {
+		succeeded,
+		urls: outputUrlsOf(json),
+		toolJson,
+		hosts,
+		download: options.download,
+	});
+	if (!downloaded || !options.deleteAfterDownload) return item;
+	if (!downloaded.complete) {
+		item.json = {
+			...item.json,
+			request_deleted: false,
+			delete_error: 'Not deleted: some outputs were not downloaded (see skipped_downloads); they stay on the service for 7 days.',
+		};
+		return item;
+	}
+	try {
+		await deleteDeploymentRequest(ctx, deploymentId, String(json.request_id));
+		item.json = { ...item.json, request_deleted: true };
+	} catch (error) {
+		item.json = { ...item.json, request_deleted: false, delete_error: (error as Error).message };
+	}
+	return item;
+}

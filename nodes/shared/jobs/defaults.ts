@@ -1,0 +1,85 @@
+/**
+ * The wait defaults of every kind of job, in one place. The UI blocks (../descriptions) show them as the
+ * fields' defaults and the option readers (./options) fall back to them.
+ */
+import type { TimeoutBehaviour } from '../wait';
+
+/** Defaults of one kind of wait (inference runs, training jobs, datasets). */
+export interface WaitDefaults {
+	maxWaitSeconds: number;
+	pollIntervalSeconds: number;
+	maxPollIntervalSeconds: number;
+	concurrency: number;
+	onTimeout: TimeoutBehaviour;
+	/** Stop button: cancel the remote job (inference) or only stop watching (training, datasets). */
+	cancelOnStop: boolean;
+	/** Timeout choices offered; training/datasets cannot be cancelled by a timeout. */
+	timeoutChoices?: TimeoutBehaviour[];
+	/** Whether "Wait for Completion" is on by default (training: off, it takes hours). */
+	waitByDefault: boolean;
+}
+
+/** Model runs and deployment requests: seconds to minutes. */
+export const INFERENCE_WAIT: WaitDefaults = {
+	maxWaitSeconds: 600,
+	pollIntervalSeconds: 1,
+	maxPollIntervalSeconds: 10,
+	concurrency: 10,
+	onTimeout: 'fail',
+	cancelOnStop: true,
+	waitByDefault: true,
+};
+
+/**
+ * Training jobs run for minutes to hours: poll every 10 s (as the CLI does), back off to 60 s, give up watching
+ * after 8 h. A timeout never cancels the job, and stopping the execution only stops watching (like the CLI).
+ */
+export const TRAINING_WAIT: WaitDefaults = {
+	maxWaitSeconds: 8 * 60 * 60,
+	pollIntervalSeconds: 10,
+	maxPollIntervalSeconds: 60,
+	concurrency: 5,
+	onTimeout: 'fail',
+	cancelOnStop: false,
+	timeoutChoices: ['fail', 'returnRunning'],
+	waitByDefault: false,
+};
+
+/** Datasets: the CLI polls every 5 s; a dataset becomes READY within minutes. Stop only stops watching. */
+export const DATASET_WAIT: WaitDefaults = {
+	maxWaitSeconds: 600,
+	pollIntervalSeconds: 5,
+	maxPollIntervalSeconds: 10,
+	concurrency: 5,
+	onTimeout: 'fail',
+	cancelOnStop: false,
+	timeoutChoices: ['fail', 'returnRunning'],
+	waitByDefault: true,
+};
+
+/** When an AI agent calls a node as a tool, waits are bounded so the agent gets an answer. */
+export const TOOL_MAX_WAIT_SECONDS = 120;
+
+/** Largest file kept by a download, and the default of "Max Download Size (MB)". */
+export const DEFAULT_MAX_DOWNLOAD_MB = 2048;
+
+/** Paid submissions in flight at once. Small: the service queues runs anyway. */
+export const SUBMIT_CONCURRENCY = 4;
+
+/** After Stop, how long submissions already on the wire may take to answer (their ids must not be lost). */
+export const STOP_GRACE_MS = 10_000;
+
+/** How long a cancellation that the service only accepted ("cancellation_requested") is followed. */
+export const CANCEL_FOLLOW_MS = 60_000;
+
+/** Following a cancellation (Inference → Cancel): it usually ends within seconds; never cancel again, never on Stop. */
+export const CANCEL_WAIT: WaitDefaults = {
+	maxWaitSeconds: 60,
+	pollIntervalSeconds: 1,
+	maxPollIntervalSeconds: 5,
+	concurrency: 1,
+	onTimeout: 'returnRunning',
+	cancelOnStop: false,
+	timeoutChoices: ['returnRunning', 'fail'],
+	waitByDefault: true,
+};

@@ -1,0 +1,186 @@
+/**
+ * The one job flow of every paid or long-running operation (Model Run, Inference Run, Training Submit and Resume,
+ * Dataset uploads, Wait Until Ready):
+ *
+ *   1. check every item and read every option that can fail — nothing is paid before all were checked;
+ *   2. guards: the minimum balance;
+ *   3. submit through one bounded pool (never retried here; the transport decides what is provably safe to
+ *      retry), remembering each submission so n8n's Retry On Fail never pays twice, logging every paid one;
+ *   4. wait for every job together with the one engine (or return at once);
+ *   5. fetch each finished job's result once;
+ *   6. turn each outcome into the item's output in one place (./outcomes).
+ *
+ * A node supplies only its job kind (./kind). One output item per input item, in input order (a kind may
+ * present several for one input, e.g. one per file).
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { assertMinimumBalance } from '../balanceGuard';
+import { failedItem, forCaller, toNodeError } from '../items';
+import { DownloadHosts } from '../outputs';
+import type { JobItem, JobKind, Tracked } from './kind';
+import { beginTry } from './memory';
+import type { SubmissionMemory } from './memory';
+import { readMinimumBalance, readWaitOptions } from './options';
+import type { ReadWaitOptions } from './options';
+import { presentOutcomes, presentStopped } from './outcomes';
+import { submitAll } from './submit';
+import { jobTexts } from './texts';
+import { waitForJobs } from './waiting';
+
+/** One checked item: what its kind prepared plus every option read for it. */
+export interface Checked<P extends JobItem, O> {
+	p: P;
+	options: O;
+	wait: ReadWaitOptions;
+}
+
+/** The state of one run of the flow, shared by its steps. */
+export interface Batch<P extends JobItem, O> {
+	ctx: IExecuteFunctions;
+	kind: JobKind<P, O>;
+	items: INodeExecutionData[];
+	output: Array<INodeExecutionData[] | undefined>;
+	continueOnFail: boolean;
+	signal?: AbortSignal;
+	memory: SubmissionMemory;
+	checked: Array<Checked<P, O>>;
+	texts: ReturnType<typeof jobTexts>;
+	hosts: DownloadHosts;
+	/** The JSON an item gets (the agent form when the node runs as a tool). */
+	shape(json: IDataObject): IDataObject;
+}
+
+/** Runs the whole flow (see the file comment) and returns the output items in input order. */
+export async function runJobs<P extends JobItem, O = undefined>(
+	ctx: IExecuteFunctions,
+	items: INodeExecutionData[],
+	kind: JobKind<P, O>,
+): Promise<INodeExecutionData[]> {
+	const memory = beginTry(ctx);
+	const batch: Batch<P, O> = {
+		ctx,
+		kind,
+		items,
+		output: new Array(items.length),
+		continueOnFail: ctx.continueOnFail(),
+		signal: ctx.getExecutionCancelSignal?.(),
+		memory,
+		checked: [],
+		texts: jobTexts(kind.noun),
+		hosts: new DownloadHosts(ctx),
+		shape: (json) => forCaller(ctx, json, kind.toolJson),
+	};
+	let failed = true;
+	try {
+		const out = await run(batch);
+		failed = false;
+		return out;
+	} finally {
+		memory.settle(failed);
+	}
+}
+
+async function run<P extends JobItem, O>(batch: Batch<P, O>): Promise<INodeExecutionData[]> {
+	await checkItems(batch);
+	if (batch.checked.length && !(await guardsAllow(batch))) return flatten(batch.output);
+
+	const { tracked, stoppedDuring } = await submitAll(batch);
+	if (stoppedDuring || batch.signal?.aborted) {
+		await presentStopped(batch, tracked);
+		return flatten(batch.output);
+	}
+	const wait = batch.checked[0]?.wait;
+	if (!wait?.enabled) {
+		await presentUnwaited(batch, tracked);
+		return flatten(batch.output);
+	}
+	const outcomes = await waitForJobs(batch, tracked, wait);
+	if (batch.signal?.aborted) {
+		await presentStopped(batch, tracked, outcomes);
+		return flatten(batch.output);
+	}
+	await presentOutcomes(batch, tracked, outcomes, wait);
+	return flatten(batch.output);
+}
+
+/** 1. Every item is checked and every option read before anything is paid; bad items are reported together. */
+async function checkItems<P extends JobItem, O>(batch: Batch<P, O>): Promise<void> {
+	const { ctx, kind } = batch;
+	const invalid: Array<{ itemIndex: number; error: NodeApiError | NodeOperationError; extra: IDataObject }> = [];
+	for (let i = 0; i < batch.items.length; i++) {
+		const extra: IDataObject = {};
+		try {
+			const p = await kind.prepare(i, extra);
+			const options = kind.readOptions ? kind.readOptions(p) : (undefined as O);
+			const wait = readWaitOptions(ctx, i, kind.wait);
+			if (kind.paid) readMinimumBalance(ctx, i);
+			batch.checked.push({ p, options, wait });
+		} catch (error) {
+			invalid.push({ itemIndex: i, error: toNodeError(ctx, error, i), extra });
+		}
+	}
+	if (invalid.length && !batch.continueOnFail) {
+		if (invalid.length === 1) throw invalid[0].error;
+		const first = invalid[0].error;
+		throw new NodeOperationError(ctx.getNode(), invalid.map((p) => lineOf(p.itemIndex, p.error.message)).join('. '), {
+			itemIndex: invalid[0].itemIndex,
+			description: batch.texts.invalidMany(invalid.length, batch.items.length, first.description ?? first.message),
+		});
+	}
+	for (const bad of invalid) batch.output[bad.itemIndex] = [failedItem(ctx, bad.error, bad.itemIndex, bad.extra)];
+}
+
+const lineOf = (itemIndex: number, message: string) => (/^Item \d+:/.test(message) ? message : `Item ${itemIndex}: ${message}`);
+
+/** 2. The minimum balance, once per execution, against the highest minimum of the checked items. */
+async function guardsAllow<P extends JobItem, O>(batch: Batch<P, O>): Promise<boolean> {
+	const { ctx, kind } = batch;
+	if (!kind.paid) return true;
+	const minimum = Math.max(...batch.checked.map((c) => readMinimumBalance(ctx, c.p.itemIndex)));
+	try {
+		await assertMinimumBalance(ctx, minimum);
+		return true;
+	} catch (error) {
+		if (!batch.continueOnFail) throw toNodeError(ctx, error, batch.checked[0].p.itemIndex);
+		for (const c of batch.checked) batch.output[c.p.itemIndex] = [failedItem(ctx, error, c.p.itemIndex, kind.ids(c.p))];
+		return false;
+	}
+}
+
+/** Wait for Completion off: every accepted item is output at once with its id (one status each when asked). */
+async function presentUnwaited<P extends JobItem, O>(batch: Batch<P, O>, tracked: Array<Tracked<P>>): Promise<void> {
+	const { kind } = batch;
+	const snapshots = new Map<string, IDataObject>();
+	if (kind.snapshotWithoutWait) {
+		for (const id of new Set(tracked.map((t) => t.id))) {
+			const t = tracked.find((x) => x.id === id) as Tracked<P>;
+			try {
+				snapshots.set(id, (await kind.poll(t)).record);
+			} catch {
+				// a courtesy snapshot: without it the item shows what the submission answered
+			}
+		}
+	}
+	const options = optionsOf(batch);
+	for (const t of tracked) {
+		const json: IDataObject = { ...kind.ids(t), ...t.accepted, ...kind.queued };
+		const record = snapshots.get(t.id);
+		const group = tracked.filter((x) => x.id === t.id);
+		const presented = await kind.present(t, json, { succeeded: false, options: options(t), group, record, hosts: batch.hosts });
+		batch.output[t.itemIndex] = asList(presented);
+	}
+}
+
+/** The options read for each item in step 1. */
+export const optionsOf =
+	<P extends JobItem, O>(batch: Batch<P, O>) =>
+	(p: P): O =>
+		(batch.checked.find((c) => c.p.itemIndex === p.itemIndex) as Checked<P, O>).options;
+
+export const asList = (x: INodeExecutionData | INodeExecutionData[]): INodeExecutionData[] => (Array.isArray(x) ? x : [x]);
+
+function flatten(output: Array<INodeExecutionData[] | undefined>): INodeExecutionData[] {
+	return output.flatMap((items) => items ?? []);
+}

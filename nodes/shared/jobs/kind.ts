@@ -1,0 +1,100 @@
+/**
+ * What a node gives the one job flow (./flow.ts): a small "job kind". The flow owns the order of the steps,
+ * the guards, the wording built from the noun and the outcome-to-item mapping; a kind only says how to check an
+ * item, submit it, poll it, cancel it, fetch its result, judge a finished job and present a good one.
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import type { DownloadHosts } from '../outputs';
+import type { PollResult } from '../wait';
+import type { WaitDefaults } from './defaults';
+
+/** How errors and outputs name a job of this kind. */
+export interface JobNoun {
+	/** Lower case, singular: "run", "request", "training job", "dataset". */
+	one: string;
+	/** Lower case, plural: "runs", "requests", ... */
+	many: string;
+	/** The output field that holds the id: "request_id", "job_id", "dataset_id". */
+	idField: string;
+	/** How the UI calls that id: "Request ID", "Job ID", ... */
+	idLabel: string;
+	/** Where to pick a job up later: "Model → Get Result". */
+	lookUp: string;
+}
+
+/** Every prepared item carries the index of its input item. */
+export interface JobItem {
+	itemIndex: number;
+}
+
+/** The service's answer to a submission: the id to follow and the output fields known from the answer. */
+export interface Accepted {
+	id: string;
+	json: IDataObject;
+}
+
+/** A prepared item that has a job on the service (submitted now, or named by the item). */
+export type Tracked<P extends JobItem> = P & { id: string; accepted: IDataObject };
+
+/** A finished job judged by its kind: a good result, or an error with the service's reason and what to do. */
+export type Verdict =
+	| { ok: true; json: IDataObject }
+	| { ok: false; json: IDataObject; message: string; description: string };
+
+/** Given to `present`: how the job ended and what was read for its item before anything was paid. */
+export interface PresentContext<P extends JobItem, O> {
+	/** True for a finished, good job (its outputs may be downloaded); false for still running, cancelled, stopped. */
+	succeeded: boolean;
+	options: O;
+	/** Every item that follows the same job (datasets: all uploads into one dataset). */
+	group: Array<Tracked<P>>;
+	/** The finished job's record (status or result), when there is one. */
+	record?: IDataObject;
+	hosts: DownloadHosts;
+}
+
+export interface JobKind<P extends JobItem, O = undefined> {
+	noun: JobNoun;
+	/** Wait defaults and the choices offered for this kind. */
+	wait: WaitDefaults;
+	/** Paid submissions get the balance guard, are logged and recorded, and are never sent twice. */
+	paid: boolean;
+	/** Submissions in flight at once. */
+	submitConcurrency: number;
+	/** Checks one item and builds what is submitted; throws to refuse it. Ids found on the way go into `extra`. */
+	prepare(itemIndex: number, extra: IDataObject): Promise<P>;
+	/** Further options of the item that could still be wrong; read for every item before anything is paid. */
+	readOptions?(p: P): O;
+	/** The ids that lead every output of an item, e.g. `{ model_id }` (also on its error output). */
+	ids(p: P): IDataObject;
+	/**
+	 * The submission. Thrown errors are per item. Without `submit`, `prepare` names an existing job in `jobId`
+	 * (Wait Until Ready).
+	 */
+	submit?(p: P): Promise<Accepted>;
+	/** The existing job an item names, for kinds without `submit`. */
+	jobId?(p: P): string;
+	/** Submissions with the same key run one after the other, in item order (same file of one dataset). */
+	serialKey?(p: P): string | undefined;
+	/** Extra output fields of an accepted item that is not waited for (e.g. `{ status: 'in_queue' }`). */
+	queued?: IDataObject;
+	/** Without waiting, take one status of each job anyway (the dataset's file list for caption warnings). */
+	snapshotWithoutWait?: boolean;
+	/** One status request. */
+	poll(t: Tracked<P>): Promise<PollResult>;
+	/** Cancel on the service (On Timeout "Cancel", Stop). The transport sends it even after Stop. */
+	cancel?(t: Tracked<P>): Promise<IDataObject>;
+	/** The one result fetch of a finished job; without it the last status record is the result. */
+	fetch?(t: Tracked<P>, record: IDataObject): Promise<IDataObject>;
+	/** Judges a finished job from its last status and (if fetched) its result. */
+	verdict(t: Tracked<P>, record: IDataObject, result: IDataObject): Verdict;
+	/** Output fields of a job that has not finished (timeout, Stop): its status, progress, ... */
+	current(t: Tracked<P>, record: IDataObject): IDataObject;
+	/** " (step 3 of 10)": added to a timeout message. */
+	progressNote?(record: IDataObject): string;
+	/** The output item(s) of a job that is not an error; downloads happen here. */
+	present(t: Tracked<P>, json: IDataObject, context: PresentContext<P, O>): Promise<INodeExecutionData | INodeExecutionData[]>;
+	/** The AI-agent form of an output JSON (used for every item when the node runs as a tool). */
+	toolJson?(json: IDataObject): IDataObject;
+}

@@ -1,0 +1,154 @@
+/**
+ * Reading the options of a job before anything is paid. Every value can arrive from an expression as the wrong
+ * type, NaN, empty or huge, so every number is checked here per item: a bad one is an error that names the
+ * field, the item and the value, never a silent NaN (which once meant no sleep between polls, no workers, or
+ * no size cap).
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { TimeoutBehaviour, WaitOptions } from '../wait';
+import type { WaitDefaults } from './defaults';
+import { DEFAULT_MAX_DOWNLOAD_MB, TOOL_MAX_WAIT_SECONDS } from './defaults';
+
+/** The longest single timer a JavaScript runtime can hold (2^31 − 1 ms); longer waits are clamped to it. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+export interface NumberRule {
+	/** The field as the UI names it, e.g. "Max Wait (Seconds)". */
+	label: string;
+	min?: number;
+	/** The minimum itself is not allowed (intervals must be above 0). */
+	above?: boolean;
+	max?: number;
+	integer?: boolean;
+	/** How the value is meant, for the error's description: "seconds, e.g. 600". */
+	example: string;
+}
+
+const shown = (value: unknown): string => {
+	let text: string;
+	try {
+		text = typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value);
+	} catch {
+		text = String(value);
+	}
+	return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+};
+
+/**
+ * A number from a parameter value: numbers, and strings that hold only a number ("10"), are accepted; anything
+ * else ("10s", "auto", NaN, Infinity, objects) and values out of range are refused.
+ */
+export function checkNumber(ctx: IExecuteFunctions, value: unknown, rule: NumberRule, itemIndex: number): number {
+	const refuse = (why: string) =>
+		new NodeOperationError(ctx.getNode(), `"${rule.label}" of item ${itemIndex} ${why}`, {
+			itemIndex,
+			description: `Enter a plain number (${rule.example}); an expression must produce one. Nothing was submitted.`,
+		});
+	let n: number | undefined;
+	if (typeof value === 'number') n = value;
+	else if (typeof value === 'string' && value.trim() !== '' && /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(value.trim())) {
+		n = Number(value.trim());
+	}
+	if (n === undefined || !Number.isFinite(n)) throw refuse(`must be a number, but is ${shown(value)}`);
+	if (rule.integer && !Number.isInteger(n)) throw refuse(`must be a whole number, but is ${shown(value)}`);
+	if (rule.min !== undefined && (rule.above ? n <= rule.min : n < rule.min)) {
+		throw refuse(`must be ${rule.above ? 'above' : 'at least'} ${rule.min}, but is ${shown(value)}`);
+	}
+	if (rule.max !== undefined && n > rule.max) throw refuse(`must be at most ${rule.max}, but is ${shown(value)}`);
+	return n;
+}
+
+/** Reads and checks a number parameter (dot paths reach into collections: "waitOptions.maxWaitSeconds"). */
+export function readNumber(ctx: IExecuteFunctions, path: string, itemIndex: number, fallback: number, rule: NumberRule): number {
+	const value = ctx.getNodeParameter(path, itemIndex, fallback) as unknown;
+	if (value === undefined || value === null || value === '') return fallback;
+	return checkNumber(ctx, value, rule, itemIndex);
+}
+
+/** Reads a boolean parameter; "true"/"false" strings from expressions are accepted, anything else refused. */
+export function readBoolean(ctx: IExecuteFunctions, path: string, itemIndex: number, fallback: boolean, label: string): boolean {
+	const value = ctx.getNodeParameter(path, itemIndex, fallback) as unknown;
+	if (value === undefined || value === null || value === '') return fallback;
+	if (typeof value === 'boolean') return value;
+	if (value === 'true' || value === 'false') return value === 'true';
+	throw new NodeOperationError(ctx.getNode(), `"${label}" of item ${itemIndex} must be true or false, but is ${shown(value)}`, {
+		itemIndex,
+		description: 'Switch it on or off, or make the expression produce true or false. Nothing was submitted.',
+	});
+}
+
+const TIMEOUT_CHOICES: TimeoutBehaviour[] = ['fail', 'returnRunning', 'cancel'];
+
+export type ReadWaitOptions = WaitOptions & { enabled: boolean };
+
+/** Reads the wait options of one item into the engine's options; every number is checked. */
+export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defaults: WaitDefaults): ReadWaitOptions {
+	const enabled = readBoolean(ctx, 'waitForCompletion', itemIndex, defaults.waitByDefault, 'Wait for Completion');
+	const raw = ctx.getNodeParameter('waitOptions', itemIndex, {}) as IDataObject;
+	const toolCall = ctx.isToolExecution?.() ?? false;
+	const field = (name: string, fallback: number, rule: NumberRule) =>
+		raw[name] === undefined || raw[name] === null || raw[name] === '' ? fallback : checkNumber(ctx, raw[name], rule, itemIndex);
+	const seconds = { example: 'seconds, e.g. 600' };
+	let maxWaitSeconds = field('maxWaitSeconds', defaults.maxWaitSeconds, { label: 'Max Wait (Seconds)', min: 0, above: true, max: 30 * 24 * 3600, ...seconds });
+	if (toolCall) maxWaitSeconds = Math.min(maxWaitSeconds, TOOL_MAX_WAIT_SECONDS);
+	const initial = field('pollIntervalSeconds', defaults.pollIntervalSeconds, {
+		label: 'First Poll Interval (Seconds)', min: 0.01, max: 3600, example: 'seconds, e.g. 1',
+	});
+	const max = Math.max(initial, field('maxPollIntervalSeconds', defaults.maxPollIntervalSeconds, {
+		label: 'Max Poll Interval (Seconds)', min: 0.01, max: 3600, example: 'seconds, e.g. 10',
+	}));
+	const concurrency = field('concurrency', defaults.concurrency, {
+		label: 'Parallel Status Checks', min: 1, max: 100, integer: true, example: 'a whole number from 1 to 100, e.g. 10',
+	});
+	const choices = defaults.timeoutChoices ?? TIMEOUT_CHOICES;
+	let onTimeout = raw.onTimeout as TimeoutBehaviour | undefined;
+	if (onTimeout !== undefined && !choices.includes(onTimeout)) {
+		throw new NodeOperationError(ctx.getNode(), `"On Timeout" of item ${itemIndex} must be one of ${choices.join(', ')}, but is ${shown(onTimeout)}`, {
+			itemIndex,
+			description: 'Pick a value from the list. Nothing was submitted.',
+		});
+	}
+	// An agent gets the job back as still running (with its id) rather than an error, unless set otherwise.
+	onTimeout ??= toolCall ? 'returnRunning' : defaults.onTimeout;
+	return {
+		enabled,
+		initialIntervalMs: Math.min(MAX_TIMER_MS, Math.round(initial * 1000)),
+		maxIntervalMs: Math.min(MAX_TIMER_MS, Math.round(max * 1000)),
+		maxWaitMs: Math.round(maxWaitSeconds * 1000),
+		concurrency,
+		onTimeout,
+		cancelOnStop: defaults.cancelOnStop,
+	};
+}
+
+export interface DownloadChoice {
+	enabled: boolean;
+	maxBytes: number;
+}
+
+/** "Download Outputs" and "Max Download Size (MB)" of one item (never for an AI agent). */
+export function readDownloadOptions(ctx: IExecuteFunctions, itemIndex: number, defaultOn = true): DownloadChoice {
+	const toolCall = ctx.isToolExecution?.() ?? false;
+	const enabled = readBoolean(ctx, 'downloadOutputs', itemIndex, defaultOn && !toolCall, 'Download Outputs');
+	if (!enabled || toolCall) return { enabled: false, maxBytes: 0 };
+	const mb = readNumber(ctx, 'maxDownloadSizeMb', itemIndex, DEFAULT_MAX_DOWNLOAD_MB, {
+		label: 'Max Download Size (MB)',
+		min: 0,
+		above: true,
+		max: DEFAULT_MAX_DOWNLOAD_MB,
+		example: `megabytes up to ${DEFAULT_MAX_DOWNLOAD_MB}, e.g. 500`,
+	});
+	return { enabled: true, maxBytes: Math.floor(mb * 1024 * 1024) };
+}
+
+/** "Minimum Balance (USD)" in Options; 0 turns the guard off. */
+export function readMinimumBalance(ctx: IExecuteFunctions, itemIndex: number): number {
+	return readNumber(ctx, 'options.minimumBalanceUsd', itemIndex, 0, {
+		label: 'Minimum Balance (USD)',
+		min: 0,
+		max: 1_000_000,
+		example: 'US dollars, e.g. 5',
+	});
+}

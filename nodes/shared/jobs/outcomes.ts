@@ -1,0 +1,171 @@
+/**
+ * Step 6 of the job flow, in one place: how a job ended becomes its item's output. Finished and good → the
+ * kind presents it (downloads); failed, cancelled, timed out under "Fail", unreachable → an error that carries the
+ * id; still running or stopped → an item that says so, with the id.
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { formatDuration } from '../format';
+import { addToDescription, failedItem, isToolCall, toNodeError } from '../items';
+import { mapPool } from '../pool';
+import { isTerminal, normaliseStatus } from '../status';
+import type { Batch } from './flow';
+import { asList, optionsOf } from './flow';
+import type { JobItem, Tracked } from './kind';
+import type { ReadWaitOptions } from './options';
+import type { JobEnd } from './waiting';
+import { cancelOutcomeOf } from './waiting';
+
+type Plan<P extends JobItem> =
+	| { kind: 'item'; t: Tracked<P>; json: IDataObject; succeeded: boolean; record?: IDataObject }
+	| { kind: 'error'; t: Tracked<P>; error: Error; extra: IDataObject; timeout?: boolean };
+
+export async function presentOutcomes<P extends JobItem, O>(
+	batch: Batch<P, O>,
+	tracked: Array<Tracked<P>>,
+	ends: Map<string, JobEnd>,
+	wait: ReadWaitOptions,
+): Promise<void> {
+	const { ctx } = batch;
+	const plans = tracked.map((t) => planOf(batch, t, ends.get(t.id) as JobEnd, wait));
+
+	// Without Continue on Fail the first error fails the node; timeouts under "Fail" are reported together.
+	if (!batch.continueOnFail) {
+		const first = plans.find((p) => p.kind === 'error');
+		if (first && first.kind === 'error') {
+			const timeouts = plans.filter((p) => p.kind === 'error' && p.timeout);
+			if (first.timeout && timeouts.length > 1) {
+				const ids = [...new Set(timeouts.map((p) => p.t.id))].join(', ');
+				const text = batch.texts.timedOutMany(timeouts.length, formatDuration(wait.maxWaitMs), ids);
+				throw new NodeOperationError(ctx.getNode(), text.message, { itemIndex: first.t.itemIndex, description: text.description });
+			}
+			throw toNodeError(ctx, first.error, first.t.itemIndex);
+		}
+	}
+
+	const options = optionsOf(batch);
+	await mapPool(plans, Math.min(wait.concurrency, 4), async (plan) => {
+		const i = plan.t.itemIndex;
+		if (plan.kind === 'error') {
+			batch.output[i] = [failedItem(ctx, plan.error, i, batch.shape(plan.extra))];
+			return;
+		}
+		const group = tracked.filter((x) => x.id === plan.t.id);
+		batch.output[i] = await presentItem(batch, plan.t, plan.json, plan.succeeded, group, options(plan.t), plan.record);
+	});
+}
+
+function planOf<P extends JobItem, O>(batch: Batch<P, O>, t: Tracked<P>, end: JobEnd, wait: ReadWaitOptions): Plan<P> {
+	const { ctx, kind } = batch;
+	const o = end.outcome;
+	const base: IDataObject = { ...kind.ids(t), ...t.accepted };
+	switch (o.kind) {
+		case 'error':
+			return { kind: 'error', t, error: o.error, extra: base };
+		case 'stopped':
+			return { kind: 'item', t, json: stoppedJson(batch, t, o.record, o.cancel), succeeded: false, record: o.record };
+		case 'timeout': {
+			const current = { ...base, ...kind.current(t, o.record) };
+			if (o.cancel) {
+				const said = cancelOutcomeOf(o.cancel);
+				const json: IDataObject = { ...current, timed_out: true, cancel_outcome: said };
+				if (end.followed) {
+					Object.assign(json, kind.current(t, end.followed.record));
+					json.still_running = !isTerminal(end.followed.state);
+				} else {
+					const cancelled = normaliseStatus(said) === 'cancelled';
+					// The cancel's answer is newer than the last poll: a cancelled run is no longer queued.
+					if (cancelled) json.status = typeof o.cancel.status === 'string' ? o.cancel.status : 'cancelled';
+					json.still_running = !cancelled;
+				}
+				return { kind: 'item', t, json, succeeded: false, record: end.followed?.record ?? o.record };
+			}
+			if (wait.onTimeout === 'returnRunning') return { kind: 'item', t, json: { ...current, still_running: true }, succeeded: false, record: o.record };
+			const status = String(current.status ?? o.state);
+			const text = batch.texts.timedOut(t.id, formatDuration(wait.maxWaitMs), status, kind.progressNote?.(o.record) ?? '');
+			const error = new NodeOperationError(ctx.getNode(), text.message, { itemIndex: t.itemIndex, description: text.description });
+			return { kind: 'error', t, error, extra: { ...current, still_running: true }, timeout: true };
+		}
+		case 'done': {
+			const result = end.result;
+			if (result === undefined || result instanceof Error) {
+				const error =
+					result ??
+					new NodeOperationError(ctx.getNode(), batch.texts.notFetched(t.id), {
+						itemIndex: t.itemIndex,
+						description: batch.texts.notFetchedHint(t.id),
+					});
+				return { kind: 'error', t, error, extra: { ...base, ...kind.current(t, o.record) } };
+			}
+			const verdict = kind.verdict(t, o.record, result);
+			if (verdict.ok) return { kind: 'item', t, json: verdict.json, succeeded: true, record: result };
+			// Definitively failed or cancelled on the service: a retry of the node may submit it again.
+			if (kind.submit) batch.memory.set(t.itemIndex, { state: 'ended', accepted: { id: t.id, json: t.accepted } });
+			const error = new NodeOperationError(ctx.getNode(), verdict.message, { itemIndex: t.itemIndex, description: verdict.description });
+			return { kind: 'error', t, error, extra: verdict.json };
+		}
+	}
+}
+
+/** The JSON of a job whose wait was stopped: its last status, and whether it was cancelled or keeps going. */
+function stoppedJson<P extends JobItem, O>(batch: Batch<P, O>, t: Tracked<P>, record: IDataObject, cancel?: IDataObject): IDataObject {
+	const { kind } = batch;
+	const json: IDataObject = { ...kind.ids(t), ...t.accepted, ...kind.current(t, record), stopped: true };
+	if (cancel) {
+		json.cancel_outcome = cancelOutcomeOf(cancel);
+		if (normaliseStatus(json.cancel_outcome) !== 'cancelled') json.still_running = true;
+	} else {
+		json.still_running = true;
+		json.note = `Stopped watching; the ${kind.noun.one} keeps going on RunComfy`;
+	}
+	return json;
+}
+
+/**
+ * The execution was stopped: no more calls, except cancelling what was accepted (queued runs can be cancelled)
+ * when the kind cancels on Stop. Every accepted id is in the output.
+ */
+export async function presentStopped<P extends JobItem, O>(batch: Batch<P, O>, tracked: Array<Tracked<P>>, ends?: Map<string, JobEnd>): Promise<void> {
+	const { kind } = batch;
+	const cancels = new Map<string, IDataObject>();
+	if (!ends && kind.cancel && kind.wait.cancelOnStop) {
+		const cancel = kind.cancel;
+		await mapPool([...new Set(tracked.map((t) => t.id))], 4, async (id) => {
+			const t = tracked.find((x) => x.id === id) as Tracked<P>;
+			try {
+				cancels.set(id, await cancel(t));
+			} catch (error) {
+				cancels.set(id, { outcome: 'cancel_failed', error: (error as Error).message });
+			}
+		});
+	}
+	for (const t of tracked) {
+		const end = ends?.get(t.id)?.outcome;
+		const record = end && end.kind !== 'error' ? end.record : {};
+		const cancel = end && (end.kind === 'stopped' || end.kind === 'timeout') ? end.cancel : cancels.get(t.id);
+		batch.output[t.itemIndex] = [{ json: batch.shape(stoppedJson(batch, t, record, cancel)), pairedItem: { item: t.itemIndex } }];
+	}
+}
+
+/** The output of a job that is not an error: the agent form for a tool call, else the kind's items (downloads). */
+async function presentItem<P extends JobItem, O>(
+	batch: Batch<P, O>,
+	t: Tracked<P>,
+	json: IDataObject,
+	succeeded: boolean,
+	group: Array<Tracked<P>>,
+	options: O,
+	record?: IDataObject,
+): Promise<INodeExecutionData[]> {
+	const { ctx, kind } = batch;
+	if (isToolCall(ctx)) return [{ json: batch.shape(json), pairedItem: { item: t.itemIndex } }];
+	try {
+		return asList(await kind.present(t, json, { succeeded, options, group, record, hosts: batch.hosts }));
+	} catch (error) {
+		// A finished job (maybe paid for): keep its id and outputs whatever happened to the files.
+		const nodeError = toNodeError(ctx, error, t.itemIndex);
+		if (succeeded && kind.submit) addToDescription(nodeError, batch.texts.resultKept(t.id));
+		return [failedItem(ctx, nodeError, t.itemIndex, json)];
+	}
+}

@@ -1,0 +1,163 @@
+/**
+ * Step 3 of the job flow: submissions through one bounded pool.
+ *
+ * - Never retried here: the transport retries a paid submission only when the service provably did not take it.
+ * - A retry of the node (n8n's Retry On Fail) picks up what an earlier try submitted instead of paying again.
+ * - Every paid submission is logged through n8n's logger and recorded in the execution's custom data.
+ * - Stop: no new submission starts; the ones on the wire get a bounded grace to answer, so their ids are known
+ *   (and the flow can cancel them) rather than lost.
+ * - Without Continue on Fail the first refused submission stops the rest; the error names what was already paid.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
+
+import { addToDescription, failedItem, toNodeError } from '../items';
+import { mapPool } from '../pool';
+import { STOP_GRACE_MS } from './defaults';
+import type { Batch } from './flow';
+import type { Accepted, JobItem, Tracked } from './kind';
+import { recordPaid } from './paidRecord';
+
+export interface Submitted<P extends JobItem> {
+	tracked: Array<Tracked<P>>;
+	/** The execution was stopped while submitting. */
+	stoppedDuring: boolean;
+}
+
+/** True for an error after which the service may have taken the submission (no answer was seen). */
+export const mayHaveBeenAccepted = (error: unknown): boolean =>
+	typeof error === 'object' &&
+	error !== null &&
+	((error as { context?: IDataObject }).context?.mayHaveBeenAccepted === true ||
+		(error as IDataObject).mayHaveBeenAccepted === true);
+
+type Answer = { accepted: Accepted } | { error: unknown } | { noAnswer: true };
+
+export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promise<Submitted<P>> {
+	const { ctx, kind, memory, signal } = batch;
+	const tracked: Array<Tracked<P>> = [];
+	let failure: { itemIndex: number; error: unknown } | undefined;
+	let stoppedDuring = false;
+	const track = (p: P, accepted: Accepted) => tracked.push({ ...p, id: accepted.id, accepted: accepted.json });
+
+	const toSubmit: P[] = [];
+	for (const { p } of batch.checked) {
+		if (!kind.submit) {
+			const id = (kind.jobId as (p: P) => string)(p);
+			track(p, { id, json: { [kind.noun.idField]: id } });
+			continue;
+		}
+		const earlier = memory.get(p.itemIndex);
+		if (earlier?.state === 'accepted') {
+			ctx.logger.info(`RunComfy: item ${p.itemIndex} was submitted by an earlier try of this node; following it, not paying again`, {
+				node: ctx.getNode().name,
+				itemIndex: p.itemIndex,
+				[kind.noun.idField]: earlier.accepted.id,
+			});
+			track(p, { id: earlier.accepted.id, json: { ...earlier.accepted.json, submitted_by_earlier_try: true } });
+		} else if (earlier?.state === 'maybe') {
+			const error = new NodeOperationError(
+				ctx.getNode(),
+				`Item ${p.itemIndex} is not submitted again: on an earlier try of this node its ${kind.noun.one} may have been accepted`,
+				{
+					itemIndex: p.itemIndex,
+					description: `Retry On Fail never sends a submission twice when the first one may have reached RunComfy. Check your RunComfy dashboard. Earlier error: ${(earlier.error as Error).message}`,
+				},
+			);
+			if (!batch.continueOnFail) failure ??= { itemIndex: p.itemIndex, error };
+			else batch.output[p.itemIndex] = [failedItem(ctx, error, p.itemIndex, kind.ids(p))];
+		} else {
+			toSubmit.push(p);
+		}
+	}
+
+	// Submissions with the same serial key run one after the other, in item order.
+	const chains = new Map<string, P[]>();
+	for (const p of toSubmit) {
+		const key = kind.serialKey?.(p) ?? `\u0000${p.itemIndex}`;
+		const chain = chains.get(key);
+		if (chain) chain.push(p);
+		else chains.set(key, [p]);
+	}
+
+	const submitOne = async (p: P): Promise<void> => {
+		const answer = await answerOf(batch, p);
+		if ('accepted' in answer) {
+			memory.set(p.itemIndex, { state: 'accepted', accepted: answer.accepted });
+			if (kind.paid) recordPaid(batch, p, answer.accepted);
+			track(p, answer.accepted);
+			return;
+		}
+		if ('noAnswer' in answer) {
+			stoppedDuring = true;
+			const text = batch.texts.noAnswerAfterStop();
+			memory.set(p.itemIndex, { state: 'maybe', error: new Error(text.message) });
+			batch.output[p.itemIndex] = [
+				{ json: batch.shape({ ...kind.ids(p), stopped: true, may_have_been_accepted: true, note: `${text.message}. ${text.description}` }), pairedItem: { item: p.itemIndex } },
+			];
+			return;
+		}
+		const { error } = answer;
+		if (mayHaveBeenAccepted(error)) memory.set(p.itemIndex, { state: 'maybe', error: error as Error });
+		if (!batch.continueOnFail) failure ??= { itemIndex: p.itemIndex, error };
+		else batch.output[p.itemIndex] = [failedItem(ctx, error, p.itemIndex, kind.ids(p))];
+	};
+
+	await mapPool([...chains.values()], kind.submitConcurrency, async (chain) => {
+		for (const p of chain) {
+			if (failure) return;
+			if (signal?.aborted) {
+				stoppedDuring = true;
+				const text = batch.texts.stoppedBeforeSubmit();
+				batch.output[p.itemIndex] = [
+					{ json: batch.shape({ ...kind.ids(p), stopped: true, submitted: false, note: `${text.message}. ${text.description}` }), pairedItem: { item: p.itemIndex } },
+				];
+				continue;
+			}
+			await submitOne(p);
+		}
+	});
+	tracked.sort((a, b) => a.itemIndex - b.itemIndex);
+
+	// After Stop a failed submission is just the interrupted one: go on, so the accepted ones get cancelled.
+	if (failure && !signal?.aborted) {
+		const nodeError = toNodeError(ctx, failure.error, failure.itemIndex);
+		if (kind.submit && tracked.length) {
+			addToDescription(nodeError, batch.texts.alreadySubmitted(tracked.map((t) => `item ${t.itemIndex}: ${t.id}`).join(', ')));
+		}
+		throw nodeError;
+	}
+	return { tracked, stoppedDuring: stoppedDuring || signal?.aborted === true };
+}
+
+/**
+ * One submission. If the execution is stopped while it is on the wire, it gets STOP_GRACE_MS more to answer
+ * (the paid request itself is not bound to Stop, see the transport), so an accepted id is not lost.
+ */
+async function answerOf<P extends JobItem, O>(batch: Batch<P, O>, p: P): Promise<Answer> {
+	const submission = (batch.kind.submit as (p: P) => Promise<Accepted>)(p).then(
+		(accepted): Answer => ({ accepted }),
+		(error: unknown): Answer => ({ error }),
+	);
+	const signal = batch.signal;
+	if (!signal) return await submission;
+	let onAbort: (() => void) | undefined;
+	const stopped = new Promise<'stopped'>((resolve) => {
+		onAbort = () => resolve('stopped');
+		if (signal.aborted) resolve('stopped');
+		else signal.addEventListener('abort', onAbort, { once: true });
+	});
+	const first = await Promise.race([submission, stopped]);
+	if (onAbort) signal.removeEventListener('abort', onAbort);
+	if (first !== 'stopped') return first;
+	const timer = new AbortController();
+	const grace = sleep(STOP_GRACE_MS, timer.signal).then(
+		(): Answer => ({ noAnswer: true }),
+		(): Answer => ({ noAnswer: true }),
+	);
+	try {
+		return await Promise.race([submission, grace]);
+	} finally {
+		timer.abort();
+	}
+}

@@ -1,0 +1,83 @@
+/**
+ * Step 4 of the job flow: wait for every job together with the one engine (../wait), then follow cancellations
+ * the service only accepted, and fetch each finished job's result once (step 5).
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { normaliseStatus } from '../status';
+import { waitForAll } from '../wait';
+import type { PollResult, WaitJob, WaitOutcome } from '../wait';
+import { mapPool } from '../pool';
+import { CANCEL_FOLLOW_MS } from './defaults';
+import type { Batch } from './flow';
+import type { JobItem, Tracked } from './kind';
+import type { ReadWaitOptions } from './options';
+
+/** How one job ended, with what was learnt after the wait. */
+export interface JobEnd {
+	outcome: WaitOutcome;
+	/** The end of a cancellation that was only accepted at the timeout. */
+	followed?: PollResult;
+	/** The result of a finished job (or the error of its one fetch). */
+	result?: IDataObject | Error;
+}
+
+/** The outcome of a cancel request: `outcome` (Model API) or `status` (deployments). */
+export const cancelOutcomeOf = (cancel: IDataObject): IDataObject[string] => cancel.outcome ?? cancel.status;
+
+/** Waits for the distinct jobs of the tracked items (one poll loop per id); returns how each id ended. */
+export async function waitForJobs<P extends JobItem, O>(
+	batch: Batch<P, O>,
+	tracked: Array<Tracked<P>>,
+	wait: ReadWaitOptions,
+): Promise<Map<string, JobEnd>> {
+	const { kind, signal } = batch;
+	const firstOf = new Map<string, Tracked<P>>();
+	for (const t of tracked) if (!firstOf.has(t.id)) firstOf.set(t.id, t);
+	const submittedNow = Boolean(kind.submit);
+	const jobs: WaitJob[] = [...firstOf.values()].map((t) => ({
+		itemIndex: t.itemIndex,
+		id: t.id,
+		poll: async () => await kind.poll(t),
+		// The transport sends this cancel even after Stop (it is not bound to the aborted cancel signal).
+		...(kind.cancel ? { cancel: async () => await (kind.cancel as (t: Tracked<P>) => Promise<IDataObject>)(t) } : {}),
+	}));
+	const outcomes = jobs.length
+		? // Jobs just submitted are not finished yet: the first status request waits one interval.
+			await waitForAll(jobs, { ...wait, followCancellation: true, ...(submittedNow ? { firstPollDelayMs: wait.initialIntervalMs } : {}) }, signal)
+		: [];
+	const ends = new Map<string, JobEnd>(outcomes.map((outcome) => [outcome.job.id, { outcome }]));
+
+	// A timeout cancelled on the live service may be only "cancellation_requested": follow it until it has ended.
+	const toFollow = outcomes.filter(
+		(o) => o.kind === 'timeout' && o.cancel && normaliseStatus(cancelOutcomeOf(o.cancel)) === 'cancelling',
+	);
+	if (toFollow.length && !signal?.aborted) {
+		const followed = await waitForAll(
+			toFollow.map((o) => ({ itemIndex: o.job.itemIndex, id: o.job.id, poll: o.job.poll })),
+			{ ...wait, maxWaitMs: CANCEL_FOLLOW_MS, onTimeout: 'returnRunning', cancelOnStop: false, followCancellation: true },
+			signal,
+		);
+		for (const end of followed) {
+			if (end.kind !== 'error') (ends.get(end.job.id) as JobEnd).followed = { state: end.state, record: end.record };
+		}
+	}
+	if (signal?.aborted) return ends;
+
+	// 5. One result fetch per finished job.
+	const done = [...ends.values()].filter((e) => e.outcome.kind === 'done');
+	await mapPool(done, wait.concurrency, async (end) => {
+		const t = firstOf.get(end.outcome.job.id) as Tracked<P>;
+		const record = end.outcome.kind === 'done' ? end.outcome.record : {};
+		if (!kind.fetch) {
+			end.result = record;
+			return;
+		}
+		try {
+			end.result = await kind.fetch(t, record);
+		} catch (error) {
+			end.result = error instanceof Error ? error : new Error(String(error));
+		}
+	});
+	return ends;
+}
