@@ -15,7 +15,7 @@ import { getDatasetStatus } from '../../../shared/transport';
 import type { Dataset, RunState } from '../../../shared/types';
 import type { WaitJob, WaitOptions, WaitOutcome } from '../../../shared/wait';
 import { waitForAll } from '../../../shared/wait';
-import { formatDuration } from '../../../shared/trainingConfig';
+import { formatDuration } from '../../../shared/format';
 import { fileNameProblem, findMissingCaptions, isMediaFile, missingCaptionWarning } from './files';
 
 /** Datasets: the CLI polls every 5 s; a dataset becomes READY within minutes. Stop only stops watching. */

@@ -9,13 +9,14 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { assertMinimumBalance } from '../../../shared/balanceGuard';
+import { checkpointStep, pickLatestCheckpoint } from '../../../shared/checkpoints';
 import type { WaitDefaults } from '../../../shared/descriptions';
 import { downloadProperties, readDownloadOptions, readWaitOptions, waitProperties } from '../../../shared/descriptions';
 import type { FoundUrl } from '../../../shared/download';
 import { collectUrls, downloadAll } from '../../../shared/download';
+import { formatDuration } from '../../../shared/format';
 import { failedItem, toNodeError } from '../../../shared/router';
 import { classifyStoppedJob, normaliseStatus } from '../../../shared/status';
-import { checkpointStep, formatDuration, pickLatestCheckpoint } from '../../../shared/trainingConfig';
 import { getCredentials, getTrainingJobResult, getTrainingJobStatus } from '../../../shared/transport';
 import type { RunState } from '../../../shared/types';
 import { TRAINING_GPU_TYPES } from '../../../shared/types';
