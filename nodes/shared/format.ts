@@ -1,4 +1,6 @@
-/** A duration in words for messages: "4.2 s", "12 s", "2.5 min", "8 h". */
+/** Formatting for messages shared by several nodes. */
+
+/** A wait duration for messages: 0.2 s, 45 s, 12.5 min, 8 h. */
 export function formatDuration(ms: number): string {
 	if (ms >= 3_600_000) return `${Math.round(ms / 360_000) / 10} h`;
 	if (ms >= 60_000) return `${Math.round(ms / 6_000) / 10} min`;

@@ -131,8 +131,6 @@ export interface SignedUpload extends IDataObject {
 }
 
 export const TRAINING_GPU_TYPES = ['ADA_80_PLUS', 'HOPPER_141'] as const;
-export const TRAINING_FOLDER = '/app/ai-toolkit/output';
-export const DATASET_FOLDER_PREFIX = '/app/ai-toolkit/datasets/';
 export const DIRECT_UPLOAD_MAX_BYTES = 150_000_000;
 
 export interface TrainingJob extends IDataObject {

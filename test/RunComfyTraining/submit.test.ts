@@ -81,6 +81,8 @@ describe('Simple form', () => {
 		// the config exactly as the service received it (the sandbox serves it back)
 		const received = await (await fetch(`${sb.urls.files}/files/train/${job.id}/config.yaml`)).text();
 		const doc = YAML.parse(received, { version: '1.1' });
+		// sent as JSON text, which YAML readers take as the same document
+		expect(JSON.parse(received)).toEqual(doc);
 		const p = doc.config.process[0];
 		expect(doc.config.name).toBe('p3r5on_v1');
 		expect(p.training_folder).toBe('/app/ai-toolkit/output');

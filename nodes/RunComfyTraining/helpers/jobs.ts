@@ -5,7 +5,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { FoundUrl } from '../../shared/download';
 import { collectUrls } from '../../shared/download';
 import { classifyStoppedJob, normaliseStatus } from '../../shared/status';
-import { checkpointStep, pickLatestCheckpoint } from '../../shared/trainingConfig';
+import { checkpointStep, pickLatestCheckpoint } from '../../shared/checkpoints';
 import type { RunState } from '../../shared/types';
 import { TRAINING_GPU_TYPES } from '../../shared/types';
 

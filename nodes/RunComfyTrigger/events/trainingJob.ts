@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { collectUrls } from '../../shared/download';
 import { classifyStoppedJob, normaliseStatus } from '../../shared/status';
-import { checkpointStep, pickLatestCheckpoint } from '../../shared/trainingConfig';
+import { checkpointStep, pickLatestCheckpoint } from '../../shared/checkpoints';
 import { getTrainingJobResult, getTrainingJobStatus } from '../../shared/transport';
 import type { RunState } from '../../shared/types';
 import type { Observation, TriggerEvent } from './types';

@@ -1,18 +1,15 @@
 import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ConfigFacts, ConfigFormat, KnownDataset, SimpleConfigInput } from '../../../shared/trainingConfig';
-import {
-	BASE_MODELS,
-	buildSimpleConfigYaml,
-	checkConfigPaths,
-	checkSimpleInput,
-	extractConfigFacts,
-	readConfigText,
-} from '../../../shared/trainingConfig';
 import { getDatasetStatus, listDatasets } from '../../../shared/transport';
 import { datasetLocator } from '../../../shared/pickers/datasets';
-import { DATASET_FOLDER_PREFIX, TRAINING_FOLDER } from '../../../shared/types';
+import { BASE_MODELS } from '../../helpers/config/baseModels';
+import type { KnownDataset } from '../../helpers/config/pathRules';
+import { checkConfigPaths, DATASET_FOLDER_PREFIX, TRAINING_FOLDER } from '../../helpers/config/pathRules';
+import type { ConfigFacts, ConfigFormat } from '../../helpers/config/readConfig';
+import { extractConfigFacts, readConfigText } from '../../helpers/config/readConfig';
+import type { SimpleConfigInput } from '../../helpers/config/simpleForm';
+import { buildSimpleConfigText, checkSimpleInput } from '../../helpers/config/simpleForm';
 
 export function configTextProperties(show: IDisplayOptions['show']): INodeProperties[] {
 	return [
@@ -303,9 +300,9 @@ export async function prepareSimpleConfig(ctx: IExecuteFunctions, itemIndex: num
 		);
 	}
 	input.datasetName = name;
-	const configFile = buildSimpleConfigYaml(input);
 	return {
-		configFile,
+		// JSON text that YAML 1.1 and 1.2 read alike, sent as "yaml", the format the service documents
+		configFile: buildSimpleConfigText(input),
 		configFormat: 'yaml',
 		name: input.name,
 		datasetNames: [name],
