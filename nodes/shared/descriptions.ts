@@ -114,7 +114,7 @@ export function downloadProperties(show: IDisplayOptions['show'], defaultOn = tr
 	];
 }
 
-/** "Minimum Balance (USD)" for the Options collection of a paid operation (see shared/balanceGuard.ts). */
+/** "Minimum Balance (USD)" for the Options collection of a paid operation (see shared/jobs/guards.ts). */
 export const minimumBalanceOption: INodeProperties = {
 	displayName: 'Minimum Balance (USD)',
 	name: 'minimumBalanceUsd',

@@ -6,6 +6,7 @@
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { isToolCall } from './items';
 import { readDownloadOptions } from './jobs/options';
 import { collectUrls, downloadAll } from './download';
 import type { FoundUrl, SkippedFile } from './download';
@@ -123,7 +124,7 @@ export async function resultItem(
 	json: IDataObject,
 	options: ResultItemOptions,
 ): Promise<{ item: INodeExecutionData; downloaded?: { complete: boolean } }> {
-	if (ctx.isToolExecution?.()) return { item: { json: options.toolJson(json), pairedItem: { item: itemIndex } } };
+	if (isToolCall(ctx)) return { item: { json: options.toolJson(json), pairedItem: { item: itemIndex } } };
 	const item: INodeExecutionData = { json, pairedItem: { item: itemIndex } };
 	const download = options.download ?? readDownloadOptions(ctx, itemIndex);
 	if (!options.succeeded || !download.enabled) return { item };

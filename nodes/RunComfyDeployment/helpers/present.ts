@@ -9,7 +9,7 @@ import type { DownloadChoice } from '../../shared/jobs';
 import { resultItem } from '../../shared/outputs';
 import type { DownloadHosts } from '../../shared/outputs';
 import { deleteDeploymentRequest } from '../../shared/transport';
-import { outputUrlsOf, toolJson } from './results';
+import { deploymentOutputUrls, toolJson } from './results';
 
 export interface ResultOptions {
 	download: DownloadChoice;
@@ -35,7 +35,7 @@ export async function presentResult(
 ): Promise<INodeExecutionData> {
 	const { item, downloaded } = await resultItem(ctx, itemIndex, json, {
 		succeeded,
-		urls: outputUrlsOf(json),
+		urls: deploymentOutputUrls(json),
 		toolJson,
 		hosts,
 		download: options.download,

@@ -6,7 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { FoundUrl } from '../../shared/download';
-import { errorTextOf as sharedErrorTextOf, outputUrlsOf as sharedOutputUrlsOf, outputsPart } from '../../shared/outputs';
+import { errorTextOf, outputUrlsOf, outputsPart } from '../../shared/outputs';
 import type { ResultRecord } from '../../shared/types';
 import { isPlainObject } from './graph';
 
@@ -85,13 +85,13 @@ export function flattenOutputs(result: IDataObject): FlatOutput[] {
 }
 
 /** Every URL of the outputs part, with its JSON path (for downloads). */
-export function outputUrlsOf(result: IDataObject): FoundUrl[] {
-	return sharedOutputUrlsOf(result, OUTPUT_KEYS);
+export function deploymentOutputUrls(result: IDataObject): FoundUrl[] {
+	return outputUrlsOf(result, OUTPUT_KEYS);
 }
 
 /** The service's error text of a failed request: `error` may be a string, an object or a list of {error}. */
-export function errorTextOf(record: IDataObject): string | undefined {
-	return sharedErrorTextOf(record, ['error', 'error_message']);
+export function deploymentErrorText(record: IDataObject): string | undefined {
+	return errorTextOf(record, ['error', 'error_message']);
 }
 
 /** The output JSON of a request's result: ids first, then the record, then the flat list of outputs. */

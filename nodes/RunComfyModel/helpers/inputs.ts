@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
-import { mapperValueToBody, validateBody } from '../../shared/schema';
-import type { SchemaProblem } from '../../shared/schema';
+import { mapperValueToBody, validateBody } from './schema';
+import type { SchemaProblem } from './schema';
 import { getModel } from '../../shared/transport';
 import type { InputSchema, ModelEntry } from '../../shared/types';
 

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { outputUrlsOf as urlsOf } from '../../shared/outputs';
+import { outputUrlsOf } from '../../shared/outputs';
 import type { FoundUrl } from '../../shared/download';
 import type { ResultRecord } from '../../shared/types';
 
@@ -8,8 +8,8 @@ import type { ResultRecord } from '../../shared/types';
 const OUTPUT_KEYS = ['output'] as const;
 
 /** Every URL in the result's `output`, with its JSON path (like the MCP server's `output_urls`). */
-export function outputUrlsOf(result: IDataObject): FoundUrl[] {
-	return urlsOf(result, OUTPUT_KEYS);
+export function modelOutputUrls(result: IDataObject): FoundUrl[] {
+	return outputUrlsOf(result, OUTPUT_KEYS);
 }
 
 /** The output JSON of a finished run: model id, request id, the result record, cost and output URLs. */
@@ -20,7 +20,7 @@ export function resultJson(modelId: string | undefined, requestId: string, resul
 		...(modelId ? { model_id: modelId } : {}),
 		request_id: requestId,
 		...rest,
-		output_urls: outputUrlsOf(result).map((u) => ({ path: u.path, url: u.url })),
+		output_urls: modelOutputUrls(result).map((u) => ({ path: u.path, url: u.url })),
 	};
 	return json;
 }

@@ -1,6 +1,6 @@
 import type { ILoadOptionsFunctions, ResourceMapperFields } from 'n8n-workflow';
 
-import { schemaToFields } from '../../shared/schema';
+import { schemaToFields } from '../helpers/schema';
 import { getModel } from '../../shared/transport';
 import { currentModelId } from '../helpers/ids';
 import { schemaOf } from '../helpers/inputs';

@@ -16,7 +16,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { assertMinimumBalance } from '../balanceGuard';
+import { assertMinimumBalance } from './guards';
 import { failedItem, forCaller, toNodeError } from '../items';
 import { DownloadHosts } from '../outputs';
 import type { JobItem, JobKind, Tracked } from './kind';

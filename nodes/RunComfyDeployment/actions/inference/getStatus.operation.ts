@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { forCaller } from '../../../shared/items';
 import { getDeploymentRequestStatus } from '../../../shared/transport';
 import { readDeploymentId, readRequestId } from '../../helpers/deployments';
 import { toolJson } from '../../helpers/results';
@@ -19,5 +20,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const requestId = readRequestId(this, itemIndex);
 	const record = await getDeploymentRequestStatus(this, deploymentId, requestId);
 	const json: IDataObject = { deployment_id: deploymentId, request_id: requestId, ...record };
-	return this.isToolExecution?.() ? toolJson(json) : json;
+	return forCaller(this, json, toolJson);
 }

@@ -17,7 +17,7 @@ import type { PreparedInference } from '../../helpers/body';
 import { DeploymentCache, deploymentNotFound, readDeploymentId } from '../../helpers/deployments';
 import { presentResult, readResultOptions } from '../../helpers/present';
 import type { ResultOptions } from '../../helpers/present';
-import { errorTextOf, resultJson, toolJson } from '../../helpers/results';
+import { deploymentErrorText, resultJson, toolJson } from '../../helpers/results';
 import { deleteAfterDownloadOption, deploymentLocatorProperty } from '../common.descriptions';
 
 const show = { resource: ['inference'], operation: ['run'] };
@@ -221,7 +221,7 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 				record,
 				result,
 				json: resultJson(t.deploymentId, t.id, result as ResultRecord),
-				reason: errorTextOf(result),
+				reason: deploymentErrorText(result),
 				failedHint:
 					'Check the overrides (for example that file URLs are public, data URIs are valid and values fit the nodes) and run again.',
 			}),

@@ -6,7 +6,7 @@ import { DownloadHosts, resultItem } from '../../../shared/outputs';
 import { normaliseStatus } from '../../../shared/status';
 import { getModelRequestResult } from '../../../shared/transport';
 import { readRequestId } from '../../helpers/ids';
-import { outputUrlsOf, resultJson, toolJson } from '../../helpers/outputs';
+import { modelOutputUrls, resultJson, toolJson } from '../../helpers/outputs';
 import { requestIdProperty } from '../common.descriptions';
 
 const show = { resource: ['model'], operation: ['getResult'] };
@@ -45,7 +45,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const json = resultJson(undefined, requestId, result);
 	const { item } = await resultItem(this, itemIndex, json, {
 		succeeded: normaliseStatus(result.status) === 'succeeded',
-		urls: outputUrlsOf(json),
+		urls: modelOutputUrls(json),
 		toolJson,
 		hosts: new DownloadHosts(this),
 	});

@@ -21,7 +21,7 @@ import {
 import { categoryFilterProperty, modelLocatorProperty } from '../common.descriptions';
 import { readModelId } from '../../helpers/ids';
 import { ModelCache, buildBody, describeProblems, problemsHint } from '../../helpers/inputs';
-import { outputUrlsOf, resultJson, toolJson } from '../../helpers/outputs';
+import { modelOutputUrls, resultJson, toolJson } from '../../helpers/outputs';
 import type { ResultRecord } from '../../../shared/types';
 
 const show = { resource: ['model'], operation: ['run'] };
@@ -152,7 +152,7 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 				failedHint: 'Check the inputs (for example that file URLs are public and reachable) and run again.',
 			}),
 		present: async (t, json, { succeeded, options, hosts }) =>
-			(await resultItem(this, t.itemIndex, json, { succeeded, urls: outputUrlsOf(json), toolJson, hosts, download: options })).item,
+			(await resultItem(this, t.itemIndex, json, { succeeded, urls: modelOutputUrls(json), toolJson, hosts, download: options })).item,
 		toolJson,
 	};
 	return await runJobs(this, items, kind);

@@ -10,7 +10,7 @@ import {
 	validateBody,
 	valueTypeOf,
 	type SchemaProblem,
-} from '../../nodes/shared/schema';
+} from '../../nodes/RunComfyModel/helpers/schema';
 import type { InputSchema } from '../../nodes/shared/types';
 
 // ---------------------------------------------------------------------------------------------------------

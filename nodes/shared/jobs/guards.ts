@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getBalance } from './transport';
+import { getBalance } from '../transport';
 
 /**
  * The "Minimum Balance" guard of paid operations: checked once per execution before anything is submitted,
