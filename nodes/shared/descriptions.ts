@@ -125,6 +125,17 @@ export const minimumBalanceOption: INodeProperties = {
 		'Stop before submitting anything when the account balance is below this amount. 0 turns the check off.',
 };
 
+/** "Max Estimated Cost (USD)" for the Options collection of Model → Run (see shared/jobs/guards.ts). */
+export const maxEstimatedCostOption: INodeProperties = {
+	displayName: 'Max Estimated Cost (USD)',
+	name: 'maxEstimatedCostUsd',
+	type: 'number',
+	typeOptions: { minValue: 0, numberPrecision: 2 },
+	default: 0,
+	description:
+		"Refuse the whole batch before submitting anything when its estimated cost (the catalog's base price × the outputs or seconds asked for), added to what this node already submitted in this execution, is above this amount. Items whose cost cannot be estimated are refused while a cap is set. 0 turns the cap off.",
+};
+
 /** "Request ID" of an earlier run (Get Status, Get Result, Cancel, ...); `placeholder` shows an id of the node's kind. */
 export function requestIdProperty(placeholder: string): INodeProperties {
 	return {

@@ -85,3 +85,39 @@ export function classifyStoppedJob(status: IDataObject, result?: IDataObject): '
 
 export const isTerminal = (state: RunState): boolean =>
 	['succeeded', 'failed', 'cancelled', 'stopped_finished', 'stopped_incomplete'].includes(state);
+
+/**
+ * The one vocabulary of every node's output `status` for runs, requests and training jobs: queued, running,
+ * completed (a status check saw it finish; its result tells whether it succeeded), succeeded, failed, cancelled,
+ * cancelling, stopped (a training job that stopped early and can be resumed). The service's own word, when it
+ * differs, is kept in `service_status`. Datasets keep the service's words (DRAFT, UPLOADING, READY, FAILED).
+ */
+const PUBLIC_WORDS: Partial<Record<RunState, string>> = {
+	queued: 'queued',
+	running: 'running',
+	succeeded: 'succeeded',
+	failed: 'failed',
+	cancelled: 'cancelled',
+	cancelling: 'cancelling',
+	stopped_finished: 'succeeded',
+	stopped_incomplete: 'stopped',
+};
+
+/** `json` with its `status` in the one vocabulary (`state` given when the record alone cannot tell, e.g. STOPPED). */
+export function withPublicStatus(json: IDataObject, state?: RunState): IDataObject {
+	const raw = json.status;
+	if (typeof raw !== 'string') return json;
+	// A status check's "completed" says finished, not how: only the result (or the caller's `state`) tells.
+	const word = state ? PUBLIC_WORDS[state] : raw.trim().toLowerCase() === 'completed' ? 'completed' : PUBLIC_WORDS[normaliseStatus(raw)];
+	if (!word || word === raw) return json;
+	const out: IDataObject = { ...json, status: word };
+	if (out.service_status === undefined) out.service_status = raw;
+	return out;
+}
+
+/** The state a result record reports: its word, where a bare "completed" is a success unless it carries an error. */
+export function resultState(result: IDataObject): RunState {
+	const raw = typeof result.status === 'string' ? result.status.trim().toLowerCase() : '';
+	if (raw === 'completed') return hasError(result.error) ? 'failed' : 'succeeded';
+	return normaliseStatus(result.status);
+}

@@ -135,7 +135,7 @@ describe('Run: what is sent', () => {
 		const [call] = inferences(sb);
 		expect(call.body).toEqual({ overrides: { '6': { inputs: { text: 'a cat' } } }, extra_data: { api_key_comfy_org: 'comfyui-abc' } });
 		expect(call.query).toMatchObject({ webhook: 'https://hooks.example.com/runcomfy', webhook_intermediate_status: 'true' });
-		expect(result.items[0].json).toMatchObject({ deployment_id: id, request_id: call.createdId, status: 'in_queue' });
+		expect(result.items[0].json).toMatchObject({ deployment_id: id, request_id: call.createdId, status: 'queued', service_status: 'in_queue' });
 	});
 
 	it('Full Workflow mode sends workflow_api_json instead of overrides', async () => {

@@ -56,12 +56,12 @@ describe('Get Status', () => {
 		await submit();
 		const second = await submit();
 		const queued = await runNode({ node, credentials: credentialsFor(sb), parameters: op('getStatus', second.id, second.requestId) });
-		expect(queued.items[0].json).toMatchObject({ deployment_id: second.id, request_id: second.requestId, status: 'in_queue', queue_position: 2 });
+		expect(queued.items[0].json).toMatchObject({ deployment_id: second.id, request_id: second.requestId, status: 'queued', service_status: 'in_queue', queue_position: 2 });
 
 		sb.reset({ runDurationMs: 60_000, queueMs: 0 });
 		const running = await submit();
 		const status = await runNode({ node, credentials: credentialsFor(sb), parameters: op('getStatus', running.id, running.requestId) });
-		expect(status.items[0].json).toMatchObject({ status: 'in_progress', instance_id: expect.any(String) });
+		expect(status.items[0].json).toMatchObject({ status: 'running', service_status: 'in_progress', instance_id: expect.any(String) });
 	});
 
 	it('an unknown request id is a 404 that says which ids belong together', async () => {
@@ -108,7 +108,7 @@ describe('Get Result', () => {
 			credentials: credentialsFor(sb),
 			parameters: op('getResult', id, requestId, { options: { deleteRequestAfterDownload: true } }),
 		});
-		expect(result.items[0].json).toMatchObject({ status: 'in_progress', outputs_flat: [] });
+		expect(result.items[0].json).toMatchObject({ status: 'running', service_status: 'in_progress', outputs_flat: [] });
 		expect(result.items[0].binary).toBeUndefined();
 		expect(result.items[0].json.request_deleted).toBeUndefined();
 		expect(sb.log().filter(isRequestDelete)).toEqual([]);
@@ -138,7 +138,7 @@ describe('Cancel', () => {
 			expect(result.error).toBeUndefined();
 			expect(result.items[0].json).toMatchObject({
 				cancel_outcome: 'cancellation_requested',
-				status: american ? 'canceled' : 'cancelled',
+				status: 'cancelled',
 				still_running: false,
 			});
 			expect(sb.log().filter(isStatus).length).toBeGreaterThanOrEqual(2);
@@ -154,7 +154,7 @@ describe('Cancel', () => {
 			credentials: credentialsFor(sb),
 			parameters: op('cancel', id, requestId, { waitForCompletion: false }),
 		});
-		expect(result.items[0].json).toMatchObject({ status: 'cancellation_requested', cancel_outcome: 'cancellation_requested' });
+		expect(result.items[0].json).toMatchObject({ status: 'cancelling', service_status: 'cancellation_requested', cancel_outcome: 'cancellation_requested' });
 		expect(sb.log().filter(isStatus)).toEqual([]);
 	});
 

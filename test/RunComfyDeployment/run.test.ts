@@ -92,7 +92,8 @@ describe('Run and wait', () => {
 		expect(result.items[0].json).toMatchObject({
 			deployment_id: id,
 			request_id: call.createdId,
-			status: 'in_queue',
+			status: 'queued',
+			service_status: 'in_queue',
 			status_url: expect.stringContaining(`/requests/${call.createdId}/status`),
 		});
 		expect(sb.log().filter(isStatus)).toEqual([]);
@@ -216,7 +217,8 @@ describe('Timeouts', () => {
 		expect(result.items[0].json).toMatchObject({
 			deployment_id: id,
 			request_id: inferences(sb)[0].createdId,
-			status: 'in_progress',
+			status: 'running',
+			service_status: 'in_progress',
 			still_running: true,
 		});
 	});
@@ -247,7 +249,7 @@ describe('Timeouts', () => {
 			expect(result.items[0].json).toMatchObject({
 				timed_out: true,
 				cancel_outcome: 'cancellation_requested',
-				status: american ? 'canceled' : 'cancelled',
+				status: 'cancelled',
 				still_running: false,
 			});
 			const log = sb.log();
@@ -310,7 +312,8 @@ describe('Live-service quirks', () => {
 		const id = deploymentId(sb, 'sdxl-text-to-image');
 		const result = await runNode({ node, credentials: credentialsFor(sb), parameters: runJson(id, PROMPT, { downloadOutputs: true }) });
 		expect(result.error).toBeUndefined();
-		expect(result.items[0].json.status).toBe(completed ? 'completed' : 'succeeded');
+		expect(result.items[0].json.status).toBe('succeeded');
+		expect(result.items[0].json.service_status).toBe(completed ? 'completed' : undefined);
 		expect(result.items[0].binary?.data).toBeDefined();
 	});
 

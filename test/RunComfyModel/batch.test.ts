@@ -122,7 +122,8 @@ describe('timeouts', () => {
 		expect(item.json).toMatchObject({
 			model_id: MODELS.flash,
 			request_id: submits(sb)[0].createdId,
-			status: 'in_progress',
+			status: 'running',
+			service_status: 'in_progress',
 			still_running: true,
 			status_url: expect.stringMatching(/\/status$/),
 			result_url: expect.stringMatching(/\/result$/),

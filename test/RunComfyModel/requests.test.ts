@@ -28,7 +28,7 @@ describe('Get Status / Get Result / Cancel', () => {
 		sb.reset({ runDurationMs: 60_000, queueMs: 60_000 });
 		const id = await submitRun();
 		const result = await op('getStatus', id);
-		expect(result.items[0].json).toMatchObject({ request_id: id, status: 'in_queue', queue_position: 1 });
+		expect(result.items[0].json).toMatchObject({ request_id: id, status: 'queued', service_status: 'in_queue', queue_position: 1 });
 	});
 
 	it('Get Result before completion returns the current record, not an error', async () => {
@@ -36,7 +36,7 @@ describe('Get Status / Get Result / Cancel', () => {
 		const id = await submitRun();
 		const result = await op('getResult', id);
 		expect(result.status).toBe('success');
-		expect(result.items[0].json).toMatchObject({ request_id: id, status: 'in_progress', output_urls: [] });
+		expect(result.items[0].json).toMatchObject({ request_id: id, status: 'running', service_status: 'in_progress', output_urls: [] });
 		expect(result.items[0].binary).toBeUndefined();
 	});
 

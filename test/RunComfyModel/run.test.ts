@@ -344,7 +344,8 @@ describe('live-service quirks (both forms accepted)', () => {
 			parameters: runParams(MODELS.flash, { prompt: 'x' }),
 		});
 		expect(ok.error).toBeUndefined();
-		expect(ok.items[0].json.status).toBe('completed');
+		expect(ok.items[0].json.status).toBe('succeeded');
+		expect(ok.items[0].json.service_status).toBe('completed');
 		expect(ok.items[0].binary?.data).toBeDefined();
 
 		const failed = await runNode({
@@ -380,6 +381,8 @@ describe('Without waiting, and as an AI tool', () => {
 		expect(json).toEqual({
 			model_id: MODELS.flash,
 			request_id: submits(sb)[0].createdId,
+			status: 'queued',
+			service_status: 'in_queue',
 			status_url: expect.stringMatching(/\/status$/),
 			result_url: expect.stringMatching(/\/result$/),
 			cancel_url: expect.stringMatching(/\/cancel$/),

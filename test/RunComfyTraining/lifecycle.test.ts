@@ -62,9 +62,9 @@ describe('a job stopped early (server reclaimed) and resumed', () => {
 		const status = await run({ operation: 'getStatus', jobId });
 		expect(status.items[0].json).toMatchObject({
 			job_id: jobId,
-			status: 'STOPPED',
-			state: 'stopped_incomplete',
-			stopped: 'incomplete',
+			status: 'stopped',
+			service_status: 'STOPPED',
+			finished: false,
 			finished: false,
 			progress: { current: 20, total: 40, percent: 50 },
 			stop_reason: 'Job failed: server was reclaimed. (TRAINING_ERROR)',
@@ -86,8 +86,8 @@ describe('a job stopped early (server reclaimed) and resumed', () => {
 			job_id: jobId,
 			gpu_type: 'HOPPER_141',
 			before: { status: 'STOPPED', progress: { current: 20, total: 40, percent: 50 } },
-			state: 'stopped_finished',
-			stopped: 'finished',
+			status: 'succeeded',
+			finished: true,
 			lora: { path: `${base}/preempt_me.safetensors` },
 		});
 		expect(jobState(jobId).attempts).toBe(2);
@@ -100,7 +100,7 @@ describe('a job stopped early (server reclaimed) and resumed', () => {
 		expect(failed.error?.description).toMatch(/Resume it with the Resume operation/);
 
 		const kept = await run({ operation: 'submit', configMode: 'text', configText: config('preempt_b'), waitForCompletion: true }, { continueOnFail: true });
-		expect(kept.items[0].json).toMatchObject({ job_id: sb.state().jobs[1].id, stopped: 'incomplete', progress: { current: 20, total: 40 } });
+		expect(kept.items[0].json).toMatchObject({ job_id: sb.state().jobs[1].id, status: 'stopped', progress: { current: 20, total: 40 } });
 		expect(kept.items[0].json.error).toMatch(/stopped early/);
 	});
 });
@@ -111,8 +111,8 @@ describe('Get Status and Get Result', () => {
 		const jobId = await submit('running_job', { configText: config('running_job', { steps: 100000 }) });
 		await until(() => jobState(jobId).current_step >= 12, 'a first checkpoint');
 		const status = await run({ operation: 'getStatus', jobId });
-		const json = status.items[0].json as { state: string; progress: { current: number; total: number; percent: number }; finished: boolean };
-		expect(json.state).toBe('running');
+		const json = status.items[0].json as { status: string; progress: { current: number; total: number; percent: number }; finished: boolean };
+		expect(json.status).toBe('running');
 		expect(json.finished).toBe(false);
 		expect(json.progress.total).toBe(100000);
 		expect(json.progress.current).toBeGreaterThanOrEqual(12);
@@ -125,7 +125,7 @@ describe('Get Status and Get Result', () => {
 		const jobId = await submit('done_job');
 		await until(() => jobState(jobId).status === 'STOPPED', 'the job finishes');
 		const status = await run({ operation: 'getStatus', jobId });
-		expect(status.items[0].json).toMatchObject({ state: 'stopped_finished', stopped: 'finished', finished: true, progress: { current: 40, total: 40, percent: 100 } });
+		expect(status.items[0].json).toMatchObject({ status: 'succeeded', service_status: 'STOPPED', finished: true, progress: { current: 40, total: 40, percent: 100 } });
 		expect(status.items[0].json.hint).toBeUndefined();
 	});
 
@@ -171,7 +171,7 @@ describe('Cancel, Edit and Resume', () => {
 
 		const resumed = await run({ operation: 'resume', jobId, waitForCompletion: true });
 		expect(resumed.error).toBeUndefined();
-		expect(resumed.items[0].json).toMatchObject({ state: 'stopped_finished', progress: { total: 30 } });
+		expect(resumed.items[0].json).toMatchObject({ status: 'succeeded', progress: { total: 30 } });
 	});
 
 	it('fixes a FAILED job by editing its config, then resumes it', async () => {
@@ -182,7 +182,7 @@ describe('Cancel, Edit and Resume', () => {
 		const edited = await run({ operation: 'edit', jobId, configText: config('fixable') });
 		expect(edited.items[0].json).toMatchObject({ previous_status: 'FAILED' });
 		const resumed = await run({ operation: 'resume', jobId, waitForCompletion: true });
-		expect(resumed.items[0].json).toMatchObject({ state: 'stopped_finished' });
+		expect(resumed.items[0].json).toMatchObject({ status: 'succeeded' });
 	});
 
 	it('refuses 8 GPUs on HOPPER_141 at resume, and an edit whose paths break the rules, before any call', async () => {

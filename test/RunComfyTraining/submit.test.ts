@@ -97,7 +97,7 @@ describe('Simple form', () => {
 		expect(result.items[0].json).toMatchObject({
 			job_id: job.id,
 			name: 'p3r5on_v1',
-			status: expect.stringMatching(/^(IN_QUEUE|RUNNING)$/),
+			status: expect.stringMatching(/^(queued|running)$/),
 			gpu_type: 'ADA_80_PLUS',
 			gpu_count: 1,
 			config_format: 'yaml',
@@ -321,9 +321,9 @@ describe('Wait for Completion', () => {
 		const base = `${sb.urls.files}/files/train/${job.id}`;
 		expect(json).toMatchObject({
 			job_id: job.id,
-			status: 'STOPPED',
-			state: 'stopped_finished',
-			stopped: 'finished',
+			status: 'succeeded',
+			service_status: 'STOPPED',
+			finished: true,
 			finished: true,
 			progress: { current: 40, total: 40, percent: 100 },
 			latest_checkpoint_url: `${base}/p3r5on_v1.safetensors`,
@@ -362,7 +362,7 @@ describe('Wait for Completion', () => {
 		expect(result.error?.description).toMatch(/Edit with the same config.name\), then Resume/);
 
 		const continued = await run(simpleParams(datasetId, { jobName: 'will_fail_again', waitForCompletion: true }), { continueOnFail: true });
-		expect(continued.items[0].json).toMatchObject({ job_id: sb.state().jobs[1].id, status: 'FAILED', state: 'failed' });
+		expect(continued.items[0].json).toMatchObject({ job_id: sb.state().jobs[1].id, status: 'failed', service_status: 'FAILED' });
 		expect(continued.items[0].json.error).toMatch(/CUDA out of memory/);
 	});
 
@@ -372,7 +372,7 @@ describe('Wait for Completion', () => {
 		const short = { ...FAST_WAIT, maxWaitSeconds: 0.2 };
 		const failed = await run(simpleParams(datasetId, { waitForCompletion: true, waitOptions: short }));
 		const job = sb.state().jobs[0];
-		expect(failed.error?.message).toMatch(new RegExp(`^Training job ${job.id} did not finish within 0.2 s \\(status: (RUNNING|IN_QUEUE)\\)`));
+		expect(failed.error?.message).toMatch(new RegExp(`^Training job ${job.id} did not finish within 0.2 s \\(status: (running|queued)\\)`));
 		expect(failed.error?.description).toMatch(/keeps going on RunComfy/);
 		const still = await run(simpleParams(datasetId, { jobName: 'second', waitForCompletion: true, waitOptions: { ...short, onTimeout: 'returnRunning' } }));
 		expect(still.items[0].json).toMatchObject({ job_id: sb.state().jobs[1].id, still_running: true });

@@ -60,7 +60,7 @@ describe('RunComfy Deployment as a tool', () => {
 			const result = await callTool(sb, node, { ...RUN, waitOptions: {} }, { deployment_id: dep, overrides: OVERRIDES });
 			const [item] = expectCompact(sb, result);
 			const requestId = String(item.json.request_id);
-			expect(item.json).toMatchObject({ status: 'in_progress', still_running: true });
+			expect(item.json).toMatchObject({ status: 'running', still_running: true });
 			expect(runState(sb, requestId).status).toBe('in_progress');
 			expectSummary(item.json, requestId, 'still running');
 			expect(clock.elapsedMs()).toBeGreaterThanOrEqual(110_000);

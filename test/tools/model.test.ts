@@ -63,7 +63,7 @@ describe('RunComfy Model as a tool', () => {
 			const result = await callTool(sb, node, { ...RUN, waitOptions: {} }, { model_id: MODEL_OK, inputs: { prompt: 'a slow fox' } });
 			const [item] = expectCompact(sb, result);
 			const requestId = String(item.json.request_id);
-			expect(item.json).toMatchObject({ status: 'in_progress', still_running: true });
+			expect(item.json).toMatchObject({ status: 'running', still_running: true });
 			expect(runState(sb, requestId).status).toBe('in_progress');
 			expectSummary(item.json, requestId, 'still running');
 			// Virtual time: the wait stopped at the cap, not at the node's 600 s default.

@@ -83,8 +83,8 @@ describe('RunComfy Dataset and Training as tools', () => {
 		await jobReaches(sb, jobId, (j) => j.status === 'STOPPED');
 		const result = await callTool(sb, training, { resource: 'trainingJob', operation: 'getStatus', jobId: fromAI('job_id') }, { job_id: jobId });
 		const [item] = expectCompact(sb, result);
-		expect(item.json).toMatchObject({ job_id: jobId, status: 'STOPPED', state: 'stopped_finished' });
-		expectSummary(item.json, jobId, 'stopped_finished');
+		expect(item.json).toMatchObject({ job_id: jobId, status: 'succeeded', service_status: 'STOPPED', finished: true });
+		expectSummary(item.json, jobId, 'succeeded');
 	});
 
 	it('get_training_job_result: artifact URLs and the checkpoint, never downloaded for an agent', async () => {
@@ -130,7 +130,7 @@ describe('RunComfy Dataset and Training as tools', () => {
 			);
 			const [item] = expectCompact(sb, result);
 			const jobId = String(item.json.job_id);
-			expect(item.json).toMatchObject({ status: 'RUNNING', still_running: true });
+			expect(item.json).toMatchObject({ status: 'running', still_running: true });
 			expect(jobState(sb, jobId).status).toBe('RUNNING');
 			expect(clock.elapsedMs()).toBeGreaterThanOrEqual(110_000);
 			expect(clock.elapsedMs()).toBeLessThanOrEqual(130_000);

@@ -43,3 +43,67 @@ export const modelLocatorProperty: INodeProperties = {
 
 /** The request id of an earlier run (Get Status, Get Result, Cancel). */
 export const requestIdProperty: INodeProperties = sharedRequestIdProperty('e.g. 5a0e2f3c-7b7d-4f0a-9d55-2f7e1c1d9a10');
+
+/** What a model is run with (Run, Estimate Cost): the model, its inputs (schema-built fields or JSON) and a LoRA. */
+export const modelInputProperties: INodeProperties[] = [
+	categoryFilterProperty,
+	modelLocatorProperty,
+	{
+		displayName: 'Input Mode',
+		name: 'inputMode',
+		type: 'options',
+		noDataExpression: true,
+		default: 'defineBelow',
+		options: [
+			{
+				name: 'Define Below',
+				value: 'defineBelow',
+				description: "Fill in the model's inputs one by one (fields come from the model's input schema)",
+			},
+			{
+				name: 'JSON',
+				value: 'json',
+				description: 'Give the whole request body as one flat JSON object (expressions allowed)',
+			},
+		],
+	},
+	{
+		displayName: 'Inputs',
+		name: 'inputs',
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: { mappingMode: 'defineBelow', value: null },
+		displayOptions: { show: { inputMode: ['defineBelow'] } },
+		typeOptions: {
+			loadOptionsDependsOn: ['model.value'],
+			resourceMapper: {
+				resourceMapperMethod: 'getModelInputs',
+				mode: 'add',
+				fieldWords: { singular: 'input', plural: 'inputs' },
+				addAllFields: false,
+				multiKeyMatch: false,
+				supportAutoMap: false,
+				noFieldsError:
+					'Pick a model first: its inputs (prompt, sizes, file URLs, ...) are loaded from the catalog.',
+			},
+		},
+	},
+	{
+		displayName: 'Inputs (JSON)',
+		name: 'inputsJson',
+		type: 'json',
+		default: '{\n  "prompt": ""\n}',
+		displayOptions: { show: { inputMode: ['json'] } },
+		description:
+			'The request body as a flat JSON object whose keys are the model\'s input names, e.g. {"prompt": "a red fox", "seed": 42}. Not wrapped in "input". Checked against the model\'s schema before anything is submitted.',
+	},
+	{
+		displayName: 'LoRA',
+		name: 'lora',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. my_lora.safetensors or https://files.runcomfy.net/…/my_lora.safetensors',
+		description:
+			'For models that accept a LoRA: the file name of one of your LoRA assets, or a public URL of a LoRA checkpoint (e.g. from the RunComfy Training node). Sent as {"lora": {"path": …}}. Leave empty for none.',
+	},
+];

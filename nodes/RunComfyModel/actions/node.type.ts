@@ -1,7 +1,7 @@
 import type { AllEntities } from 'n8n-workflow';
 
 type NodeMap = {
-	model: 'run' | 'getStatus' | 'getResult' | 'cancel';
+	model: 'run' | 'estimateCost' | 'getStatus' | 'getResult' | 'cancel';
 	catalog: 'listModels' | 'listCategories' | 'getModel';
 	account: 'getBalance';
 };

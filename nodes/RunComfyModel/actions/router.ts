@@ -8,7 +8,7 @@ import * as model from './model';
 import type { RunComfyModelType } from './node.type';
 
 const operations: OperationMap<RunComfyModelType> = {
-	model: { run: model.run, getStatus: model.getStatus, getResult: model.getResult, cancel: model.cancel },
+	model: { run: model.run, estimateCost: model.estimateCost, getStatus: model.getStatus, getResult: model.getResult, cancel: model.cancel },
 	catalog: { listModels: catalog.listModels, listCategories: catalog.listCategories, getModel: catalog.getModel },
 	account: { getBalance: account.getBalance },
 };

@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { FoundUrl } from '../../shared/download';
 import { collectUrls } from '../../shared/download';
-import { classifyStoppedJob, normaliseStatus } from '../../shared/status';
+import { classifyStoppedJob, normaliseStatus, withPublicStatus } from '../../shared/status';
 import { checkpointStep, pickLatestCheckpoint } from '../../shared/checkpoints';
 import type { RunState } from '../../shared/types';
 import { TRAINING_GPU_TYPES } from '../../shared/types';
@@ -139,10 +139,9 @@ export function errorText(value: unknown): string | undefined {
 export function describeJob(jobId: string, status: IDataObject, result?: IDataObject): IDataObject {
 	const state = jobState(status, result);
 	const progress = progressOf(status);
-	const out: IDataObject = { job_id: jobId, ...status, state, progress };
+	const out: IDataObject = withPublicStatus({ job_id: jobId, ...status, progress }, state);
 	out.finished = state === 'stopped_finished' || state === 'succeeded';
 	if (rawStatus(status) === 'STOPPED') {
-		out.stopped = state === 'stopped_finished' ? 'finished' : 'incomplete';
 		if (state === 'stopped_incomplete') {
 			const reason = errorText(result?.error) ?? errorText(status.error);
 			out.stop_reason = reason ?? 'stopped before the last step';

@@ -16,13 +16,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { assertMinimumBalance } from './guards';
+import { assertCostCap, assertMinimumBalance } from './guards';
 import { failedItem, forCaller, toNodeError } from '../items';
 import { DownloadHosts } from '../outputs';
+import { withPublicStatus } from '../status';
 import type { JobItem, JobKind, Tracked } from './kind';
 import { beginTry } from './memory';
 import type { SubmissionMemory } from './memory';
-import { readMinimumBalance, readWaitOptions } from './options';
+import { readCostCap, readMinimumBalance, readWaitOptions } from './options';
 import type { ReadWaitOptions } from './options';
 import { presentOutcomes, presentStopped } from './outcomes';
 import { submitAll } from './submit';
@@ -50,6 +51,8 @@ export interface Batch<P extends JobItem, O> {
 	hosts: DownloadHosts;
 	/** The JSON an item gets (the agent form when the node runs as a tool). */
 	shape(json: IDataObject): IDataObject;
+	/** `status` in the nodes' one vocabulary (unless the kind keeps the service's words). */
+	publish(json: IDataObject): IDataObject;
 }
 
 /** Runs the whole flow (see the file comment) and returns the output items in input order. */
@@ -71,6 +74,7 @@ export async function runJobs<P extends JobItem, O = undefined>(
 		texts: jobTexts(kind.noun),
 		hosts: new DownloadHosts(ctx),
 		shape: (json) => forCaller(ctx, json, kind.toolJson),
+		publish: (json) => (kind.keepServiceStatus ? json : withPublicStatus(json)),
 	};
 	let failed = true;
 	try {
@@ -116,6 +120,7 @@ async function checkItems<P extends JobItem, O>(batch: Batch<P, O>): Promise<voi
 			const options = kind.readOptions ? kind.readOptions(p) : (undefined as O);
 			const wait = readWaitOptions(ctx, i, kind.wait);
 			if (kind.paid) readMinimumBalance(ctx, i);
+			if (kind.estimate) readCostCap(ctx, i);
 			batch.checked.push({ p, options, wait });
 		} catch (error) {
 			invalid.push({ itemIndex: i, error: toNodeError(ctx, error, i), extra });
@@ -134,12 +139,22 @@ async function checkItems<P extends JobItem, O>(batch: Batch<P, O>): Promise<voi
 
 const lineOf = (itemIndex: number, message: string) => (/^Item \d+:/.test(message) ? message : `Item ${itemIndex}: ${message}`);
 
-/** 2. The minimum balance, once per execution, against the highest minimum of the checked items. */
+/**
+ * 2. The guards, before the first paid call: the cost cap (the lowest cap set on any item, against what would be
+ * submitted now) and the minimum balance (the highest minimum of the checked items).
+ */
 async function guardsAllow<P extends JobItem, O>(batch: Batch<P, O>): Promise<boolean> {
 	const { ctx, kind } = batch;
 	if (!kind.paid) return true;
 	const minimum = Math.max(...batch.checked.map((c) => readMinimumBalance(ctx, c.p.itemIndex)));
 	try {
+		if (kind.estimate) {
+			const caps = batch.checked.map((c) => readCostCap(ctx, c.p.itemIndex)).filter((cap) => cap > 0);
+			// Items an earlier try already submitted are not submitted (nor paid) again.
+			const fresh = batch.checked.filter((c) => !batch.memory.get(c.p.itemIndex) || batch.memory.get(c.p.itemIndex)?.state === 'ended');
+			const estimate = kind.estimate;
+			if (caps.length) assertCostCap(ctx, Math.min(...caps), fresh.map((c) => ({ itemIndex: c.p.itemIndex, estimate: estimate(c.p) })));
+		}
 		await assertMinimumBalance(ctx, minimum);
 		return true;
 	} catch (error) {
@@ -165,7 +180,7 @@ async function presentUnwaited<P extends JobItem, O>(batch: Batch<P, O>, tracked
 	}
 	const options = optionsOf(batch);
 	for (const t of tracked) {
-		const json: IDataObject = { ...kind.ids(t), ...t.accepted, ...kind.queued };
+		const json = batch.publish({ ...kind.ids(t), ...t.accepted, ...kind.queued });
 		const record = snapshots.get(t.id);
 		const group = tracked.filter((x) => x.id === t.id);
 		const presented = await kind.present(t, json, { succeeded: false, options: options(t), group, record, hosts: batch.hosts });

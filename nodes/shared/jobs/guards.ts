@@ -1,6 +1,8 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import type { CostEstimate } from './kind';
+
 import { getBalance } from '../transport';
 
 /**
@@ -31,4 +33,54 @@ export function formatUsd(microdollars: number): string {
 	const whole = Math.floor(abs / 1_000_000);
 	const fraction = String(abs % 1_000_000).padStart(6, '0').replace(/0+$/, '').padEnd(2, '0');
 	return `${sign}$${whole}.${fraction}`;
+}
+
+/** What each execution's node has already submitted, in estimated US dollars (the cap is per execution). */
+const ledger = new Map<string, { usd: number; touched: number }>();
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const ledgerKey = (ctx: IExecuteFunctions): string => {
+	const node = ctx.getNode();
+	return `${ctx.getExecutionId?.() ?? 'no-execution'}\u0000${node.id ?? node.name}`;
+};
+
+/**
+ * "Max Estimated Cost (USD)": refuses the batch, before anything is paid, when the estimate of what it would
+ * submit now plus what this node already submitted in this execution is above the cap, or when some of it
+ * cannot be estimated. On success the estimate is booked against the cap.
+ */
+export function assertCostCap(ctx: IExecuteFunctions, capUsd: number, estimates: Array<{ itemIndex: number; estimate: CostEstimate }>): void {
+	if (!(capUsd > 0) || estimates.length === 0) return;
+	const now = Date.now();
+	for (const [key, entry] of ledger) if (now - entry.touched > DAY_MS) ledger.delete(key);
+	const unknown = estimates.filter((e) => e.estimate.usd === undefined);
+	if (unknown.length) {
+		const first = unknown[0];
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The cost of ${unknown.length} of ${estimates.length} items cannot be estimated, so "Max Estimated Cost (USD)" cannot be enforced`,
+			{
+				itemIndex: first.itemIndex,
+				description: `Item ${first.itemIndex}: ${(first.estimate as { reason: string }).reason}. Nothing was submitted. Use a model with a published per-output or per-second price, or set "Max Estimated Cost (USD)" to 0 and rely on "Minimum Balance (USD)".`,
+			},
+		);
+	}
+	const key = ledgerKey(ctx);
+	const before = ledger.get(key)?.usd ?? 0;
+	const batchMicro = estimates.reduce((sum, e) => sum + Math.round((e.estimate.usd as number) * 1_000_000), 0);
+	const beforeMicro = Math.round(before * 1_000_000);
+	const capMicro = Math.round(capUsd * 1_000_000);
+	if (beforeMicro + batchMicro > capMicro) {
+		const already = beforeMicro ? `, plus ${formatUsd(beforeMicro)} this node already submitted in this execution,` : '';
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The estimated cost of ${estimates.length} item${estimates.length === 1 ? '' : 's'} is ${formatUsd(batchMicro)}${already} above the cap of ${formatUsd(capMicro)}`,
+			{
+				itemIndex: estimates[0].itemIndex,
+				description:
+					'Nothing was submitted. The estimate is the catalog\'s base price × the outputs or seconds asked for (Estimate Cost shows it per item). Process fewer items, or raise "Max Estimated Cost (USD)" in the node\'s options.',
+			},
+		);
+	}
+	ledger.set(key, { usd: (beforeMicro + batchMicro) / 1_000_000, touched: now });
 }

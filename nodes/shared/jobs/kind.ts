@@ -23,6 +23,9 @@ export interface JobNoun {
 	lookUp: string;
 }
 
+/** An estimate from published prices, or why there is none (never a guess). */
+export type CostEstimate = { usd: number; basis: string } | { usd?: undefined; reason: string };
+
 /** Every prepared item carries the index of its input item. */
 export interface JobItem {
 	itemIndex: number;
@@ -66,6 +69,8 @@ export interface JobKind<P extends JobItem, O = undefined> {
 	prepare(itemIndex: number, extra: IDataObject): Promise<P>;
 	/** Further options of the item that could still be wrong; read for every item before anything is paid. */
 	readOptions?(p: P): O;
+	/** What submitting the item would cost, from the service's published prices; a reason when it cannot be told. */
+	estimate?(p: P): CostEstimate;
 	/** The ids that lead every output of an item, e.g. `{ model_id }` (also on its error output). */
 	ids(p: P): IDataObject;
 	/**
@@ -79,6 +84,8 @@ export interface JobKind<P extends JobItem, O = undefined> {
 	serialKey?(p: P): string | undefined;
 	/** Extra output fields of an accepted item that is not waited for (e.g. `{ status: 'in_queue' }`). */
 	queued?: IDataObject;
+	/** Keep the service's status words (datasets) instead of the nodes' one vocabulary (../status withPublicStatus). */
+	keepServiceStatus?: boolean;
 	/** Without waiting, take one status of each job anyway (the dataset's file list for caption warnings). */
 	snapshotWithoutWait?: boolean;
 	/** One status request. */

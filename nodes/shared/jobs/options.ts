@@ -152,3 +152,13 @@ export function readMinimumBalance(ctx: IExecuteFunctions, itemIndex: number): n
 		example: 'US dollars, e.g. 5',
 	});
 }
+
+/** "Max Estimated Cost (USD)" in Options; 0 turns the cap off. */
+export function readCostCap(ctx: IExecuteFunctions, itemIndex: number): number {
+	return readNumber(ctx, 'options.maxEstimatedCostUsd', itemIndex, 0, {
+		label: 'Max Estimated Cost (USD)',
+		min: 0,
+		max: 1_000_000,
+		example: 'US dollars, e.g. 10',
+	});
+}

@@ -48,11 +48,11 @@ export async function presentOutcomes<P extends JobItem, O>(
 	await mapPool(plans, Math.min(wait.concurrency, 4), async (plan) => {
 		const i = plan.t.itemIndex;
 		if (plan.kind === 'error') {
-			batch.output[i] = [failedItem(ctx, plan.error, i, batch.shape(plan.extra))];
+			batch.output[i] = [failedItem(ctx, plan.error, i, batch.shape(batch.publish(plan.extra)))];
 			return;
 		}
 		const group = tracked.filter((x) => x.id === plan.t.id);
-		batch.output[i] = await presentItem(batch, plan.t, plan.json, plan.succeeded, group, options(plan.t), plan.record);
+		batch.output[i] = await presentItem(batch, plan.t, batch.publish(plan.json), plan.succeeded, group, options(plan.t), plan.record);
 	});
 }
 
@@ -144,7 +144,7 @@ export async function presentStopped<P extends JobItem, O>(batch: Batch<P, O>, t
 		const end = ends?.get(t.id)?.outcome;
 		const record = end && end.kind !== 'error' ? end.record : {};
 		const cancel = end && (end.kind === 'stopped' || end.kind === 'timeout') ? end.cancel : cancels.get(t.id);
-		batch.output[t.itemIndex] = [{ json: batch.shape(stoppedJson(batch, t, record, cancel)), pairedItem: { item: t.itemIndex } }];
+		batch.output[t.itemIndex] = [{ json: batch.shape(batch.publish(stoppedJson(batch, t, record, cancel))), pairedItem: { item: t.itemIndex } }];
 	}
 }
 

@@ -1,7 +1,7 @@
 /** Judging a finished request (model run, deployment request): its result's word decides, else the last status. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { normaliseStatus } from '../status';
+import { normaliseStatus, resultState, withPublicStatus } from '../status';
 import type { Verdict } from './kind';
 
 export interface RequestVerdictInput {
@@ -20,14 +20,15 @@ export interface RequestVerdictInput {
 }
 
 export function requestVerdict(input: RequestVerdictInput): Verdict {
-	const reported = normaliseStatus(input.result.status);
+	const reported = resultState(input.result);
 	const state = reported === 'unknown' ? normaliseStatus(input.record.status) : reported;
-	if (state !== 'failed' && state !== 'cancelled') return { ok: true, json: input.json };
+	const json = withPublicStatus({ ...input.json, status: input.json.status ?? input.record.status }, state);
+	if (state !== 'failed' && state !== 'cancelled') return { ok: true, json };
 	const failed = state === 'failed';
 	const reason = input.reason ?? (failed ? 'the service reported no reason' : 'it was cancelled');
 	return {
 		ok: false,
-		json: { ...input.json, service_error: reason },
+		json: { ...json, service_error: reason },
 		message: `${input.title} ${failed ? 'failed' : 'was cancelled'}: ${reason}`,
 		description: failed
 			? `${input.failedHint} Request ID: ${input.id}`

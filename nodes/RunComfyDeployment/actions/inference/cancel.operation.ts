@@ -5,7 +5,7 @@ import { waitProperties } from '../../../shared/descriptions';
 import { CANCEL_WAIT, cancelOutcomeOf, readWaitOptions } from '../../../shared/jobs';
 import { forCaller } from '../../../shared/items';
 import { formatDuration } from '../../../shared/format';
-import { normaliseStatus } from '../../../shared/status';
+import { normaliseStatus, withPublicStatus } from '../../../shared/status';
 import { cancelDeploymentRequest, getDeploymentRequestStatus } from '../../../shared/transport';
 import { waitForAll } from '../../../shared/wait';
 import { readDeploymentId, readRequestId } from '../../helpers/deployments';
@@ -68,5 +68,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			});
 		}
 	}
-	return forCaller(this, json, toolJson);
+	return forCaller(this, withPublicStatus(json), toolJson);
 }

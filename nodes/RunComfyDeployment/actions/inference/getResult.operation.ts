@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { downloadProperties } from '../../../shared/descriptions';
 import { DownloadHosts } from '../../../shared/outputs';
-import { normaliseStatus } from '../../../shared/status';
+import { resultState, withPublicStatus } from '../../../shared/status';
 import { getDeploymentRequestResult } from '../../../shared/transport';
 import { readDeploymentId, readRequestId } from '../../helpers/deployments';
 import { presentResult, readResultOptions } from '../../helpers/present';
@@ -37,7 +37,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const requestId = readRequestId(this, itemIndex);
 	const options = readResultOptions(this, itemIndex);
 	const result = await getDeploymentRequestResult(this, deploymentId, requestId);
-	const json = resultJson(deploymentId, requestId, result);
-	const succeeded = normaliseStatus(result.status) === 'succeeded';
+	const state = resultState(result);
+	const json = withPublicStatus(resultJson(deploymentId, requestId, result), state);
+	const succeeded = state === 'succeeded';
 	return await presentResult(this, itemIndex, deploymentId, json, succeeded, new DownloadHosts(this), options);
 }

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { forCaller } from '../../../shared/items';
+import { withPublicStatus } from '../../../shared/status';
 import { getDeploymentRequestStatus } from '../../../shared/transport';
 import { readDeploymentId, readRequestId } from '../../helpers/deployments';
 import { toolJson } from '../../helpers/results';
@@ -19,6 +20,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const deploymentId = readDeploymentId(this, itemIndex);
 	const requestId = readRequestId(this, itemIndex);
 	const record = await getDeploymentRequestStatus(this, deploymentId, requestId);
-	const json: IDataObject = { deployment_id: deploymentId, request_id: requestId, ...record };
+	const json = withPublicStatus({ deployment_id: deploymentId, request_id: requestId, ...record });
 	return forCaller(this, json, toolJson);
 }

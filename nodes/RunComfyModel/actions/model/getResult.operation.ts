@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { downloadProperties } from '../../../shared/descriptions';
 import { DownloadHosts, resultItem } from '../../../shared/outputs';
-import { normaliseStatus } from '../../../shared/status';
+import { resultState, withPublicStatus } from '../../../shared/status';
 import { getModelRequestResult } from '../../../shared/transport';
 import { readRequestId } from '../../helpers/ids';
 import { modelOutputUrls, resultJson, toolJson } from '../../helpers/outputs';
@@ -42,9 +42,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const requestId = readRequestId(this, itemIndex);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const result = await getModelRequestResult(this, requestId, { includeCost: options.includeCost !== false });
-	const json = resultJson(undefined, requestId, result);
+	const state = resultState(result);
+	const json = withPublicStatus(resultJson(undefined, requestId, result), state);
 	const { item } = await resultItem(this, itemIndex, json, {
-		succeeded: normaliseStatus(result.status) === 'succeeded',
+		succeeded: state === 'succeeded',
 		urls: modelOutputUrls(json),
 		toolJson,
 		hosts: new DownloadHosts(this),

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { withPublicStatus } from '../../../shared/status';
 import { getModelRequestStatus } from '../../../shared/transport';
 import { readRequestId } from '../../helpers/ids';
 import { requestIdProperty } from '../common.descriptions';
@@ -17,5 +18,5 @@ export const description = updateDisplayOptions({ show: { resource: ['model'], o
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const requestId = readRequestId(this, itemIndex);
 	const record = await getModelRequestStatus(this, requestId);
-	return { request_id: requestId, ...record };
+	return withPublicStatus({ request_id: requestId, ...record });
 }

@@ -1,11 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import * as cancel from './cancel.operation';
+import * as estimateCost from './estimateCost.operation';
 import * as getResult from './getResult.operation';
 import * as getStatus from './getStatus.operation';
 import * as run from './run.operation';
 
-export { cancel, getResult, getStatus, run };
+export { cancel, estimateCost, getResult, getStatus, run };
 
 export const description: INodeProperties[] = [
 	{
@@ -20,6 +21,12 @@ export const description: INodeProperties[] = [
 				value: 'cancel',
 				description: 'Cancel a run that is still queued',
 				action: 'Cancel a model run',
+			},
+			{
+				name: 'Estimate Cost',
+				value: 'estimateCost',
+				description: 'Check the inputs and estimate what running them would cost, without running anything',
+				action: 'Estimate the cost of a model run',
 			},
 			{
 				name: 'Get Result',
@@ -43,6 +50,7 @@ export const description: INodeProperties[] = [
 		default: 'run',
 	},
 	...run.description,
+	...estimateCost.description,
 	...getStatus.description,
 	...getResult.description,
 	...cancel.description,
