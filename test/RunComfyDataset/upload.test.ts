@@ -1,8 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals */
 /**
  * RunComfy Dataset node uploads: Upload File (direct up to 150 MB, signed and streamed above, captions from a
- * field, names, overwrites, expired signed URLs), Upload From URL (public http(s) only, 150 MB cap, no token to
- * the file host), Upload Caption, and "Wait Until Ready" on uploads. Real n8n engine, sandbox on loopback.
+ * field, names, overwrites, expired signed URLs), Upload Caption, and "Wait Until Ready" on uploads. Real n8n
+ * engine, sandbox on loopback. Upload From URL has its own file (uploadFromUrl.test.ts).
  */
 import http from 'http';
 import type { AddressInfo } from 'net';
@@ -12,7 +12,6 @@ import vm from 'vm';
 
 import { runNode, withExecuteContext } from '../helpers/engine';
 import { uploadViaSignedUrl } from '../../nodes/RunComfyDataset/actions/dataset/uploadFile.operation';
-import { fetchPublicFile } from '../../nodes/RunComfyDataset/actions/dataset/uploadFromUrl.operation';
 import {
 	FAST,
 	PNG,
@@ -24,7 +23,6 @@ import {
 	isDatasetUpload,
 	isSignedPut,
 	isUploadEndpoint,
-	trainerCalls,
 	uploadTextDirect,
 	useSandbox,
 } from './setup';
@@ -308,172 +306,6 @@ describe('signed upload URL that expired', () => {
 		} finally {
 			await proxy.close();
 		}
-	});
-});
-
-describe('Upload From URL', () => {
-	it('fetches a public file without the token and uploads it under its URL name (or the File Name option)', async () => {
-		const id = await createDatasetDirect(sb, 'from-url');
-		const result = await runNode({
-			node: datasetNode,
-			credentials: credentialsFor(sb),
-			parameters: datasetParams('uploadFromUrl', id, { url: '={{ $json.url }}', options: { fileName: '={{ $json.name }}' } }),
-			inputItems: [
-				{ json: { url: `${sb.urls.files}/files/photos/img_0042.png`, name: '' } },
-				{ json: { url: `${sb.urls.files}/files/photos/raw.jpg?x=1`, name: 'renamed.jpg' } },
-			],
-		});
-		expect(result.error).toBeUndefined();
-		expect(result.items.map((i) => [i.json.file_name, i.json.upload_method, i.json.dataset_status])).toEqual([
-			['img_0042.png', 'direct', 'READY'],
-			['renamed.jpg', 'direct', 'READY'],
-		]);
-		const files = filesOf(id);
-		expect(Object.keys(files).sort()).toEqual(['img_0042.png', 'renamed.jpg']);
-		expect(files['img_0042.png']).toBe(result.items[0].json.size_bytes);
-		const fetched = sb.log().filter((e) => e.api === 'files' && e.method === 'GET');
-		expect(fetched).toHaveLength(2);
-		expect(fetched.every((e) => e.authorization === undefined)).toBe(true);
-		// client-side fetch: the service got multipart uploads, never a source_url
-		expect(sb.log().filter(isDatasetUpload).map((e) => Object.keys(e.body as object))).toEqual([['file'], ['file']]);
-	});
-
-	it.each([
-		['a local path', '/home/me/images/a.png', /local path/],
-		['a Windows path', 'C:\\images\\a.png', /is a local path/],
-		['a file: URL', 'file:///etc/passwd', /a local file/],
-		['a data: URI', 'data:image/png;base64,iVBORw0KGgo=', /a data: URI/],
-		['an ftp: URL', 'ftp://example.com/a.png', /ftp: URL/],
-	])('refuses %s before any call', async (_what, url, message) => {
-		const id = await createDatasetDirect(sb, `refuse-${Math.abs(url.length)}`);
-		sb.clearLog();
-		const result = await runNode({ node: datasetNode, credentials: credentialsFor(sb), parameters: datasetParams('uploadFromUrl', id, { url }) });
-		expect(result.status).toBe('error');
-		expect(result.error?.message).toMatch(message);
-		expect(result.error?.description).toMatch(/Read\/Write Files from Disk/);
-		expect(sb.log()).toHaveLength(0);
-	});
-
-	describe('internal addresses', () => {
-		// Every URL here is on loopback (the sandbox's port), so even a regression would only reach the sandbox,
-		// whose log then shows the request. The other ranges are covered by test/shared/addresses.test.ts.
-		const port = () => new URL(sb.urls.files).port;
-		it.each([
-			['localhost (the sandbox\'s foreign host)', () => `${sb.urls.foreignFiles}/files/a.png`, 'localhost is a loopback address (this machine)'],
-			['a *.localhost name', () => `http://files.localhost:${port()}/files/a.png`, 'files.localhost is a loopback address (this machine)'],
-			['IPv6 loopback', () => `http://[::1]:${port()}/files/a.png`, '[::1] is a loopback address (this machine)'],
-			['127.0.0.1', () => `${sb.urls.files}/files/a.png`, '127.0.0.1 is a loopback address (this machine)'],
-			['127.0.0.1 written as a number', () => `http://2130706433:${port()}/files/a.png`, '127.0.0.1 is a loopback address (this machine)'],
-			['IPv4-mapped IPv6 loopback', () => `http://[::ffff:127.0.0.1]:${port()}/files/a.png`, '[::ffff:7f00:1] is a loopback address (this machine)'],
-			['0.0.0.0', () => `http://0.0.0.0:${port()}/files/a.png`, '0.0.0.0 is an unspecified address (this machine)'],
-		])('refuses %s before any call, naming the fix', async (_what, url, problem) => {
-			const id = await createDatasetDirect(sb, 'internal');
-			sb.clearLog();
-			// the credential's default Allowed Download Hosts (the sandbox's usual list allows 127.0.0.1)
-			const credentials = credentialsFor(sb, { allowedDownloadHosts: '*.runcomfy.net, *.runcomfy.com' });
-			const result = await runNode({ node: datasetNode, credentials, parameters: datasetParams('uploadFromUrl', id, { url: url() }) });
-			expect(result.status).toBe('error');
-			expect(result.error?.message).toBe(`Cannot upload from "${url()}": ${problem}`);
-			expect(result.error?.description).toMatch(/^n8n downloads the file itself, so addresses inside your network are refused/);
-			expect(result.error?.description).toContain('to "Allowed Download Hosts" in the RunComfy credential');
-			expect(sb.log()).toHaveLength(0);
-		});
-
-		it('refuses an internal host that only a lone "*" allows, before any call', async () => {
-			const id = await createDatasetDirect(sb, 'star');
-			sb.clearLog();
-			const url = `${sb.urls.files}/files/a.png`;
-			const result = await runNode({
-				node: datasetNode,
-				credentials: credentialsFor(sb, { allowedDownloadHosts: '*' }),
-				parameters: datasetParams('uploadFromUrl', id, { url }),
-			});
-			expect(result.error?.message).toBe(`Cannot upload from "${url}": 127.0.0.1 is a loopback address (this machine)`);
-			expect(result.error?.description).toContain('add its host (127.0.0.1) to "Allowed Download Hosts"');
-			expect(sb.log()).toHaveLength(0);
-		});
-
-		it('fetches an internal host that Allowed Download Hosts names (exactly or as *.name)', async () => {
-			const id = await createDatasetDirect(sb, 'allowed-internal');
-			for (const allowed of ['127.0.0.1, localhost', '*.localhost']) {
-				sb.clearLog();
-				const result = await runNode({
-					node: datasetNode,
-					credentials: credentialsFor(sb, { allowedDownloadHosts: allowed }),
-					parameters: datasetParams('uploadFromUrl', id, { url: `${sb.urls.foreignFiles}/files/internal/server.png` }),
-				});
-				expect(result.error).toBeUndefined();
-				expect(result.items[0].json).toMatchObject({ file_name: 'server.png', upload_method: 'direct' });
-				expect(sb.log().filter((e) => e.api === 'foreign' && e.method === 'GET').map((e) => e.path)).toEqual(['/files/internal/server.png']);
-			}
-			expect(Object.keys(filesOf(id))).toEqual(['server.png']);
-		});
-
-		it('follows a redirect only to a host it would fetch itself', async () => {
-			// A file host on the allowed 127.0.0.1 that redirects to localhost (internal, and not listed).
-			const redirector = http.createServer((req, res) => {
-				res.writeHead(302, { Location: `${sb.urls.foreignFiles}/files/moved${req.url}` });
-				res.end();
-			});
-			await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
-			const start = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/photo.png`;
-			try {
-				const id = await createDatasetDirect(sb, 'redirected');
-				sb.clearLog();
-				const refused = await runNode({ node: datasetNode, credentials: credentialsFor(sb), parameters: datasetParams('uploadFromUrl', id, { url: start }) });
-				expect(refused.error?.message).toBe(
-					`Cannot upload from "${start}": it redirects to ${sb.urls.foreignFiles}/files/moved/photo.png, and localhost is a loopback address (this machine); the redirect was not followed`,
-				);
-				expect(refused.error?.description).toContain('add its host (localhost) to "Allowed Download Hosts"');
-				expect(sb.log()).toHaveLength(0);
-
-				const followed = await runNode({
-					node: datasetNode,
-					credentials: credentialsFor(sb, { allowedDownloadHosts: '127.0.0.1, localhost' }),
-					parameters: datasetParams('uploadFromUrl', id, { url: start }),
-				});
-				expect(followed.error).toBeUndefined();
-				expect(followed.items[0].json).toMatchObject({ file_name: 'photo.png', source_url: start });
-				expect(sb.log().filter((e) => e.api === 'foreign').map((e) => e.path)).toEqual(['/files/moved/photo.png']);
-				expect(Object.keys(filesOf(id))).toEqual(['photo.png']);
-			} finally {
-				await new Promise((resolve) => redirector.close(resolve));
-			}
-		});
-	});
-
-	it('says what the file host answered when it is not the file (HTTP 404), uploading nothing', async () => {
-		const id = await createDatasetDirect(sb, 'gone');
-		const url = `${sb.urls.files}/files/outputs/no-such-request/0.png`;
-		const result = await runNode({ node: datasetNode, credentials: credentialsFor(sb), parameters: datasetParams('uploadFromUrl', id, { url }) });
-		expect(result.error?.message).toBe(`Cannot upload from "${url}": the file host answered HTTP 404`);
-		expect(result.error?.description).toMatch(/opens the file in a browser/);
-		expect(sb.log().filter((e) => e.api === 'files').map((e) => e.status)).toEqual([404]);
-		expect(trainerCalls(sb).filter(isDatasetUpload)).toHaveLength(0);
-	});
-
-	it('refuses a file whose Content-Length is over 150 MB, reading and uploading nothing', async () => {
-		const id = await createDatasetDirect(sb, 'too-big');
-		const result = await runNode({
-			node: datasetNode,
-			credentials: credentialsFor(sb),
-			parameters: datasetParams('uploadFromUrl', id, { url: `${sb.urls.files}/files/gen/150000001/huge.mp4` }),
-		});
-		expect(result.status).toBe('error');
-		expect(result.error?.message).toBe(`The file at ${sb.urls.files}/files/gen/150000001/huge.mp4 is larger than 150 MB (150000001 bytes declared)`);
-		expect(result.error?.description).toMatch(/use Upload File/);
-		expect(trainerCalls(sb).filter(isDatasetUpload)).toHaveLength(0);
-	});
-
-	it('stops reading a file without Content-Length as soon as it passes the cap', async () => {
-		// the node's fetch step with a small cap (the node uses 150 MB), on a chunked answer of 5000 bytes
-		const url = `${sb.urls.files}/files/chunked/5000/no-length.bin`;
-		const error = await withExecuteContext({ credentials: credentialsFor(sb) }, async (ctx) => await fetchPublicFile(ctx, url, 1000, 0)).catch(
-			(e: Error) => e,
-		);
-		expect((error as Error).message).toBe(`The file at ${url} is larger than 150 MB (more than 1000 bytes received)`);
-		const fetched = await withExecuteContext({ credentials: credentialsFor(sb) }, async (ctx) => await fetchPublicFile(ctx, url, 5000, 0));
-		expect(fetched.data.length).toBe(5000);
 	});
 });
 

@@ -65,7 +65,6 @@ describe('a job stopped early (server reclaimed) and resumed', () => {
 			status: 'stopped',
 			service_status: 'STOPPED',
 			finished: false,
-			finished: false,
 			progress: { current: 20, total: 40, percent: 50 },
 			stop_reason: 'Job failed: server was reclaimed. (TRAINING_ERROR)',
 		});

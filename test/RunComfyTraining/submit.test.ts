@@ -324,7 +324,6 @@ describe('Wait for Completion', () => {
 			status: 'succeeded',
 			service_status: 'STOPPED',
 			finished: true,
-			finished: true,
 			progress: { current: 40, total: 40, percent: 100 },
 			latest_checkpoint_url: `${base}/p3r5on_v1.safetensors`,
 			lora: { path: `${base}/p3r5on_v1.safetensors` },

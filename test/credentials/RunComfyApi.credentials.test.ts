@@ -2,7 +2,7 @@
  * The RunComfy API credential: its test request (GET /prod/v2/balance) against the sandbox through n8n's own
  * credential-test path, the token checks, and how the shared transport reads the credential.
  */
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, injectDomainRestrictionFields } from 'n8n-workflow';
 import type { IHttpRequestOptions } from 'n8n-workflow';
 
 import { DEFAULT_BASE_URLS, RunComfyApi } from '../../credentials/RunComfyApi.credentials';
@@ -76,6 +76,54 @@ describe('authenticate', () => {
 	it('refuses a token that starts with "Bearer "', async () => {
 		await expect(cred.authenticate({ accessToken: 'Bearer tok-123' }, options)).rejects.toThrow(/Paste only the token itself/);
 		await expect(cred.authenticate({ accessToken: 'bearer   tok-123' }, options)).rejects.toThrow(/Bearer/);
+	});
+
+	it('sends the token only to the three API base URLs, and never along a cross-origin redirect', async () => {
+		const custom = {
+			accessToken: 'tok-123',
+			modelApiBaseUrl: 'https://proxy.example.com/runcomfy/model/v1',
+			serverlessApiBaseUrl: 'http://127.0.0.1:8080/',
+			trainerApiBaseUrl: '',
+		};
+		const allowed = [
+			'https://proxy.example.com/runcomfy/model/v1/models/a%2Fb',
+			'http://127.0.0.1:8080/prod/v2/balance',
+			'https://trainer-api.runcomfy.net/prod/v1/trainers/datasets', // blank: the live default
+		];
+		for (const url of allowed) {
+			const out = await cred.authenticate(custom, { url });
+			expect(out.headers).toEqual({ Authorization: 'Bearer tok-123' });
+			expect(out.sendCredentialsOnCrossOriginRedirect).toBe(false);
+		}
+		// relative URLs with a baseURL, as n8n's credential test sends them
+		await expect(cred.authenticate(custom, { baseURL: 'http://127.0.0.1:8080', url: '/prod/v2/balance' })).resolves.toBeTruthy();
+		const refused = [
+			'https://api.runcomfy.net/prod/v2/balance', // the live host, but this credential points elsewhere
+			'https://proxy.example.com/other/model/v1/models', // same origin, outside the base path
+			'https://proxy.example.com/runcomfy/modelx', // a prefix of the path is not the path
+			'http://127.0.0.1:8081/prod/v2/balance', // another port
+			'https://127.0.0.1:8080/prod/v2/balance', // another scheme
+			'https://evil.example/steal',
+			'not a url',
+		];
+		for (const url of refused) {
+			await expect(cred.authenticate(custom, { url })).rejects.toThrow(/sends its token only to its API base URLs/);
+		}
+	});
+});
+
+describe("n8n's injected domain fields", () => {
+	it('are hidden: the one host list the user sees is Allowed Download Hosts', () => {
+		const cred = new RunComfyApi();
+		expect(cred.hideDomainRestrictionFields).toBe(true);
+		const names = injectDomainRestrictionFields(cred).map((p) => p.name);
+		expect(names).toEqual(['accessToken', 'modelApiBaseUrl', 'serverlessApiBaseUrl', 'trainerApiBaseUrl', 'allowedDownloadHosts']);
+		expect(names).not.toContain('allowedHttpRequestDomains');
+	});
+
+	it("describe the same wildcard rule as n8n's own lists (\"*.example.com\" is subdomains only)", () => {
+		const field = new RunComfyApi().properties.find((p) => p.name === 'allowedDownloadHosts');
+		expect(field?.description).toMatch(/"\*\.example\.com" its subdomains only/);
 	});
 });
 

@@ -4,18 +4,7 @@ import { readdirSync, statSync } from 'fs';
 import type { AddressInfo } from 'net';
 import { join } from 'path';
 
-import {
-	DEFAULT_MAX_DOWNLOAD_BYTES,
-	collectUrls,
-	downloadAll,
-	fileNameFromUrl,
-	formatBytes,
-	isHostAllowed,
-	mimeTypeFor,
-	parseAllowedHosts,
-	sanitizeFileName,
-	type FoundUrl,
-} from '../../nodes/shared/download';
+import { DEFAULT_MAX_DOWNLOAD_BYTES, collectUrls, downloadAll, type FoundUrl } from '../../nodes/shared/download';
 import { getRuntime, withExecuteContext, type RunComfyCredentialData } from '../helpers/engine';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -57,90 +46,6 @@ describe('collectUrls', () => {
 		]);
 		expect(collectUrls(['ftp://h/x', 'see https://h/x', 'http:/broken', 'data:image/png;base64,AA', 5, null, true], 'o')).toEqual([]);
 		expect(collectUrls(undefined, 'o')).toEqual([]);
-	});
-});
-
-describe('isHostAllowed', () => {
-	const defaults = ['*.runcomfy.net', '*.runcomfy.com'];
-	it.each<[string, string[], boolean]>([
-		['https://files.runcomfy.net/a.png', defaults, true],
-		['https://runcomfy.net/a.png', defaults, true],
-		['https://a.b.runcomfy.com/a.png', defaults, true],
-		['https://FILES.RunComfy.NET./a.png', defaults, true],
-		['https://evilruncomfy.net/a.png', defaults, false],
-		['https://runcomfy.net.evil.com/a.png', defaults, false],
-		['https://files.runcomfy.net@evil.com/a.png', defaults, false],
-		['https://example.com/a.png', ['example.com'], true],
-		['https://cdn.example.com/a.png', ['example.com'], false],
-		['http://127.0.0.1:8080/a.png', ['127.0.0.1'], true],
-		['http://127.0.0.2/a.png', ['127.0.0.1'], false],
-		['http://127.0.0.1:9/a', ['127.0.0.1:8080'], true], // ports in patterns are ignored
-		['https://Example.com/a', [' EXAMPLE.com '], true],
-		['https://x.example.com/a', ['https://x.example.com/'], true],
-		['http://[::1]:80/a', ['[::1]'], true],
-		['ftp://files.runcomfy.net/a', defaults, false],
-		['file:///etc/passwd', ['*'], false],
-		['not a url', defaults, false],
-		['https://anything.org/a', ['*'], true],
-		['https://files.runcomfy.net/a', [], false],
-	])('%s with %j → %s', (url, hosts, expected) => {
-		expect(isHostAllowed(url, hosts)).toBe(expected);
-	});
-
-	it('parses the credential list', () => {
-		expect(parseAllowedHosts('*.runcomfy.net, *.runcomfy.com\n127.0.0.1')).toEqual(['*.runcomfy.net', '*.runcomfy.com', '127.0.0.1']);
-		expect(parseAllowedHosts(['a', ' ', 'b'])).toEqual(['a', 'b']);
-		expect(parseAllowedHosts(undefined)).toEqual([]);
-	});
-});
-
-describe('names and types', () => {
-	it('derives file names from URLs', () => {
-		expect(fileNameFromUrl('https://h/out/ComfyUI_00010_.png?sig=abc#x')).toBe('ComfyUI_00010_.png');
-		expect(fileNameFromUrl('https://h/a/my%20image%C3%A9.png')).toBe('my imageé.png');
-		expect(fileNameFromUrl('https://h/a/..%2F..%2Fetc%2Fpasswd')).toBe('_.._etc_passwd');
-		expect(fileNameFromUrl('https://h/')).toBe('');
-		expect(fileNameFromUrl('https://h/a/%E0%A4%A')).toBe('%E0%A4%A');
-	});
-
-	it('sanitises names', () => {
-		expect(sanitizeFileName('a\u0000b\u001fc.png')).toBe('abc.png');
-		expect(sanitizeFileName('C:\\x\\y.png')).toBe('C__x_y.png');
-		expect(sanitizeFileName('...')).toBe('');
-		expect(sanitizeFileName('.hidden')).toBe('hidden');
-		const long = sanitizeFileName(`${'x'.repeat(300)}.safetensors`);
-		expect(long.length).toBe(200);
-		expect(long.endsWith('.safetensors')).toBe(true);
-	});
-
-	it('picks MIME types from the header, else the extension', () => {
-		expect(mimeTypeFor('image/png; charset=binary', 'x')).toBe('image/png');
-		expect(mimeTypeFor(undefined, 'a.JPG')).toBe('image/jpeg');
-		expect(mimeTypeFor('application/octet-stream', 'clip.mp4')).toBe('video/mp4');
-		expect(mimeTypeFor('', 'lora.safetensors')).toBe('application/octet-stream');
-		for (const [ext, mime] of [
-			['jpeg', 'image/jpeg'],
-			['webp', 'image/webp'],
-			['gif', 'image/gif'],
-			['webm', 'video/webm'],
-			['mov', 'video/quicktime'],
-			['wav', 'audio/wav'],
-			['mp3', 'audio/mpeg'],
-			['flac', 'audio/flac'],
-			['ogg', 'audio/ogg'],
-			['yaml', 'application/yaml'],
-			['txt', 'text/plain'],
-			['json', 'application/json'],
-		]) {
-			expect(mimeTypeFor(undefined, `f.${ext}`)).toBe(mime);
-		}
-		expect(mimeTypeFor(undefined, 'noext')).toBe('application/octet-stream');
-	});
-
-	it('formats sizes', () => {
-		expect(formatBytes(DEFAULT_MAX_DOWNLOAD_BYTES)).toBe('2 GiB');
-		expect(formatBytes(3.1 * 1024 ** 3)).toBe('3.1 GiB');
-		expect(formatBytes(512)).toBe('512 bytes');
 	});
 });
 
@@ -461,7 +366,8 @@ describe('downloadAll (real n8n engine, filesystem binary mode)', () => {
 		expect(result.binary.data.fileName).toBe('large.safetensors');
 		const { binaryDataService } = await getRuntime();
 		expect(statSync(binaryDataService.getPath(result.binary.data.id!)).size).toBe(size);
+		// Growth well under the file size (a ratio with margin, not a fixed figure): nothing held the file.
 		const growth = Math.max(files.peakRss, after) - baseline;
-		expect(growth).toBeLessThan(100 * MiB);
+		expect(growth / size).toBeLessThan(0.5);
 	});
 });

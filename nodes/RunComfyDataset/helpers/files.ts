@@ -1,31 +1,12 @@
 /**
  * File-name rules of a training dataset: which files are media, how captions pair with them (same base name,
- * `.txt`), content types by extension (as the official CLI guesses them).
+ * `.txt`). Content types come from the download module's one MIME table.
  */
+
+import { mimeTypeFor } from '../../shared/download';
 
 export const IMAGE_EXTENSIONS = ['jpg', 'jpeg', 'png', 'webp', 'gif', 'bmp', 'tif', 'tiff', 'avif'];
 export const VIDEO_EXTENSIONS = ['mp4', 'mov', 'webm', 'mkv', 'avi'];
-
-const CONTENT_TYPES: Record<string, string> = {
-	jpg: 'image/jpeg',
-	jpeg: 'image/jpeg',
-	png: 'image/png',
-	webp: 'image/webp',
-	gif: 'image/gif',
-	bmp: 'image/bmp',
-	tif: 'image/tiff',
-	tiff: 'image/tiff',
-	avif: 'image/avif',
-	mp4: 'video/mp4',
-	mov: 'video/quicktime',
-	webm: 'video/webm',
-	mkv: 'video/x-matroska',
-	avi: 'video/x-msvideo',
-	txt: 'text/plain',
-	json: 'application/json',
-	yaml: 'application/yaml',
-	yml: 'application/yaml',
-};
 
 export function extensionOf(fileName: string): string {
 	const dot = fileName.lastIndexOf('.');
@@ -48,10 +29,9 @@ export function captionFileNameFor(fileName: string): string {
 	return extensionOf(fileName) === 'txt' ? fileName : `${baseNameOf(fileName)}.txt`;
 }
 
+/** The given type (parameters stripped), else the type the extension implies (the one MIME table, in download). */
 export function contentTypeFor(fileName: string, given?: string): string {
-	const clean = (given ?? '').split(';')[0].trim().toLowerCase();
-	if (clean && clean !== 'application/octet-stream') return clean;
-	return CONTENT_TYPES[extensionOf(fileName)] ?? 'application/octet-stream';
+	return mimeTypeFor(given, fileName);
 }
 
 /** Media files among `fileNames` that have no caption file with the same base name. */
@@ -76,14 +56,4 @@ export function fileNameProblem(fileName: string): string | undefined {
 	if (fileName === '.' || fileName === '..') return `"${fileName}" is not a file name`;
 	if (fileName.length > 255) return 'the file name is longer than 255 characters';
 	return undefined;
-}
-
-/** Last path segment of a URL, decoded (`''` when there is none). */
-export function fileNameFromUrl(url: string): string {
-	try {
-		const segment = new URL(url).pathname.split('/').pop() ?? '';
-		return decodeURIComponent(segment);
-	} catch {
-		return '';
-	}
 }

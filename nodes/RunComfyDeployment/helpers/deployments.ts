@@ -1,9 +1,8 @@
 import type { IExecuteFunctions, ILoadOptionsFunctions, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { getDeployment } from '../../shared/transport';
+import { getDeployment, httpStatusOf } from '../../shared/transport';
 import type { Deployment } from '../../shared/types';
-import { httpStatusOf } from '../../shared/wait';
 
 const ID_HINT =
 	'Pick the deployment from the list, or enter its ID exactly as RunComfy shows it (Deployment → List returns every ID).';

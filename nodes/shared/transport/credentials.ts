@@ -1,16 +1,13 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { DEFAULT_ALLOWED_DOWNLOAD_HOSTS, DEFAULT_BASE_URLS } from '../../../credentials/RunComfyApi.credentials';
+import { DEFAULT_ALLOWED_DOWNLOAD_HOSTS, DEFAULT_BASE_URLS, trimApiBaseUrl } from '../../../credentials/RunComfyApi.credentials';
+import { parseAllowedHosts } from '../download/hosts';
 import type { ApiFamily, RunComfyContext, RunComfyCredentials } from '../types';
 import { CREDENTIAL_NAME } from '../types';
+import { rememberSecret } from './redaction';
 
-/** The version prefixes our paths already carry; a base URL pasted with one (as the CLI's env vars take them) is trimmed. */
-const PREFIXES: Record<keyof typeof DEFAULT_BASE_URLS, RegExp> = {
-	modelApiBaseUrl: /\/v1$/i,
-	serverlessApiBaseUrl: /\/prod\/v[12]$/i,
-	trainerApiBaseUrl: /\/prod\/v1(\/trainers)?$/i,
-};
+export { parseAllowedHosts };
 
 const LABELS: Record<keyof typeof DEFAULT_BASE_URLS, string> = {
 	modelApiBaseUrl: 'Model API Base URL',
@@ -24,25 +21,13 @@ export const FAMILY_BASE_KEY: Record<ApiFamily, keyof typeof DEFAULT_BASE_URLS> 
 	trainer: 'trainerApiBaseUrl',
 };
 
-/** Splits the "Allowed Download Hosts" text (comma and/or space separated) into lower-cased entries. */
-export function parseAllowedHosts(value: unknown): string[] {
-	const text = value === undefined || value === null ? DEFAULT_ALLOWED_DOWNLOAD_HOSTS : String(value);
-	return text
-		.split(/[\s,;]+/)
-		.map((h) => h.trim().toLowerCase())
-		.filter((h) => h !== '');
-}
-
 /** Normalises one base URL: default when blank, trailing slashes and a pasted version prefix removed. */
 export function normaliseBaseUrl(
 	value: unknown,
 	key: keyof typeof DEFAULT_BASE_URLS,
 	onInvalid: (message: string, description: string) => never,
 ): string {
-	let url = typeof value === 'string' ? value.trim() : '';
-	if (url === '') url = DEFAULT_BASE_URLS[key];
-	url = url.replace(/\/+$/, '');
-	url = url.replace(PREFIXES[key], '').replace(/\/+$/, '');
+	const url = trimApiBaseUrl(value, key);
 	let parsed: URL | undefined;
 	try {
 		parsed = new URL(url);
@@ -88,12 +73,13 @@ export async function getCredentials(ctx: RunComfyContext): Promise<RunComfyCred
 			'Open the RunComfy API credential and paste the token again as one piece, exactly as shown on your RunComfy profile page.',
 		);
 	}
+	rememberSecret(ctx, token);
 	return {
 		accessToken: token,
 		modelApiBaseUrl: normaliseBaseUrl(raw.modelApiBaseUrl, 'modelApiBaseUrl', invalid),
 		serverlessApiBaseUrl: normaliseBaseUrl(raw.serverlessApiBaseUrl, 'serverlessApiBaseUrl', invalid),
 		trainerApiBaseUrl: normaliseBaseUrl(raw.trainerApiBaseUrl, 'trainerApiBaseUrl', invalid),
-		allowedDownloadHosts: parseAllowedHosts(raw.allowedDownloadHosts),
+		allowedDownloadHosts: parseAllowedHosts(raw.allowedDownloadHosts ?? DEFAULT_ALLOWED_DOWNLOAD_HOSTS),
 	};
 }
 

@@ -6,6 +6,10 @@
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { MAX_TEXT, bodySample, clip, redact, redactDeep, secretOf } from './redaction';
+
+export { bodySample, clip, redact, redactDeep, rememberSecret, secretOf } from './redaction';
+
 /** What a path id names, for the 404 hint. */
 export type SubjectKind = 'model' | 'request' | 'deployment' | 'deploymentRequest' | 'instance' | 'dataset' | 'job';
 
@@ -38,34 +42,6 @@ const INSUFFICIENT_FUNDS_CODES = new Set(['400002', '10001']);
 const TOP_UP_HINT =
 	'Your RunComfy balance is too low for this request. Top up the balance at https://www.runcomfy.com (Profile → Billing), then run again.';
 
-const MAX_TEXT = 600;
-
-/** Replaces every occurrence of the secret in a text. */
-export function redact(text: string, secret?: string): string {
-	if (!secret || secret.length < 4) return text;
-	return text.split(secret).join('***');
-}
-
-/** Deep copy of a JSON-ish value with every string scrubbed of the secret and long strings cut. */
-export function redactDeep(value: unknown, secret?: string, depth = 0): unknown {
-	if (depth > 8) return '[…]';
-	if (typeof value === 'string') return truncate(redact(value, secret), 2000);
-	if (Array.isArray(value)) return value.slice(0, 100).map((v) => redactDeep(v, secret, depth + 1));
-	if (value && typeof value === 'object') {
-		const out: IDataObject = {};
-		for (const [k, v] of Object.entries(value as IDataObject)) {
-			if (/^authorization$/i.test(k)) continue;
-			out[redact(k, secret)] = redactDeep(v, secret, depth + 1) as IDataObject[string];
-		}
-		return out;
-	}
-	return value;
-}
-
-export function truncate(text: string, max = MAX_TEXT): string {
-	return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
 const isObject = (v: unknown): v is IDataObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The service's error code in a body, or undefined when there is none (null counts as none). */
@@ -76,23 +52,26 @@ export function errorCodeOf(body: unknown): string | undefined {
 	return String(code);
 }
 
-/** The human message of an error body: error_message, message, error (string or {message}), detail (string). */
-export function serviceMessageOf(body: unknown): string | undefined {
+/**
+ * The human message of an error body: error_message, message, error (string or {message}), detail (string),
+ * scrubbed of the secret and cut.
+ */
+export function serviceMessageOf(body: unknown, secret?: string): string | undefined {
 	if (typeof body === 'string') {
 		const text = body.trim();
 		if (!text) return undefined;
 		// An HTML error page says nothing useful beyond its title.
 		const title = /<title>([^<]*)<\/title>/i.exec(text)?.[1];
-		if (/^<!doctype|^<html/i.test(text)) return title ? title.trim() : undefined;
-		return truncate(text, 300);
+		if (/^<!doctype|^<html/i.test(text)) return title ? clip(title.trim(), 300, secret) : undefined;
+		return clip(text, 300, secret);
 	}
 	if (!isObject(body)) return undefined;
 	for (const key of ['error_message', 'message', 'error', 'detail', 'msg']) {
 		const v = body[key];
-		if (typeof v === 'string' && v.trim()) return v.trim();
+		if (typeof v === 'string' && v.trim()) return clip(v.trim(), MAX_TEXT, secret);
 		if (key === 'error' && isObject(v)) {
 			const inner = v.message ?? v.error_message ?? v.error;
-			if (typeof inner === 'string' && inner.trim()) return inner.trim();
+			if (typeof inner === 'string' && inner.trim()) return clip(inner.trim(), MAX_TEXT, secret);
 		}
 	}
 	return undefined;
@@ -220,28 +199,37 @@ function buildNodeApiError(
 	return err;
 }
 
-/** An error answer of the service (non-2xx, or 2xx with an error_code). */
+/**
+ * An error answer of the service (non-2xx, or 2xx with an error_code). The message names the HTTP status the
+ * service sent; a 2xx answer carrying an error_code names none (the code says it all). `httpCode` is the status
+ * the code stands for when it stands for one (404001 → 404), so "not found" checks work either way.
+ */
 export function httpError(ctx: ErrorContext, failure: HttpFailure, retryAfterMs?: number): NodeApiError {
 	const code = errorCodeOf(failure.body);
 	const ok = failure.statusCode >= 200 && failure.statusCode < 300;
-	const effective = ok ? (statusFromErrorCode(code) ?? 400) : failure.statusCode;
+	const mapped = statusFromErrorCode(code);
+	// The status the hints reason about: a 2xx error without a status of its own is a refusal (400-like).
+	const effective = ok ? (mapped ?? 400) : failure.statusCode;
+	const httpCode = ok ? (mapped === undefined ? null : String(mapped)) : String(failure.statusCode);
 	const name =
 		code === undefined
 			? undefined
 			: (isObject(failure.body) && typeof failure.body.error_name === 'string' ? failure.body.error_name : undefined) ??
 				KNOWN_ERROR_CODES[code];
-	const serviceMessage = serviceMessageOf(failure.body) ?? defaultStatusText(effective);
+	const serviceMessage =
+		serviceMessageOf(failure.body, ctx.token) ?? (ok ? 'the service reported an error' : defaultStatusText(failure.statusCode));
 	const codeText = code ? ` (${[code, name].filter(Boolean).join(' ')})` : '';
-	const message = `RunComfy API error ${effective}${codeText}: ${serviceMessage}`;
+	const message = `RunComfy API error${ok ? '' : ` ${failure.statusCode}`}${codeText}: ${serviceMessage}`;
 	const hint = hintFor(effective, code, failure.body, ctx.subject);
-	const description = [hint, ctx.extraHint, `Request: ${ctx.method} ${ctx.path}`].filter(Boolean).join(' ');
+	const answered = ok ? ` (answered HTTP ${failure.statusCode} with error_code ${code})` : '';
+	const description = [hint, ctx.extraHint, `Request: ${ctx.method} ${ctx.path}${answered}`].filter(Boolean).join(' ');
 	return buildNodeApiError(
 		ctx,
 		message,
 		description,
-		String(effective),
+		httpCode,
 		{
-			httpCode: String(effective),
+			...(httpCode ? { httpCode } : {}),
 			httpStatus: failure.statusCode,
 			...(code ? { errorCode: code } : {}),
 			...(name ? { errorName: name } : {}),
@@ -250,7 +238,7 @@ export function httpError(ctx: ErrorContext, failure: HttpFailure, retryAfterMs?
 			path: ctx.path,
 		},
 		{
-			httpCode: String(effective),
+			...(httpCode ? { httpCode } : {}),
 			...(code ? { error_code: code } : {}),
 			...(name ? { error_name: name } : {}),
 			message: serviceMessage,
@@ -296,7 +284,7 @@ export function networkError(ctx: ErrorContext, failure: NetworkFailure, baseUrl
 	const description = [
 		`${attempts > 1 ? `Tried ${attempts} times. ` : ''}Check your network and the base URLs in the RunComfy API credential, then try again.`,
 		ctx.extraHint,
-		`Request: ${ctx.method} ${ctx.path}. Detail: ${truncate(failure.message, 200)}`,
+		`Request: ${ctx.method} ${ctx.path}. Detail: ${clip(failure.message, 200, ctx.token)}`,
 	]
 		.filter(Boolean)
 		.join(' ');
@@ -319,7 +307,7 @@ export function maybeAcceptedError(
 	why: string,
 	cause: { statusCode?: number; network?: NetworkFailure; body?: unknown },
 ): NodeApiError {
-	const serviceMessage = cause.body === undefined ? undefined : serviceMessageOf(cause.body);
+	const serviceMessage = cause.body === undefined ? undefined : serviceMessageOf(cause.body, ctx.token);
 	const message = `The ${operation} may have been accepted: ${what} before confirming it${serviceMessage ? ` (${serviceMessage})` : ''}`;
 	const description = `It was NOT sent again automatically, ${why}. Before you resubmit, ${checkHint} Request: ${ctx.method} ${ctx.path}`;
 	const code = errorCodeOf(cause.body);
@@ -346,7 +334,7 @@ export function rateLimitedError(ctx: ErrorContext, retryAfterMs: number | undef
 	const message = `RunComfy is rate limiting requests (HTTP 429)${wait}`;
 	const description = [
 		`Gave up after ${attempts} attempt${attempts === 1 ? '' : 's'}. Wait${retryAfterMs !== undefined ? ` at least ${Math.ceil(retryAfterMs / 1000)} s` : ' a moment'} and run again, or process fewer items in parallel.`,
-		serviceMessageOf(body) ? `Service said: ${serviceMessageOf(body)}.` : '',
+		serviceMessageOf(body, ctx.token) ? `Service said: ${serviceMessageOf(body, ctx.token)}.` : '',
 		ctx.extraHint,
 		`Request: ${ctx.method} ${ctx.path}`,
 	]
@@ -364,7 +352,7 @@ export function rateLimitedError(ctx: ErrorContext, retryAfterMs: number | undef
 
 /** The answer was 2xx but not what the endpoint returns (e.g. an HTML page from a proxy). */
 export function unexpectedAnswerError(ctx: ErrorContext, statusCode: number, body: unknown, expected: string): NodeApiError {
-	const sample = typeof body === 'string' ? truncate(body.trim(), 200) : truncate(JSON.stringify(body) ?? String(body), 200);
+	const sample = bodySample(body, ctx.token, 200);
 	const message = `RunComfy answered ${ctx.method} ${ctx.path} with something unexpected (expected ${expected})`;
 	const description = `Check the base URLs in the RunComfy API credential: they must point at the RunComfy API (or a faithful proxy). Answer (HTTP ${statusCode}): ${sample || '(empty)'}`;
 	return buildNodeApiError(ctx, message, description, String(statusCode), { method: ctx.method, path: ctx.path }, { message });
@@ -383,4 +371,21 @@ export function cancelledError(node: INode, paidOperation?: string, itemIndex?: 
 /** A problem in what the user entered, found before any request was sent. */
 export function inputError(node: INode, message: string, description: string, itemIndex?: number): NodeOperationError {
 	return new NodeOperationError(node, message, { description, itemIndex });
+}
+
+/**
+ * A 2xx answer of the wrong shape (no list, no id, no balance), found by an endpoint after the request: the
+ * description ends with a sample of the answer, scrubbed of the context's token like every other error body.
+ */
+export function answerShapeError(
+	ctx: { getNode(): INode },
+	what: { summary: string; message: string; description: string; body: unknown; itemIndex?: number },
+): NodeApiError {
+	const secret = secretOf(ctx);
+	const sample = bodySample(what.body, secret, 200);
+	return new NodeApiError(ctx.getNode(), { message: what.summary }, {
+		message: redact(what.message, secret),
+		description: redact(`${what.description} Answer: ${sample || '(empty)'}`, secret),
+		itemIndex: what.itemIndex,
+	});
 }

@@ -5,10 +5,21 @@
  * submissions only when the service provably did not accept them).
  * Signatures here are what nodes code against; keep them stable.
  *
- * Files: request.ts (apiRequest, retries), errors.ts (error mapping, hints, token scrubbing), ids.ts (path
- * ids), credentials.ts (getCredentials), retry.ts (backoff, Retry-After), endpoints/*.ts (one per API area).
+ * Files: request.ts (apiRequest, retries), errors.ts (error mapping, hints), redaction.ts (token scrubbing),
+ * ids.ts (path ids), credentials.ts (getCredentials), http.ts (HTTP facts: headers, Retry-After, statuses,
+ * network failures), retry.ts (backoff), multipart.ts (streamed uploads), endpoints/*.ts (one per API area).
  */
 export { getCredentials, parseAllowedHosts, baseUrlFor } from './credentials';
+export type { ByteStream, NetworkFacts } from './http';
+export {
+	DROPPED_CONNECTION_CODES,
+	NOT_SENT_CODES,
+	headerOf,
+	httpStatusOf,
+	isTransientError,
+	networkFactsOf,
+	retryAfterMsOf,
+} from './http';
 export {
 	apiRequest,
 	apiRequestFull,
@@ -19,9 +30,10 @@ export {
 } from './request';
 export type { ApiRequestSpec, ApiAnswer, RetryMode, ExpectedAnswer } from './request';
 export type { RetryPolicy } from './retry';
-export { DEFAULT_RETRY_POLICY, parseRetryAfter } from './retry';
+export { DEFAULT_RETRY_POLICY, backoffDelay } from './retry';
+export { parseRetryAfter } from './http';
 export { encodeModelId, encodeId, encodeProxyPath } from './ids';
-export { KNOWN_ERROR_CODES, hintFor, renderValidationDetail, redact } from './errors';
+export { KNOWN_ERROR_CODES, bodySample, clip, hintFor, redact, renderValidationDetail } from './errors';
 export type { Subject, SubjectKind } from './errors';
 
 // Model API
@@ -60,6 +72,7 @@ export {
 	getDatasetStatus,
 	deleteDataset,
 	uploadDatasetFile,
+	uploadDatasetStream,
 	uploadDatasetText,
 	getDatasetUploadUrls,
 	putSignedUpload,

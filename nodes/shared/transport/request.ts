@@ -27,8 +27,9 @@ import {
 	statusFromErrorCode,
 	unexpectedAnswerError,
 } from './errors';
+import { headerOf, networkFactsOf, parseRetryAfter } from './http';
 import type { RetryPolicy } from './retry';
-import { DEFAULT_RETRY_POLICY, DROPPED_CONNECTION_CODES, backoffDelay, headerOf, parseRetryAfter } from './retry';
+import { DEFAULT_RETRY_POLICY, backoffDelay } from './retry';
 
 /**
  * How a failed request may be repeated.
@@ -138,25 +139,11 @@ type Outcome =
 	| { kind: 'network'; failure: NetworkFailure & { notSent: boolean; retryable: boolean } }
 	| { kind: 'aborted' };
 
-const NOT_SENT_CODES = new Set([
-	'ENOTFOUND',
-	'EPROTO',
-	'ERR_INVALID_URL',
-	'ERR_TLS_CERT_ALTNAME_INVALID',
-	'CERT_HAS_EXPIRED',
-	'DEPTH_ZERO_SELF_SIGNED_CERT',
-	'SELF_SIGNED_CERT_IN_CHAIN',
-	'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-	'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-	'ERR_SSL_WRONG_VERSION_NUMBER',
-]);
-
 /** Reads what matters from an error thrown by n8n's request helpers (NodeApiError wrapping an AxiosError). */
 export function classifyThrown(error: unknown, signal?: AbortSignal): Outcome {
 	const e = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
 	const cause = (typeof e.cause === 'object' && e.cause !== null ? e.cause : {}) as Record<string, unknown>;
 	const code = [cause.code, e.code].find((c): c is string => typeof c === 'string' && c !== '');
-	const message = String(cause.message ?? e.message ?? error);
 	const name = String(cause.name ?? e.name ?? '');
 	if (signal?.aborted || code === 'ERR_CANCELED' || name === 'CanceledError' || name === 'AbortError') return { kind: 'aborted' };
 	// An HTTP answer that still came as an exception (should not happen with ignoreHttpStatusErrors).
@@ -171,19 +158,16 @@ export function classifyThrown(error: unknown, signal?: AbortSignal): Outcome {
 			headers: { ...((response.headers ?? {}) as IDataObject) },
 		};
 	}
-	const refused = code === 'ECONNREFUSED';
-	const timedOut = code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT' || (code === 'ECONNABORTED' && /timeout/i.test(message)) || /timeout of \d+ms exceeded/i.test(message);
-	const dropped = (code !== undefined && DROPPED_CONNECTION_CODES.has(code)) || /socket hang up|ECONNRESET|other side closed|premature close/i.test(message);
-	const notSent = refused || (code !== undefined && NOT_SENT_CODES.has(code));
+	const facts = networkFactsOf(error);
 	return {
 		kind: 'network',
 		failure: {
-			code,
-			message,
-			refused,
-			timedOut,
-			notSent,
-			retryable: refused || dropped || timedOut,
+			code: facts.code,
+			message: facts.message,
+			refused: facts.refused,
+			timedOut: facts.timedOut,
+			notSent: facts.notSent,
+			retryable: facts.refused || facts.dropped || facts.timedOut,
 		},
 	};
 }

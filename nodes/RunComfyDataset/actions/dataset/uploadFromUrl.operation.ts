@@ -1,14 +1,32 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError, sleep, updateDisplayOptions } from 'n8n-workflow';
 
-import { internalAddressKind, internalHostProblem } from '../../../shared/addresses';
-import { getCredentials, uploadDatasetFile } from '../../../shared/transport';
+import type { OpenUrlOptions, OpenedUrl } from '../../../shared/download';
+import {
+	UrlProblem,
+	fileNameFromUrl,
+	internalAddressKind,
+	internalAddressText,
+	internalHostProblem,
+	isUrlProblem,
+	openUrl,
+	publicHostsPolicy,
+} from '../../../shared/download';
+import {
+	backoffDelay,
+	getCredentials,
+	getRetryPolicy,
+	httpStatusOf,
+	isTransientError,
+	retryAfterMsOf,
+	uploadDatasetStream,
+} from '../../../shared/transport';
 import { DIRECT_UPLOAD_MAX_BYTES } from '../../../shared/types';
 import type { UploadRecord, UploadTask } from '../../helpers/kinds';
 import { assertPlainFileName, datasetLocator, readDatasetId, uploadWaitProperties } from '../../helpers/datasets';
 import { readParallelUploads, uploadKind } from '../../helpers/kinds';
 import { runJobs } from '../../../shared/jobs';
-import { contentTypeFor, fileNameFromUrl, fileNameProblem } from '../../helpers/files';
+import { contentTypeFor, fileNameProblem } from '../../helpers/files';
 
 const properties: INodeProperties[] = [
 	datasetLocator({}),
@@ -67,117 +85,151 @@ export function checkPublicUrl(raw: string): { url?: URL; problem?: string } {
 	return { url };
 }
 
-interface FetchedFile {
-	data: Buffer;
-	contentType?: string;
-	dispositionName?: string;
-}
-
 /** Redirects followed per file, each target checked like the URL itself. */
 export const MAX_URL_REDIRECTS = 5;
+
+/** The file host must start answering within this time, and the whole file must arrive within the other. */
+export const URL_CONNECT_TIMEOUT_MS = 30_000;
+export const URL_TOTAL_TIMEOUT_MS = 15 * 60_000;
 
 /** The fix for a refused internal address (the URL itself or a redirect). */
 export function internalHostFix(host: string): string {
 	return `n8n downloads the file itself, so addresses inside your network are refused (otherwise a workflow or an AI agent could make n8n read internal services). Give a public http(s) URL. To use a file server inside your network on purpose, add its host (${host}) to "Allowed Download Hosts" in the RunComfy credential.`;
 }
 
-type FetchResponse = {
-	body: AsyncIterable<Buffer> & { destroy?: () => void; on?: (event: string, listener: () => void) => unknown };
-	headers: Record<string, string | string[] | undefined>;
-	statusCode: number;
-};
+const LARGE_FILE_FIX =
+	'Upload From URL handles files up to 150 MB. Download the file into n8n (HTTP Request node, binary response) and use Upload File: larger files go through a signed upload URL.';
 
-/**
- * GETs a public URL with plain httpRequest (never the token), at most `maxBytes`, aborting as soon as it is over.
- * Redirects (at most 5) are followed here, each target refused like the URL itself when it is internal and not
- * in `allowedHosts` (the credential's Allowed Download Hosts).
- */
-export async function fetchPublicFile(
-	ctx: IExecuteFunctions,
-	url: string,
-	maxBytes: number,
-	itemIndex: number,
-	allowedHosts: string[] = [],
-): Promise<FetchedFile> {
-	const tooLarge = (size: string) =>
-		new NodeOperationError(ctx.getNode(), `The file at ${url} is larger than 150 MB (${size})`, {
-			itemIndex,
-			description:
-				'Upload From URL handles files up to 150 MB. Download the file into n8n (HTTP Request node, binary response) and use Upload File: larger files go through a signed upload URL.',
-		});
-	const cancel = ctx.getExecutionCancelSignal();
-	let current = url;
-	let response: FetchResponse;
-	for (let hop = 0; ; hop++) {
-		// One controller per request, so a redirect answer's connection can be closed without reading it.
-		const own = new AbortController();
-		response = (await ctx.helpers.httpRequest({
-			method: 'GET',
-			url: current,
-			encoding: 'stream',
-			returnFullResponse: true,
-			disableFollowRedirect: true,
-			ignoreHttpStatusErrors: true,
-			abortSignal: cancel ? AbortSignal.any([cancel, own.signal]) : own.signal,
-		})) as FetchResponse;
-		const status = Number(response.statusCode);
-		if (status >= 200 && status < 300) break;
-		response.body?.on?.('error', () => {}); // the abort below makes the body emit an error
-		own.abort();
-		response.body?.destroy?.();
-		const fail = (message: string, description: string) => new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
-		if (status < 300 || status >= 400) {
-			throw fail(
-				`Cannot upload from "${url}": the file host answered HTTP ${status}${current === url ? '' : ` for ${current}`}`,
+/** The error for a file that could not be fetched, worded for Upload From URL. */
+export function fetchError(ctx: IExecuteFunctions, url: string, problem: UrlProblem, itemIndex: number): NodeOperationError {
+	const d = problem.details;
+	const fail = (message: string, description: string) => new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+	const lead = `Cannot upload from "${url}"`;
+	const where = problem.url === url ? '' : ` for ${problem.url}`;
+	const finalUrl = 'Give the final, public http(s) URL of the file.';
+	switch (problem.kind) {
+		case 'internal-address': {
+			const host = new URL(problem.url).hostname;
+			const what = internalAddressText(host, d.address ?? host, d.addressKind ?? '', d.resolved === true);
+			return d.hop === 0
+				? fail(`${lead}: ${what}`, internalHostFix(host))
+				: fail(`${lead}: it redirects to ${problem.url}, and ${what}; the redirect was not followed`, internalHostFix(host));
+		}
+		case 'unresolvable':
+			return d.noResolver
+				? fail(
+						`${lead}: this n8n version cannot check where ${new URL(problem.url).hostname} points`,
+						`n8n before 2.41 gives nodes no way to resolve host names, so the node cannot make sure the host is not inside your network. Add the host (or its domain as *.domain) to "Allowed Download Hosts" in the RunComfy credential, or update n8n.`,
+					)
+				: fail(`${lead}: the host ${new URL(problem.url).hostname} could not be found${d.code ? ` (${d.code})` : ''}`, 'Check the URL for typos.');
+		case 'blocked-by-n8n':
+			return fail(`${lead}: n8n's SSRF protection blocked ${new URL(problem.url).hostname}`, d.message || 'Ask the n8n administrator to allow the host.');
+		case 'http-status':
+			return fail(
+				`${lead}: the file host answered HTTP ${d.status}${where}`,
 				'Check that the URL opens the file in a browser without logging in; links that expire must be fresh.',
 			);
-		}
-		const location = response.headers?.location;
-		let next: URL | undefined;
+		case 'redirect':
+			return d.tooMany !== undefined
+				? fail(`${lead}: too many redirects (more than ${d.tooMany})`, finalUrl)
+				: fail(`${lead}: the file host answered HTTP ${d.status} without a usable http(s) Location to follow`, finalUrl);
+		case 'too-large':
+			return fail(
+				`The file at ${url} is larger than 150 MB (${d.declaredBytes !== undefined ? `${d.declaredBytes} bytes declared` : `more than ${d.maxBytes} bytes received`})`,
+				LARGE_FILE_FIX,
+			);
+		case 'timeout':
+			return fail(
+				d.timeout === 'connect'
+					? `${lead}: the file host did not answer within ${Math.round((d.timeoutMs ?? 0) / 1000)} s${where}`
+					: `${lead}: the file did not arrive within ${Math.round((d.timeoutMs ?? URL_TOTAL_TIMEOUT_MS) / 1000)} s`,
+				'Nothing was uploaded. Check that the file host is reachable and fast enough, or download the file into n8n first and use Upload File.',
+			);
+		case 'stopped':
+			return fail(`${lead}: the execution was stopped`, 'Nothing more was uploaded for this item.');
+		default:
+			return fail(`${lead}: ${problem.message}`, 'Check the URL and the file host, then run again.');
+	}
+}
+
+/**
+ * Opens a public URL for Upload From URL: plain httpRequest (never the token), at most 150 MB, redirects
+ * checked at every hop, internal addresses refused unless Allowed Download Hosts names the host exactly.
+ */
+export async function openPublicFile(
+	ctx: IExecuteFunctions,
+	url: string,
+	itemIndex: number,
+	allowedHosts: string[],
+	overrides: Partial<OpenUrlOptions> = {},
+): Promise<OpenedUrl> {
+	try {
+		return await openUrl(ctx, url, {
+			hostPolicy: publicHostsPolicy(allowedHosts),
+			maxBytes: DIRECT_UPLOAD_MAX_BYTES,
+			maxRedirects: MAX_URL_REDIRECTS,
+			connectTimeoutMs: URL_CONNECT_TIMEOUT_MS,
+			totalTimeoutMs: URL_TOTAL_TIMEOUT_MS,
+			...overrides,
+		});
+	} catch (error) {
+		throw isUrlProblem(error) ? fetchError(ctx, url, error, itemIndex) : error;
+	}
+}
+
+/** Whether a failed upload is worth sending again (the file is fetched again for it), and after how long. */
+function retryDelay(error: unknown, attempt: number): number | undefined {
+	const policy = getRetryPolicy();
+	if (attempt >= policy.maxAttempts) return undefined;
+	if (httpStatusOf(error) === 429) {
+		const asked = retryAfterMsOf(error);
+		if (asked !== undefined && asked > policy.maxDelayMs) return undefined;
+		return asked ?? backoffDelay(attempt, policy);
+	}
+	return isTransientError(error) ? backoffDelay(attempt, policy) : undefined;
+}
+
+/**
+ * Streams the file at `url` into the dataset (never held in memory). An upload that fails on the way (5xx,
+ * 429, a dropped connection) is repeated with a fresh fetch, as the service overwrites a file of the same name.
+ */
+async function uploadFromUrl(
+	ctx: IExecuteFunctions,
+	task: { url: string; datasetId: string; itemIndex: number; fileName: (dispositionName?: string) => string; allowedHosts: string[] },
+): Promise<UploadRecord> {
+	const signal = ctx.getExecutionCancelSignal();
+	for (let attempt = 1; ; attempt++) {
+		const opened = await openPublicFile(ctx, task.url, task.itemIndex, task.allowedHosts);
+		const fileName = task.fileName(opened.dispositionName);
+		let failure: unknown;
 		try {
-			next = new URL(String(Array.isArray(location) ? location[0] : location ?? ''), current);
-		} catch {
-			next = undefined;
+			const response = await uploadDatasetStream(ctx, task.datasetId, {
+				fileName,
+				contentType: contentTypeFor(fileName, opened.contentType),
+				stream: opened.stream,
+				sizeBytes: opened.declaredBytes,
+			});
+			return {
+				dataset_id: task.datasetId,
+				file_name: fileName,
+				size_bytes: opened.bytesRead(),
+				source_url: task.url,
+				upload_method: 'direct',
+				response,
+			};
+		} catch (error) {
+			failure = error;
+		} finally {
+			opened.close();
 		}
-		if (!location || !next || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
-			throw fail(`Cannot upload from "${url}": the file host answered HTTP ${status} without a usable http(s) Location to follow`, 'Give the final, public http(s) URL of the file.');
-		}
-		const problem = internalHostProblem(next, allowedHosts);
-		if (problem) {
-			throw fail(`Cannot upload from "${url}": it redirects to ${next.href}, and ${problem}; the redirect was not followed`, internalHostFix(next.hostname));
-		}
-		if (hop >= MAX_URL_REDIRECTS) {
-			throw fail(`Cannot upload from "${url}": too many redirects (more than ${MAX_URL_REDIRECTS})`, 'Give the final, public http(s) URL of the file.');
-		}
-		current = next.href;
+		// The fetch broke off (over 150 MB, too slow, Stop, a dropped file host): say that, not the upload's echo.
+		const fetchFailure = opened.failure();
+		if (fetchFailure) throw fetchError(ctx, task.url, fetchFailure, task.itemIndex);
+		const delay = signal?.aborted ? undefined : retryDelay(failure, attempt);
+		if (delay === undefined) throw failure;
+		await sleep(delay, signal).catch(() => undefined);
+		if (signal?.aborted) throw fetchError(ctx, task.url, new UrlProblem('stopped', task.url, { hop: 0 }), task.itemIndex);
 	}
-	const header = (name: string) => {
-		const value = response.headers?.[name];
-		return Array.isArray(value) ? value[0] : value;
-	};
-	const declared = Number(header('content-length'));
-	if (Number.isFinite(declared) && declared > maxBytes) {
-		response.body.destroy?.();
-		throw tooLarge(`${declared} bytes declared`);
-	}
-	const chunks: Buffer[] = [];
-	let total = 0;
-	for await (const chunk of response.body) {
-		const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-		total += buffer.length;
-		if (total > maxBytes) {
-			response.body.destroy?.();
-			throw tooLarge(`more than ${maxBytes} bytes received`);
-		}
-		chunks.push(buffer);
-	}
-	const disposition = header('content-disposition') ?? '';
-	const match = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition);
-	return {
-		data: Buffer.concat(chunks, total),
-		contentType: header('content-type'),
-		dispositionName: match ? decodeURIComponent(match[1]) : undefined,
-	};
 }
 
 export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
@@ -200,7 +252,8 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 					'Give a public http(s) URL. For a file on this machine, read it with "Read/Write Files from Disk" and use the Upload File operation.',
 			});
 		}
-		// Only an internal host needs the list (without it, a broken credential fails at the upload, as before).
+		// Internal IP literals and localhost names are refused here, before anything is sent; names are resolved
+		// (and refused when internal) when the file is fetched. Only such hosts need the list before the fetch.
 		if (credentialError && internalAddressKind(url.hostname)) throw credentialError;
 		const internal = internalHostProblem(url, allowedHosts);
 		if (internal) {
@@ -213,27 +266,17 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 		const override = String(options.fileName ?? '').trim();
 		const urlName = fileNameFromUrl(url.href);
 		if (override) assertPlainFileName(this, override, itemIndex);
+		const nameFor = (dispositionName?: string): string => {
+			const name = override || urlName || dispositionName || 'upload.bin';
+			return fileNameProblem(name) ? 'upload.bin' : name;
+		};
 		return {
 			itemIndex,
 			datasetId,
 			fileNames: [override || urlName || 'upload.bin'],
 			run: async (): Promise<UploadRecord> => {
-				const fetched = await fetchPublicFile(this, url.href, DIRECT_UPLOAD_MAX_BYTES, itemIndex, allowedHosts);
-				let fileName = override || urlName || fetched.dispositionName || 'upload.bin';
-				if (fileNameProblem(fileName)) fileName = 'upload.bin';
-				const response = await uploadDatasetFile(this, datasetId, {
-					fileName,
-					contentType: contentTypeFor(fileName, fetched.contentType),
-					data: fetched.data,
-				});
-				return {
-					dataset_id: datasetId,
-					file_name: fileName,
-					size_bytes: fetched.data.length,
-					source_url: url.href,
-					upload_method: 'direct',
-					response,
-				};
+				if (credentialError) throw credentialError;
+				return await uploadFromUrl(this, { url: url.href, datasetId, itemIndex, fileName: nameFor, allowedHosts });
 			},
 		};
 	};

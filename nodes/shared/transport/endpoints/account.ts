@@ -1,8 +1,6 @@
 /** Account: the wallet balance (`{serverlessApiBaseUrl}/prod/v2/balance`), which funds all three products. */
-import { NodeApiError } from 'n8n-workflow';
-
 import type { Balance, RunComfyContext } from '../../types';
-import { redactDeep, truncate } from '../errors';
+import { answerShapeError } from '../errors';
 import { apiRequest } from '../request';
 import { asObject } from './common';
 
@@ -16,9 +14,11 @@ export const getBalance = async (ctx: RunComfyContext): Promise<Balance> => {
 	const usd = toNumber(body.balance_usd);
 	const micro = toNumber(body.balance_microdollars);
 	if (!Number.isFinite(usd) && !Number.isFinite(micro)) {
-		throw new NodeApiError(ctx.getNode(), { message: 'No balance in the answer' }, {
+		throw answerShapeError(ctx, {
+			summary: 'No balance in the answer',
 			message: 'RunComfy answered the balance request without a balance',
-			description: `Check the Serverless API Base URL in the RunComfy API credential. Answer: ${truncate(JSON.stringify(redactDeep(body)) ?? '', 200)}`,
+			description: 'Check the Serverless API Base URL in the RunComfy API credential.',
+			body,
 		});
 	}
 	return {

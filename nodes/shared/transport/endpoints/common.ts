@@ -1,8 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
 
 import type { RequestHandle, RunComfyContext } from '../../types';
-import { redactDeep, truncate } from '../errors';
+import { answerShapeError } from '../errors';
 
 export const asObject = (value: unknown): IDataObject =>
 	typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as IDataObject) : {};
@@ -19,10 +18,11 @@ export function normaliseList<T extends IDataObject>(ctx: RunComfyContext, body:
 	for (const alt of ['items', 'data', 'results']) {
 		if (Array.isArray(obj[alt])) return (obj[alt] as unknown[]).filter((e) => typeof e === 'object' && e !== null) as T[];
 	}
-	const sample = truncate(JSON.stringify(redactDeep(body)) ?? String(body), 200);
-	throw new NodeApiError(ctx.getNode(), { message: `Unexpected ${what} answer` }, {
+	throw answerShapeError(ctx, {
+		summary: `Unexpected ${what} answer`,
 		message: `RunComfy answered the ${what} request with something that is not a list`,
-		description: `Expected a list or { "${key}": [...] }. Check the base URLs in the RunComfy API credential. Answer: ${sample}`,
+		description: `Expected a list or { "${key}": [...] }. Check the base URLs in the RunComfy API credential.`,
+		body,
 	});
 }
 
@@ -38,10 +38,11 @@ export function requireRequestId(
 	const id = handle.request_id ?? handle.id;
 	if (typeof id === 'string' && id !== '') return { ...handle, request_id: id } as RequestHandle;
 	if (typeof id === 'number') return { ...handle, request_id: String(id) } as RequestHandle;
-	const sample = truncate(JSON.stringify(redactDeep(body)) ?? String(body), 200);
-	const error = new NodeApiError(ctx.getNode(), { message: 'No request id in the answer' }, {
+	const error = answerShapeError(ctx, {
+		summary: 'No request id in the answer',
 		message: `The ${operation} was probably accepted, but the answer carries no request id`,
-		description: `It was NOT sent again. Before you resubmit, ${checkHint} Answer: ${sample}`,
+		description: `It was NOT sent again. Before you resubmit, ${checkHint}`,
+		body,
 		itemIndex,
 	});
 	error.context.mayHaveBeenAccepted = true;

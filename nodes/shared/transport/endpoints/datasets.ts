@@ -4,8 +4,11 @@ import { NodeApiError, sleep } from 'n8n-workflow';
 
 import type { Dataset, RunComfyContext, SignedUpload } from '../../types';
 import { DIRECT_UPLOAD_MAX_BYTES } from '../../types';
-import { cancelledError, inputError, serviceMessageOf, truncate } from '../errors';
+import { answerShapeError, cancelledError, clip, inputError, secretOf, serviceMessageOf } from '../errors';
+import type { ByteStream } from '../http';
 import { encodeId } from '../ids';
+import type { MultipartBody } from '../multipart';
+import { multipartFileBody } from '../multipart';
 import { apiRequest, cancelSignalOf, classifyThrown, getRetryPolicy } from '../request';
 import { backoffDelay } from '../retry';
 import { asObject, normaliseList, withId } from './common';
@@ -77,21 +80,41 @@ function checkFileName(ctx: RunComfyContext, fileName: string): string {
 	return name;
 }
 
-async function uploadPart(ctx: RunComfyContext, id: string, fileName: string, blob: Blob): Promise<IDataObject> {
+async function uploadPart(
+	ctx: RunComfyContext,
+	id: string,
+	fileName: string,
+	body: FormData | MultipartBody,
+): Promise<IDataObject> {
 	const seg = datasetSegment(ctx, id);
-	const form = new FormData();
-	form.append('file', blob, fileName);
-	const body = await apiRequest<IDataObject | null>(ctx, {
+	const streamed = !(body instanceof FormData);
+	const answer = await apiRequest<IDataObject | null>(ctx, {
 		family: 'trainer',
 		method: 'POST',
 		path: `${BASE}/${seg}/upload`,
-		body: form,
+		body: streamed ? body.body : body,
+		...(streamed
+			? {
+					headers: {
+						'Content-Type': body.contentType,
+						...(body.contentLength !== undefined ? { 'Content-Length': String(body.contentLength) } : {}),
+					},
+					// A stream is read once: the caller repeats the whole upload if it wants another try.
+					retry: 'never' as const,
+				}
+			: {}),
 		subject: { kind: 'dataset', id: decodeURIComponent(seg) },
 		operation: `upload of "${fileName}"`,
 		expect: 'jsonOrEmpty',
 		timeoutMs: 15 * 60 * 1000,
 	});
-	return body && typeof body === 'object' && Object.keys(body).length > 0 ? body : { filename: fileName };
+	return answer && typeof answer === 'object' && Object.keys(answer).length > 0 ? answer : { filename: fileName };
+}
+
+function formWith(fileName: string, blob: Blob): FormData {
+	const form = new FormData();
+	form.append('file', blob, fileName);
+	return form;
 }
 
 /**
@@ -114,7 +137,34 @@ export const uploadDatasetFile = async (
 		);
 	}
 	const blob = new Blob([file.data as unknown as BlobPart], { type: file.contentType || 'application/octet-stream' });
-	return await uploadPart(ctx, id, name, blob);
+	return await uploadPart(ctx, id, name, formWith(name, blob));
+};
+
+/**
+ * The same direct upload with the file streamed from `stream` (e.g. straight from a file host): never held in
+ * memory, sent once (a stream cannot be replayed, so the caller decides about another try). With `sizeBytes`
+ * the body has an exact length; the caller caps an unknown size while streaming.
+ */
+export const uploadDatasetStream = async (
+	ctx: RunComfyContext,
+	id: string,
+	file: { fileName: string; contentType: string; stream: ByteStream; sizeBytes?: number },
+): Promise<IDataObject> => {
+	const name = checkFileName(ctx, file.fileName);
+	datasetSegment(ctx, id);
+	if (file.sizeBytes !== undefined && file.sizeBytes > DIRECT_UPLOAD_MAX_BYTES) {
+		throw inputError(
+			ctx.getNode(),
+			`The file "${name}" is ${file.sizeBytes} bytes, over the 150 MB direct-upload limit`,
+			'Upload it through a signed upload URL instead (Get Upload URLs, then the signed upload).',
+		);
+	}
+	const body = multipartFileBody(
+		file.stream,
+		{ field: 'file', fileName: name, contentType: file.contentType || 'application/octet-stream' },
+		file.sizeBytes,
+	);
+	return await uploadPart(ctx, id, name, body);
 };
 
 /** A caption or other text file written directly (a `file` part with `text/plain; charset=utf-8`). */
@@ -125,7 +175,7 @@ export const uploadDatasetText = async (ctx: RunComfyContext, id: string, fileNa
 	if (blob.size > DIRECT_UPLOAD_MAX_BYTES) {
 		throw inputError(ctx.getNode(), `The text for "${name}" is over the 150 MB direct-upload limit`, 'Shorten the text.');
 	}
-	return await uploadPart(ctx, id, name, blob);
+	return await uploadPart(ctx, id, name, formWith(name, blob));
 };
 
 /** Signed upload URLs for local or large files: `{ filename: { upload_url, method, headers } }`. */
@@ -162,9 +212,11 @@ export const getDatasetUploadUrls = async (
 		if (typeof e.upload_url === 'string' && e.upload_url !== '') out[name] = e as SignedUpload;
 	}
 	if (Object.keys(out).length === 0) {
-		throw new NodeApiError(node, { message: 'No upload URLs in the answer' }, {
+		throw answerShapeError(ctx, {
+			summary: 'No upload URLs in the answer',
 			message: 'RunComfy returned no signed upload URLs',
-			description: `Expected { "uploads": { "<file name>": { "upload_url": ... } } }. Answer: ${truncate(JSON.stringify(body) ?? '', 200)}`,
+			description: 'Expected { "uploads": { "<file name>": { "upload_url": ... } } }.',
+			body,
 		});
 	}
 	return out;
@@ -243,7 +295,7 @@ export const putSignedUpload = async (
 				failure = outcome.failure.code ?? outcome.failure.message;
 				if (!outcome.failure.retryable || attempt >= maxAttempts) {
 					throw new NodeApiError(node, { message: 'Signed upload failed' }, {
-						message: `The signed upload to ${host} failed: ${truncate(failure, 120)}`,
+						message: `The signed upload to ${host} failed: ${clip(failure, 120, secretOf(ctx))}`,
 						description: replayable
 							? `Tried ${attempt} time(s). Check the network, then request a fresh upload URL and upload again.`
 							: 'A streamed upload cannot be repeated automatically. Request a fresh upload URL and upload again.',
@@ -256,9 +308,12 @@ export const putSignedUpload = async (
 			const transient = statusCode >= 500 || statusCode === 429;
 			if (!transient || attempt >= maxAttempts) {
 				const text = answer instanceof Uint8Array ? Buffer.from(answer).toString('utf8') : answer;
-				const said = serviceMessageOf(typeof text === 'string' ? text.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ') : text);
+				const said = serviceMessageOf(
+					typeof text === 'string' ? text.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ') : text,
+					secretOf(ctx),
+				);
 				throw new NodeApiError(node, { message: 'Signed upload rejected' }, {
-					message: `The storage rejected the signed upload (HTTP ${statusCode})${said ? `: ${truncate(said, 200)}` : ''}`,
+					message: `The storage rejected the signed upload (HTTP ${statusCode})${said ? `: ${clip(said, 200)}` : ''}`,
 					description:
 						statusCode === 403 || statusCode === 400
 							? 'Signed URLs are short-lived and tied to the exact size: request a fresh upload URL with the exact file size and upload again.'
