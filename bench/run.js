@@ -13,11 +13,14 @@
  *   pickers    time to the first page of the model picker on a 5,000-model catalog
  *   real       the same batch in the real n8n: HTTP Request + Wait + IF loop vs the RunComfy Model node;
  *              and the picker through n8n's editor REST API
+ *   detection  how soon a run's end is seen and how many status requests it takes: the built wait engine on its
+ *              fake clock (learned timing vs plain backoff) against Wait 1 s / 5 s loops, runs of 2 s to 5 min
+ *              with ±20 % spread (bench/lib/detection.js; simulated, so it needs neither sandbox nor n8n)
  *
  * The nodes run as built (dist/, rebuilt first when stale) inside n8n-core's engine in this process
  * (bench/lib/harness.js), or inside the real n8n (scripts/e2e/n8n.js) for `real`.
  *
- * Usage: npm run bench [-- --only=batch,cpu,memory,pickers,real] [--quick] [--out=FILE] [--no-write]
+ * Usage: npm run bench [-- --only=batch,cpu,memory,pickers,real,detection] [--quick] [--out=FILE] [--no-write]
  *                          [--json=FILE] [--from-json=FILE]
  *   --quick      smaller sizes (for trying the script; figures are not representative)
  *   --only       run some sections (BENCHMARKS.md is then only written with --out)
@@ -32,10 +35,11 @@ const { loadHarness } = require('./lib/harness');
 const { startSandboxProcess, credentialsFor } = require('./lib/sandbox');
 const inproc = require('./lib/inprocess');
 const { compareInRealN8n } = require('./lib/real-n8n');
+const { detection, detectionSection } = require('./lib/detection');
 const { machine, fmtS, fmtBytes, GiB, MiB } = require('./lib/measure');
 
 const ROOT = path.resolve(__dirname, '..');
-const SECTIONS = ['batch', 'cpu', 'memory', 'pickers', 'real'];
+const SECTIONS = ['batch', 'cpu', 'memory', 'pickers', 'real', 'detection'];
 
 function parseArgs(argv) {
 	const opts = { only: SECTIONS, quick: false, out: undefined, write: true, json: undefined, fromJson: undefined };
@@ -65,6 +69,7 @@ function config(quick) {
 				memory: { downloadNode: [64 * MiB], download1: 256 * MiB, download4: 1 * GiB, upload: 200 * 1000 * 1000 },
 				pickers: { catalogExtra: 5000, repeats: 5 },
 				real: { n: 5, scenarios: [{ runMs: 2000, waits: [1] }], pickerRepeats: 3 },
+				detection: { runs: 40, bounds: false },
 			}
 		: {
 				runMs: 2000,
@@ -82,6 +87,7 @@ function config(quick) {
 					],
 					pickerRepeats: 5,
 				},
+				detection: { runs: 200, bounds: true },
 			};
 }
 
@@ -377,6 +383,14 @@ function summaryLines(results) {
 				(results.real ? `, ${results.real.picker.map((r) => `${r.median.toFixed(0)} ms`).join(' / ')} through the n8n editor API.` : '.'),
 		);
 	}
+	if (results.detection) {
+		const d = results.detection;
+		const parts = d.rows.map((r) => {
+			const l = r.patterns.learned;
+			return `${r.meanMs / 1000} s: ${(l.medianDelayMs / 1000).toFixed(2)} s with ${l.medianRequests} (Wait 1 s loop ${(r.patterns.wait1.medianDelayMs / 1000).toFixed(2)} s; Wait 5 s loop ${r.patterns.wait5.medianRequests} requests)`;
+		});
+		lines.push(`Detection (simulated, learned timing, median delay and status requests per run): ${parts.join('; ')}.`);
+	}
 	if (results.real) {
 		for (const row of results.real.rows) {
 			lines.push(
@@ -416,6 +430,7 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	if (results.memory) out.push('', memorySection(results.memory));
 	if (results.pickers || results.real) out.push('', pickersSection(results.pickers, results.real));
 	if (results.real) out.push('', realSection(results.real));
+	if (results.detection) out.push('', detectionSection(results.detection, table));
 	out.push('');
 	return out.join('\n');
 }
@@ -474,6 +489,10 @@ async function main() {
 				results.pickers = await inproc.pickers(ctx, { ...cfg.pickers, log });
 			}
 			await harnessLoaded.harness.disposeEngine();
+		}
+		if (opts.only.includes('detection')) {
+			log('[bench] detection (simulated on the wait engine\'s fake clock)');
+			results.detection = await detection({ ...cfg.detection, log });
 		}
 		if (opts.only.includes('real')) {
 			log('[bench] real n8n');

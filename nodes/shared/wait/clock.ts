@@ -1,0 +1,37 @@
+/** The time seam of the wait engine: real time in nodes, a fake clock in tests and in the detection bench. */
+import { sleep } from 'n8n-workflow';
+
+/** Clock seam: real time in nodes, a fake one in unit tests of the engine. */
+export interface Clock {
+	now(): number;
+	sleep(ms: number, signal?: AbortSignal): Promise<void>;
+	/** A number in [0, 1) for jitter; defaults to Math.random. */
+	random?(): number;
+}
+
+/** The longest delay a timer can hold (2^31 − 1 ms, about 24.8 days); longer ones would fire at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Sleeps `ms` on `clock` in pieces a timer can hold, so a huge interval or deadline never fires early.
+ * Rejects when the signal aborts (as `sleep` does). A non-finite or negative `ms` sleeps not at all.
+ */
+export async function sleepFor(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+	if (!(ms > 0)) return;
+	const until = clock.now() + ms;
+	let left = ms;
+	while (left > 0) {
+		await clock.sleep(Math.min(left, MAX_TIMER_MS), signal);
+		// Counting the pieces too ends the loop even on a clock that does not advance.
+		left = Math.min(until - clock.now(), left - MAX_TIMER_MS);
+	}
+}
+
+const timerClock: Clock = { now: () => Date.now(), sleep: async (ms, signal) => await sleep(ms, signal) };
+
+/** Real time; sleeps longer than a timer can hold are split (see `sleepFor`). */
+export const realClock: Clock = {
+	now: () => Date.now(),
+	sleep: async (ms, signal) => await sleepFor(timerClock, ms, signal),
+	random: () => Math.random(),
+};

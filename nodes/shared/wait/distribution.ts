@@ -1,0 +1,121 @@
+/**
+ * When a run is expected to end, from its key's learned durations: a log-normal distribution of the time
+ * from the anchor (submit, or the start of the run) to the end.
+ *
+ * Each learned duration is an interval [lo, hi]: the end lay between the last poll that saw the run going
+ * and the poll that saw it finished (its midpoint is the estimate). The log-normal that best explains all
+ * intervals together is found by maximum likelihood for interval-censored data (EM with the moments of a
+ * truncated normal on the log scale): a run seen only after a long gap counts as "somewhere in that gap"
+ * rather than as its midpoint, and nothing is left out. Leaving wide intervals out, or reading them as their
+ * midpoints, would learn mostly from runs that ended where polls are dense, and the schedule would drift.
+ * A parametric fit also fills the stretches no poll looked at, which a non-parametric one cannot.
+ *
+ * With few samples the spread is pulled toward a prior of PRIOR_RELATIVE_SPREAD (one standard deviation,
+ * relative), so the second run of a model already polls around a plausible window rather than one instant;
+ * the predictive spread also grows with the uncertainty of the fit (× sqrt(1 + 1/n)).
+ */
+
+/** One learned duration in ms from its anchor: the end lay in [lo, hi]. */
+export interface DurationSample {
+	lo: number;
+	hi: number;
+}
+
+export interface EndDistribution {
+	/** P(end ≤ t), t in ms from the anchor. */
+	cdf(t: number): number;
+	/** Where the schedule's first poll goes (hardly any end is expected before it) and its upper end. */
+	lo: number;
+	hi: number;
+	/** Median end. */
+	median: number;
+}
+
+/** Prior spread (one standard deviation of the log, i.e. about relative) while there are few samples. */
+export const PRIOR_RELATIVE_SPREAD = 0.07;
+/** How many samples the prior counts as. */
+const PRIOR_WEIGHT = 2;
+/** The smallest spread considered (a run time is never known better than this, relatively). */
+const MIN_RELATIVE_SPREAD = 0.005;
+/** The distribution is cut at this many standard deviations below and above the median (log scale). */
+const LOWER_REACH = 3.5;
+const UPPER_REACH = 3.5;
+const EM_ITERATIONS = 40;
+/** Durations below this (ms) are read as this: the log scale needs a positive time. */
+const MIN_DURATION_MS = 1;
+
+/** Standard normal density and distribution function (Abramowitz–Stegun 7.1.26 for erf, error < 1.5e-7). */
+const phi = (x: number): number => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
+function Phi(x: number): number {
+	if (x === Infinity) return 1;
+	if (x === -Infinity) return 0;
+	const z = Math.abs(x) / Math.SQRT2;
+	const t = 1 / (1 + 0.3275911 * z);
+	const erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-z * z);
+	return x >= 0 ? 0.5 * (1 + erf) : 0.5 * (1 - erf);
+}
+
+export function medianOf(values: number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	const n = sorted.length;
+	if (n === 0) return NaN;
+	return n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+/** E[X] and E[X²] of N(mu, sigma²) truncated to [a, b] (a may be −∞). */
+function truncatedMoments(a: number, b: number, mu: number, sigma: number): [number, number] {
+	if (b - a < 1e-9 * sigma) {
+		const x = (a + b) / 2;
+		return [x, x * x];
+	}
+	const alpha = (a - mu) / sigma;
+	const beta = (b - mu) / sigma;
+	const mass = Phi(beta) - Phi(alpha);
+	if (!(mass > 1e-12)) {
+		// Far in a tail: the interval's nearer end is where the end most likely was.
+		const x = Math.abs(alpha) < Math.abs(beta) ? a : b;
+		return [x, x * x];
+	}
+	const pa = Number.isFinite(alpha) ? phi(alpha) : 0;
+	const pb = phi(beta);
+	const ta = Number.isFinite(alpha) ? alpha * pa : 0;
+	const mean = mu + (sigma * (pa - pb)) / mass;
+	const variance = sigma * sigma * (1 + (ta - beta * pb) / mass - ((pa - pb) / mass) ** 2);
+	return [mean, Math.max(0, variance) + mean * mean];
+}
+
+/** The expected end of a run from its key's samples; undefined without usable samples. */
+export function endDistribution(all: readonly DurationSample[]): EndDistribution | undefined {
+	const samples = all.filter((s) => Number.isFinite(s.lo) && Number.isFinite(s.hi) && s.lo >= 0 && s.hi >= s.lo && s.hi > 0);
+	const n = samples.length;
+	if (n === 0) return undefined;
+	const logs = samples.map((s) => ({
+		a: s.lo < MIN_DURATION_MS ? -Infinity : Math.log(s.lo),
+		b: Math.log(Math.max(s.hi, MIN_DURATION_MS)),
+	}));
+	// Start from the midpoints, then EM: each interval's expected log-end under the current fit.
+	let mu = medianOf(samples.map((s) => Math.log(Math.max(MIN_DURATION_MS, (s.lo + s.hi) / 2))));
+	let sigma = PRIOR_RELATIVE_SPREAD;
+	for (let iteration = 0; iteration < EM_ITERATIONS; iteration++) {
+		let first = 0;
+		let second = 0;
+		const moments = logs.map(({ a, b }) => truncatedMoments(a, b, mu, sigma));
+		for (const [m1] of moments) first += m1;
+		const nextMu = first / n;
+		for (const [m1, m2] of moments) second += m2 - 2 * nextMu * m1 + nextMu * nextMu;
+		const variance = (PRIOR_WEIGHT * PRIOR_RELATIVE_SPREAD ** 2 + second) / (PRIOR_WEIGHT + n);
+		mu = nextMu;
+		sigma = Math.max(MIN_RELATIVE_SPREAD, Math.sqrt(variance));
+	}
+	const spread = sigma * Math.sqrt(1 + 1 / n);
+	const lo = Math.exp(mu - LOWER_REACH * spread);
+	const hi = Math.exp(mu + UPPER_REACH * spread);
+	const lowMass = Phi(-LOWER_REACH);
+	const kept = Phi(UPPER_REACH) - lowMass;
+	const cdf = (t: number): number => {
+		if (t <= lo) return 0;
+		if (t >= hi) return 1;
+		return Math.min(1, Math.max(0, (Phi((Math.log(t) - mu) / spread) - lowMass) / kept));
+	};
+	return { cdf, lo, hi, median: Math.exp(mu) };
+}

@@ -1,0 +1,172 @@
+/**
+ * `waitForAll`: every job runs its own small loop (poll, then sleep until its schedule says so; see
+ * ./schedule), and one limiter keeps at most `concurrency` status requests in flight. A deadline of
+ * `maxWaitMs` from the start; HTTP 429 waits at least Retry-After; transient errors (5xx, dropped
+ * connections) are retried a few times; any other 4xx ends that job only. The execution cancel signal is
+ * checked after every sleep and every request. Every job yields exactly one outcome.
+ *
+ * Waiting costs nothing but the sleeps: no busy loop, no timers other than the clock's `sleep`.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { isTerminal } from '../status';
+import type { RunState } from '../types';
+import type { Clock } from './clock';
+import { realClock, sleepFor } from './clock';
+import { httpStatusOf, isTransientError, retryAfterMsOf, toError } from './errors';
+import { Limiter } from './limiter';
+import { resolveOptions } from './options';
+import { JobSchedule } from './schedule';
+import type { PollResult, WaitJob, WaitOptions, WaitOutcome } from './types';
+
+interface JobProgress {
+	state: RunState;
+	record: IDataObject;
+	polls: number;
+}
+
+type LoopEnd = { outcome: WaitOutcome } | { aborted: JobProgress };
+
+async function cancelSafely(job: WaitJob): Promise<IDataObject> {
+	if (!job.cancel) return { outcome: 'not_supported', message: 'This kind of job cannot be cancelled on the service.' };
+	try {
+		return await job.cancel();
+	} catch (error) {
+		const e = toError(error);
+		const status = httpStatusOf(error);
+		return { outcome: 'cancel_failed', error: e.message, ...(status ? { httpCode: status } : {}) };
+	}
+}
+
+/** Waits for every job; resolves with one outcome per job in input order. Never throws for a single job. */
+export async function waitForAll(
+	jobs: WaitJob[],
+	options: WaitOptions,
+	signal?: AbortSignal,
+	clock: Clock = realClock,
+): Promise<WaitOutcome[]> {
+	const o = resolveOptions(options);
+	const random = clock.random ? clock.random.bind(clock) : Math.random;
+	const limiter = new Limiter(o.concurrency);
+	const start = clock.now();
+	const deadline = start + o.maxWaitMs;
+	const aborted = () => signal?.aborted === true;
+
+	/** Sleeps; false when the execution was stopped during (or before) the sleep. */
+	const pause = async (ms: number): Promise<boolean> => {
+		if (aborted()) return false;
+		try {
+			await sleepFor(clock, ms, signal);
+		} catch {
+			// sleep only rejects when the signal aborts; the check below decides
+		}
+		return !aborted();
+	};
+
+	const runJob = async (job: WaitJob): Promise<LoopEnd> => {
+		const progress: JobProgress = { state: 'unknown', record: {}, polls: 0 };
+		const schedule = new JobSchedule(job, o, start, random);
+		let transientErrors = 0;
+
+		const timeout = async (): Promise<LoopEnd> => {
+			const base = { kind: 'timeout' as const, job, state: progress.state, record: progress.record, polls: progress.polls };
+			if (options.onTimeout === 'cancel') {
+				const cancel = await limiter.run(async () => await cancelSafely(job));
+				return { outcome: { ...base, cancel } };
+			}
+			return { outcome: base };
+		};
+
+		const firstDelay = Math.min(schedule.firstDelay(clock.now()), Math.max(0, deadline - clock.now()));
+		if (firstDelay > 0 && !(await pause(firstDelay))) return { aborted: progress };
+
+		for (;;) {
+			if (aborted()) return { aborted: progress };
+			let result: PollResult | undefined;
+			let failure: unknown;
+			let sentAt = 0;
+			await limiter.run(async () => {
+				if (aborted()) return;
+				sentAt = clock.now();
+				try {
+					result = await job.poll();
+				} catch (error) {
+					failure = error;
+				}
+			});
+			if (result === undefined && failure === undefined) return { aborted: progress }; // stopped while queued
+			progress.polls++;
+			const now = clock.now();
+			// The service answered somewhere between sending and receiving: take the middle.
+			const at = (sentAt + now) / 2;
+
+			let waitMs: number;
+			if (result) {
+				transientErrors = 0;
+				progress.state = result.state;
+				progress.record = result.record ?? {};
+				try {
+					options.onPoll?.(job, result);
+				} catch {
+					// a progress hook must never break the wait
+				}
+				if (isTerminal(result.state) || (result.state === 'cancelling' && !o.followCancellation)) {
+					try {
+						schedule.finished(at, result.state);
+					} catch {
+						// learning must never break the wait
+					}
+					return { outcome: { kind: 'done', job, state: progress.state, record: progress.record, polls: progress.polls } };
+				}
+				if (aborted()) return { aborted: progress };
+				waitMs = schedule.afterPoll(at, now, result.state, progress.record);
+			} else {
+				if (aborted()) return { aborted: progress };
+				const status = httpStatusOf(failure);
+				if (status === 429) {
+					const retryAfter = retryAfterMsOf(failure, now);
+					waitMs = Math.max(retryAfter ?? 0, schedule.jitteredInterval());
+					if (retryAfter !== undefined && now + retryAfter > deadline) {
+						// the service asks us to come back after the deadline: no point waiting for nothing
+						return await timeout();
+					}
+				} else if (isTransientError(failure) && transientErrors < o.maxTransientErrors) {
+					transientErrors++;
+					waitMs = schedule.backoffWait();
+				} else {
+					return { outcome: { kind: 'error', job, error: toError(failure), polls: progress.polls } };
+				}
+			}
+
+			if (now >= deadline) return await timeout();
+			// Never sleep past the deadline; the last poll happens at the deadline itself.
+			waitMs = Math.min(waitMs, deadline - now);
+			if (!(await pause(waitMs))) return { aborted: progress };
+		}
+	};
+
+	const ends = await Promise.all(
+		jobs.map(async (job) => {
+			try {
+				return await runJob(job);
+			} catch (error) {
+				// Only a broken clock could get here; still keep one outcome per job.
+				return { outcome: { kind: 'error' as const, job, error: toError(error), polls: 0 } };
+			}
+		}),
+	);
+
+	// Stopped jobs: cancel them on the service (bounded, in parallel) when asked to, else only stop watching.
+	const cancelLimiter = new Limiter(o.concurrency);
+	return await Promise.all(
+		ends.map(async (end, index): Promise<WaitOutcome> => {
+			if ('outcome' in end) return end.outcome;
+			const job = jobs[index];
+			const p = end.aborted;
+			const stopped = { kind: 'stopped' as const, job, state: p.state, record: p.record, polls: p.polls };
+			if (!options.cancelOnStop) return stopped;
+			const cancel = await cancelLimiter.run(async () => await cancelSafely(job));
+			return { ...stopped, cancel };
+		}),
+	);
+}

@@ -1,0 +1,142 @@
+/**
+ * What the engine has learned about how long runs take, per timing key (e.g. a model id, a deployment id,
+ * plus an input shape given by the caller).
+ *
+ * One store is shared by every execution in this n8n process (`sharedDurations`), so the second run of a
+ * model polls around its expected end even when it is in another execution. Nothing is persisted: a restart
+ * starts from the plain backoff again; in queue mode every worker learns on its own. Memory is bounded: at
+ * most `maxKeys` keys (least recently used ones are dropped), each with the last `samplesPerSource` samples
+ * per source and at most MAX_PLANS_PER_KEY cached plans (a few hundred numbers each).
+ *
+ * Sources (all in ms):
+ * - `total`: from submit to the end. Used when the run is not seen waiting in a queue.
+ * - `run`: from the start of the run (the midpoint between the last queued poll and the first in-progress
+ *   poll) to the end. Used after a run was seen waiting in a queue. Only learned when that start is known
+ *   closely (see `MAX_START_UNCERTAINTY`).
+ * - `queueStep`: how long a run waited per place in the queue (`queue_position`).
+ */
+import type { DurationSample } from './distribution';
+import { endDistribution, medianOf } from './distribution';
+import { planPolls } from './planner';
+
+export type DurationSource = 'total' | 'run' | 'queueStep';
+
+const SOURCES: DurationSource[] = ['total', 'run', 'queueStep'];
+/** Cached plans per key (one per source and target delay; callers normally use one target). */
+const MAX_PLANS_PER_KEY = 4;
+
+interface KeyEntry {
+	samples: Record<DurationSource, DurationSample[]>;
+	/** Planned poll offsets per source and target delay; dropped when a sample is added. */
+	plans: Map<string, readonly number[]>;
+}
+
+export interface DurationStoreOptions {
+	/** Keys remembered at once (least recently used ones are forgotten). Default 500. */
+	maxKeys?: number;
+	/** Samples kept per key and source (the most recent ones). Default 24. */
+	samplesPerSource?: number;
+}
+
+const positiveInteger = (value: number | undefined, fallback: number) =>
+	value !== undefined && Number.isFinite(value) && value >= 1 ? Math.floor(value) : fallback;
+
+export class DurationStore {
+	readonly maxKeys: number;
+
+	readonly samplesPerSource: number;
+
+	private readonly entries = new Map<string, KeyEntry>();
+
+	constructor(options: DurationStoreOptions = {}) {
+		this.maxKeys = positiveInteger(options.maxKeys, 500);
+		this.samplesPerSource = positiveInteger(options.samplesPerSource, 24);
+	}
+
+	/** Number of keys remembered. */
+	get size(): number {
+		return this.entries.size;
+	}
+
+	/** Adds one sample (ignored unless 0 ≤ lo ≤ hi, both finite). */
+	record(key: string, source: DurationSource, sample: DurationSample): void {
+		const { lo, hi } = sample;
+		if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 0 || hi < lo) return;
+		let entry = this.touch(key);
+		if (!entry) {
+			entry = { samples: { total: [], run: [], queueStep: [] }, plans: new Map() };
+			this.entries.set(key, entry);
+			while (this.entries.size > this.maxKeys) {
+				const oldest = this.entries.keys().next().value as string;
+				this.entries.delete(oldest);
+			}
+		}
+		const list = entry.samples[source];
+		list.push({ lo, hi });
+		if (list.length > this.samplesPerSource) list.splice(0, list.length - this.samplesPerSource);
+		entry.plans.clear();
+	}
+
+	/** The samples of one key and source, oldest first. */
+	samples(key: string, source: DurationSource): readonly DurationSample[] {
+		return this.entries.get(key)?.samples[source] ?? [];
+	}
+
+	/** Whether anything was learned for the key. */
+	has(key: string): boolean {
+		const entry = this.entries.get(key);
+		return entry !== undefined && SOURCES.some((s) => entry.samples[s].length > 0);
+	}
+
+	/** Median of a source's midpoints, if any. */
+	median(key: string, source: DurationSource): number | undefined {
+		const list = this.entries.get(key)?.samples[source];
+		if (!list?.length) return undefined;
+		return medianOf(list.map((s) => (s.lo + s.hi) / 2));
+	}
+
+	/**
+	 * Planned poll times (ms from the anchor) for a run of this key, from one source's samples; undefined when
+	 * nothing usable was learned. Computed once per new sample and cached.
+	 */
+	plan(key: string, source: 'total' | 'run', targetDelayMs: number): readonly number[] | undefined {
+		const entry = this.touch(key);
+		if (!entry) return undefined;
+		const cacheKey = `${source}:${targetDelayMs}`;
+		let plan = entry.plans.get(cacheKey);
+		if (!plan) {
+			const dist = endDistribution(entry.samples[source]);
+			if (!dist) return undefined;
+			plan = planPolls(dist, { targetDelayMs });
+			if (entry.plans.size >= MAX_PLANS_PER_KEY) entry.plans.clear();
+			entry.plans.set(cacheKey, plan);
+		}
+		return plan.length ? plan : undefined;
+	}
+
+	forget(key: string): void {
+		this.entries.delete(key);
+	}
+
+	clear(): void {
+		this.entries.clear();
+	}
+
+	/** The entry, marked as most recently used. */
+	private touch(key: string): KeyEntry | undefined {
+		const entry = this.entries.get(key);
+		if (entry) {
+			this.entries.delete(key);
+			this.entries.set(key, entry);
+		}
+		return entry;
+	}
+}
+
+/** The store shared by every execution in this process (the default of `WaitOptions.durations`). */
+export const sharedDurations = new DurationStore();
+
+/** A timing key from its parts, e.g. `timingKey('model', 'acme/flux', '1024x1024')`. */
+export function timingKey(kind: string, id: string, shape?: string): string {
+	return shape === undefined || shape === '' ? `${kind}:${id}` : `${kind}:${id}:${shape}`;
+}

@@ -1,0 +1,69 @@
+/**
+ * The engine's own defence against bad numbers: whatever a caller passes (NaN from an expression, a negative
+ * value, Infinity), the engine never polls in a busy loop, never runs without a worker, and never gives up on
+ * or cancels a paid run because of a number. Nodes validate their options first (with an error that names
+ * the field); these rules only decide what the engine does if a bad value gets through anyway.
+ */
+import type { DurationStore } from './learning';
+import { sharedDurations } from './learning';
+import { normaliseLimit } from './limiter';
+import { DEFAULT_TARGET_DELAY_MS } from './planner';
+import type { WaitOptions } from './types';
+
+export const DEFAULT_BACKOFF_FACTOR = 1.5;
+export const DEFAULT_JITTER = 0.1;
+export const DEFAULT_MAX_TRANSIENT_ERRORS = 3;
+/** The shortest interval between two polls of one job (a smaller or zero interval would be a busy loop). */
+export const MIN_INTERVAL_MS = 10;
+/** Used only when an interval is not a number at all: the model-run defaults (1 s growing to 10 s). */
+const FALLBACK_INTERVAL_MS = 1000;
+const FALLBACK_MAX_INTERVAL_MS = 10_000;
+
+export interface ResolvedOptions {
+	initialIntervalMs: number;
+	maxIntervalMs: number;
+	/** Infinity: no deadline (only Stop ends the wait). */
+	maxWaitMs: number;
+	concurrency: number;
+	backoffFactor: number;
+	jitter: number;
+	maxTransientErrors: number;
+	followCancellation: boolean;
+	firstPollDelayMs: number;
+	targetDelayMs: number;
+	durations: DurationStore;
+}
+
+const isNumber = (v: unknown): v is number => typeof v === 'number' && !Number.isNaN(v);
+const finiteAtLeast = (v: unknown, min: number): v is number => isNumber(v) && Number.isFinite(v) && v >= min;
+
+/**
+ * - intervals: at least MIN_INTERVAL_MS; not a number → 1 s (cap 10 s); the cap is never below the first
+ *   interval; Infinity as the cap means no cap (sleeps are split to fit a timer).
+ * - `maxWaitMs`: NaN, negative or Infinity → no deadline (the run is still fetched; Stop ends the wait).
+ * - `concurrency`: NaN, 0 or negative → 1 (see `normaliseLimit`).
+ * - everything else: not a usable number → its default.
+ */
+export function resolveOptions(options: WaitOptions): ResolvedOptions {
+	const initial = finiteAtLeast(options.initialIntervalMs, 0)
+		? Math.max(MIN_INTERVAL_MS, options.initialIntervalMs)
+		: FALLBACK_INTERVAL_MS;
+	const rawMax = options.maxIntervalMs;
+	const max = isNumber(rawMax) ? (rawMax === Infinity ? Infinity : Math.max(initial, rawMax)) : Math.max(initial, FALLBACK_MAX_INTERVAL_MS);
+	const factor = options.backoffFactor;
+	const jitter = options.jitter;
+	const transient = options.maxTransientErrors;
+	return {
+		initialIntervalMs: initial,
+		maxIntervalMs: max,
+		maxWaitMs: finiteAtLeast(options.maxWaitMs, 0) ? options.maxWaitMs : Infinity,
+		concurrency: normaliseLimit(options.concurrency),
+		backoffFactor: finiteAtLeast(factor, 1) ? factor : DEFAULT_BACKOFF_FACTOR,
+		jitter: isNumber(jitter) && Number.isFinite(jitter) ? Math.min(0.5, Math.max(0, jitter)) : DEFAULT_JITTER,
+		maxTransientErrors: isNumber(transient) && transient >= 0 ? Math.floor(transient) : DEFAULT_MAX_TRANSIENT_ERRORS,
+		followCancellation: options.followCancellation ?? true,
+		firstPollDelayMs: finiteAtLeast(options.firstPollDelayMs, 0) ? options.firstPollDelayMs : 0,
+		targetDelayMs: finiteAtLeast(options.targetDelayMs, 1) ? options.targetDelayMs : DEFAULT_TARGET_DELAY_MS,
+		durations: options.durations ?? sharedDurations,
+	};
+}

@@ -1,0 +1,162 @@
+/**
+ * Where to poll a run whose end is expected around a learned distribution.
+ *
+ * Cost model: a schedule of poll times t1 < t2 < … costs E[delay] + λ · E[requests], where the delay is the
+ * time from the run's end to the poll that sees it, and the poll at t_k is sent only if the run had not
+ * ended at t_(k−1) (probability S(t_(k−1)), S = 1 − CDF). For a given λ (ms of delay one request is worth)
+ * the cheapest schedule is found exactly by dynamic programming over candidate times (a grid of equal
+ * probability mass, so it is fine where ends are likely and coarse where they are not). In the continuous
+ * limit the optimum spaces polls by sqrt(2λ · S(t) / f(t)): sparse while an end is unlikely, dense where
+ * ends are likely, and the last poll at the upper end of the distribution.
+ *
+ * Every schedule starts with one poll at the lower end of the distribution (no earlier one): it sees almost
+ * every run still going, so what is learned from the run is its true end rather than "before the first
+ * poll" — without it, learning from only the runs that outlast the first poll would push the learned
+ * durations, and so the first poll, later and later.
+ *
+ * λ is not a fixed price: it is the largest one (fewest requests) whose schedule still sees at least half
+ * of the runs within `targetDelayMs` of their end (median delay ≤ target), so a run of 2 s and one of
+ * 5 minutes both meet the same delay goal with as few requests as that allows. A budget bounds the price of
+ * a badly learned (very wide) distribution: a schedule never expects more requests than a fixed poll every
+ * BUDGET_SPACING_MS over the median duration would send (plus BUDGET_EXTRA); when the target would need more,
+ * the delay gives way.
+ */
+import type { EndDistribution } from './distribution';
+
+export interface PlanSettings {
+	/** The median delay from a run's end to its detection that the schedule aims at. */
+	targetDelayMs: number;
+	/** Two planned polls are at least this far apart (except the last one at the upper end). */
+	minGapMs?: number;
+	/** Share of runs to see within the target delay. Default DEFAULT_SHARE_IN_TIME. */
+	shareInTime?: number;
+}
+
+export const DEFAULT_TARGET_DELAY_MS = 300;
+export const DEFAULT_MIN_GAP_MS = 200;
+export const DEFAULT_SHARE_IN_TIME = 0.5;
+const GRID_POINTS = 400;
+const SCAN_POINTS = 2000;
+const BUDGET_SPACING_MS = 5000;
+const BUDGET_EXTRA = 3;
+/** Bisection steps over log λ (a range of e^27.6): 18 steps leave a bracket of 0.01 %. */
+const SEARCH_STEPS = 18;
+
+interface Schedule {
+	polls: number[];
+	requests: number;
+}
+
+/** Candidate poll times: the two ends of the distribution and equal-mass points between them. */
+function candidateTimes(dist: EndDistribution): number[] {
+	const { lo, hi } = dist;
+	const scan: Array<[number, number]> = [];
+	for (let k = 0; k <= SCAN_POINTS; k++) {
+		const t = lo + ((hi - lo) * k) / SCAN_POINTS;
+		scan.push([t, dist.cdf(t)]);
+	}
+	const times = [lo];
+	let s = 1;
+	for (let k = 1; k < GRID_POINTS; k++) {
+		const p = k / GRID_POINTS;
+		while (s < SCAN_POINTS && scan[s][1] < p) s++;
+		const [t1, p1] = scan[s - 1];
+		const [t2, p2] = scan[s];
+		times.push(p2 > p1 ? t1 + ((p - p1) / (p2 - p1)) * (t2 - t1) : t2);
+	}
+	times.push(hi);
+	return [...new Set(times)].filter((t) => t >= 0 && t <= hi).sort((a, b) => a - b);
+}
+
+/**
+ * Poll times in ms from the anchor, increasing: the first at the distribution's lower end, the last at its
+ * upper end. Empty when the distribution is degenerate.
+ */
+export function planPolls(dist: EndDistribution, settings: PlanSettings): number[] {
+	const target = settings.targetDelayMs > 0 ? settings.targetDelayMs : DEFAULT_TARGET_DELAY_MS;
+	const minGap = Math.max(0, settings.minGapMs ?? DEFAULT_MIN_GAP_MS);
+	if (!(dist.hi > 0) || !(dist.hi >= dist.lo)) return [];
+	const t = candidateTimes(dist);
+	const n = t.length;
+	const F = t.map((x) => dist.cdf(x));
+	// Partial first moments ∫ T dF up to t_k, by the midpoint rule on the fine grid.
+	const moment = new Array<number>(n).fill(0);
+	for (let k = 1; k < n; k++) moment[k] = moment[k - 1] + (F[k] - F[k - 1]) * ((t[k] + t[k - 1]) / 2);
+	/** Total delay of the ends in (t_i, t_j] when the next poll after t_i is at t_j. */
+	const gapDelay = (i: number, j: number) => t[j] * (F[j] - F[i]) - (moment[j] - moment[i]);
+
+	const cost = new Array<number>(n);
+	const next = new Array<number>(n);
+	// The first candidate at least `minGap` after each one (the times are sorted).
+	const firstAfterGap = new Array<number>(n);
+	for (let i = 0, j = 0; i < n; i++) {
+		while (j < n - 1 && (j <= i || t[j] - t[i] < minGap)) j++;
+		firstAfterGap[i] = j;
+	}
+	const solve = (lambda: number): Schedule => {
+		cost[n - 1] = 0;
+		next[n - 1] = -1;
+		for (let i = n - 2; i >= 0; i--) {
+			const pollCost = lambda * (1 - F[i]);
+			let best = Infinity;
+			let bestJ = n - 1;
+			for (let j = firstAfterGap[i]; j < n; j++) {
+				const delay = gapDelay(i, j);
+				if (pollCost + delay >= best) break; // later candidates only add delay
+				const c = pollCost + delay + cost[j];
+				if (c < best) {
+					best = c;
+					bestJ = j;
+				}
+			}
+			cost[i] = best;
+			next[i] = bestJ;
+		}
+		const polls: number[] = [t[0]];
+		let requests = 1;
+		for (let i = 0; i !== n - 1; i = next[i]) {
+			requests += 1 - F[i];
+			polls.push(t[next[i]]);
+		}
+		return { polls, requests };
+	};
+
+	/** Share of runs seen within `target` of their end. */
+	const seenInTime = (polls: number[]) => {
+		let p = 0;
+		let previous = 0;
+		for (const x of polls) {
+			p += Math.max(0, dist.cdf(x) - dist.cdf(Math.max(previous, x - target)));
+			previous = x;
+		}
+		return p;
+	};
+	const budget = dist.median / BUDGET_SPACING_MS + BUDGET_EXTRA;
+
+	/** Bisection over log λ: the schedule at the boundary where `ok` stops holding (`ok` holds at `from`). */
+	const boundary = (ok: (s: Schedule) => boolean, from: number, to: number): Schedule => {
+		let good = from;
+		let bad = to;
+		let chosen = solve(Math.exp(good));
+		for (let k = 0; k < SEARCH_STEPS; k++) {
+			const mid = (good + bad) / 2;
+			const s = solve(Math.exp(mid));
+			if (ok(s)) {
+				chosen = s;
+				good = mid;
+			} else bad = mid;
+		}
+		return chosen;
+	};
+	const cheap = Math.log(1e-3); // ms per request: nearly free requests, the densest schedule
+	const dear = Math.log(1e9); // the sparsest schedule: one poll at the upper end
+	const share = settings.shareInTime ?? DEFAULT_SHARE_IN_TIME;
+	const meetsTarget = (s: Schedule) => seenInTime(s.polls) >= share;
+	const withinBudget = (s: Schedule) => s.requests <= budget;
+	if (meetsTarget(solve(Math.exp(cheap)))) {
+		const chosen = boundary(meetsTarget, cheap, dear);
+		if (withinBudget(chosen)) return chosen.polls;
+	}
+	// The target needs more requests than the budget allows: the least delay within the budget.
+	return boundary(withinBudget, dear, cheap).polls;
+}

@@ -1,0 +1,187 @@
+/**
+ * When to poll one job next.
+ *
+ * Without a timing key, or for a key never seen before: the plain backoff (the first poll after
+ * `firstPollDelayMs`, then `initialIntervalMs` growing ×`backoffFactor` up to `maxIntervalMs`, each interval
+ * spread by ±`jitter`).
+ *
+ * With a key that has learned durations (./learning), the job follows a plan (./planner): no poll until the
+ * lower end of what was learned, one there, then polls spaced by the cost model — dense where ends are
+ * likely — up to the upper end; past it, the plain backoff starts again from the first interval. The caller's
+ * `firstPollDelayMs` still holds (no poll earlier); `maxIntervalMs` bounds only the backoff: a learned plan
+ * may stay silent longer, because the run is known not to end in that time.
+ * - A run already finished at the plan's first poll means the runs got faster: the key's learned durations
+ *   are dropped and the next run starts from the backoff.
+ * - Not seen queued: the plan of the `total` durations (from submit), anchored at `submittedAt`.
+ * - Seen queued (`in_queue`): the plan is dropped. While queued, the job polls no more often than the
+ *   backoff and at least every `position × queueStep / 2` (capped at `maxIntervalMs`), where `queueStep`
+ *   is the learned wait per place in the queue (the first interval until learned). When the job is first
+ *   seen in progress, its start is taken as the midpoint between the previous poll and that one, and the
+ *   plan of the `run` durations (from the start) is followed; without those, the `total` plan anchored at
+ *   the start.
+ *
+ * Learning (successful runs only): the end is taken as the midpoint between the last poll that saw the run
+ * going and the one that saw it finished (both kept, as the sample's interval), so a late poll does not
+ * inflate what is learned.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import type { RunState } from '../types';
+import type { ResolvedOptions } from './options';
+import type { WaitJob } from './types';
+
+/** A `run` sample is learned only when its start is known within this fraction of its duration. */
+export const MAX_START_UNCERTAINTY = 0.2;
+
+interface Plan {
+	anchor: number;
+	offsets: readonly number[];
+}
+
+const positionOf = (record: IDataObject): number | undefined => {
+	const raw = record.queue_position;
+	const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+	return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
+};
+
+export class JobSchedule {
+	private interval: number;
+
+	private plan: Plan | undefined;
+
+	private readonly submittedAt: number;
+
+	private lastPollAt: number | undefined;
+
+	/** Last poll that saw the job not finished. */
+	private lastGoingAt: number | undefined;
+
+	private seenQueued = false;
+
+	private firstQueued: { at: number; position: number } | undefined;
+
+	/** The run started between these two times (set when first seen in progress). */
+	private start: { lo: number; hi: number } | undefined;
+
+	/** The first poll is the plan's first (at the lower end of the learned durations). */
+	private firstPollPlanned = false;
+
+	constructor(
+		private readonly job: WaitJob,
+		private readonly options: ResolvedOptions,
+		waitStart: number,
+		private readonly random: () => number,
+	) {
+		this.interval = options.initialIntervalMs;
+		const submitted = job.submittedAt;
+		this.submittedAt = typeof submitted === 'number' && Number.isFinite(submitted) && submitted <= waitStart ? submitted : waitStart;
+	}
+
+	/** ms from `now` until the first poll. */
+	firstDelay(now: number): number {
+		const key = this.job.timingKey;
+		if (key) this.follow(this.planOf(key, 'total'), this.submittedAt);
+		const planned = this.plannedAfter(now);
+		const delay = Math.max(this.options.firstPollDelayMs, planned === undefined ? 0 : planned - now);
+		this.firstPollPlanned = planned !== undefined && now + delay <= planned;
+		return delay;
+	}
+
+	/** After a poll sent and answered around `at` that found the job not finished: ms from `now` until the next poll. */
+	afterPoll(at: number, now: number, state: RunState, record: IDataObject): number {
+		const key = this.job.timingKey;
+		const previous = this.lastPollAt;
+		this.lastPollAt = at;
+		this.lastGoingAt = at;
+		if (state === 'queued') {
+			this.seenQueued = true;
+			this.plan = undefined;
+			const position = positionOf(record);
+			if (!this.firstQueued && position !== undefined && position >= 1) this.firstQueued = { at, position };
+			if (key) return this.queuedWait(key, position);
+		} else if (state === 'cancelling') {
+			this.plan = undefined;
+		} else if (state === 'running' && !this.start) {
+			this.start = { lo: previous ?? this.submittedAt, hi: at };
+			if (key && this.seenQueued) {
+				const anchor = (this.start.lo + this.start.hi) / 2;
+				this.follow(this.planOf(key, 'run') ?? this.planOf(key, 'total'), anchor);
+			}
+		}
+		if (this.plan) {
+			const planned = this.plannedAfter(now);
+			if (planned !== undefined) return planned - now;
+			// Past the upper end of what was learned: back off again from the first interval.
+			this.plan = undefined;
+			this.interval = this.options.initialIntervalMs;
+		}
+		return this.backoffWait();
+	}
+
+	/** The backoff wait, growing the interval (also used after a transient error). */
+	backoffWait(): number {
+		const wait = this.jitteredInterval();
+		this.interval = Math.min(this.options.maxIntervalMs, this.interval * this.options.backoffFactor);
+		return wait;
+	}
+
+	/** The current interval with jitter, not grown (after a 429). */
+	jitteredInterval(): number {
+		const { jitter, maxIntervalMs } = this.options;
+		const ms = jitter > 0 ? this.interval * (1 + (this.random() * 2 - 1) * jitter) : this.interval;
+		return Math.min(maxIntervalMs, ms);
+	}
+
+	/** The job was seen finished by the poll around `at`: learn from a successful run. */
+	finished(at: number, state: RunState): void {
+		const key = this.job.timingKey;
+		if (!key || state !== 'succeeded') return;
+		const store = this.options.durations;
+		if (this.lastGoingAt === undefined && this.firstPollPlanned) {
+			// Finished before the lower end of what was learned: the runs got faster. Start learning again.
+			store.forget(key);
+			return;
+		}
+		const endLo = this.lastGoingAt ?? this.submittedAt;
+		if (!this.seenQueued) store.record(key, 'total', { lo: endLo - this.submittedAt, hi: at - this.submittedAt });
+		if (!this.start) return;
+		const startMid = (this.start.lo + this.start.hi) / 2;
+		const run = { lo: endLo - startMid, hi: at - startMid };
+		if (this.start.hi - this.start.lo <= MAX_START_UNCERTAINTY * ((run.lo + run.hi) / 2)) store.record(key, 'run', run);
+		if (this.firstQueued) {
+			const { at: queuedAt, position } = this.firstQueued;
+			store.record(key, 'queueStep', {
+				lo: Math.max(0, this.start.lo - queuedAt) / position,
+				hi: Math.max(0, this.start.hi - queuedAt) / position,
+			});
+		}
+	}
+
+	private queuedWait(key: string, position: number | undefined): number {
+		const backoff = this.backoffWait();
+		if (position === undefined) return backoff;
+		const step = this.options.durations.median(key, 'queueStep') ?? this.options.initialIntervalMs;
+		return Math.max(backoff, Math.min(this.options.maxIntervalMs, (position * step) / 2));
+	}
+
+	/** A learned plan; a failure in learning never breaks the wait (the backoff is used instead). */
+	private planOf(key: string, source: 'total' | 'run'): readonly number[] | undefined {
+		try {
+			return this.options.durations.plan(key, source, this.options.targetDelayMs);
+		} catch {
+			return undefined;
+		}
+	}
+
+	private follow(offsets: readonly number[] | undefined, anchor: number): void {
+		this.plan = offsets?.length ? { anchor, offsets } : undefined;
+	}
+
+	/** The next planned poll time after `now`, if a plan is followed and has one left. */
+	private plannedAfter(now: number): number | undefined {
+		if (!this.plan) return undefined;
+		const { anchor, offsets } = this.plan;
+		for (const offset of offsets) if (anchor + offset > now) return anchor + offset;
+		return undefined;
+	}
+}
