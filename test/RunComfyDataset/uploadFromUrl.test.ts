@@ -285,8 +285,9 @@ describe('Upload From URL', () => {
 		await host.hits[0].hungUp; // the request was aborted: the file host saw the connection close
 		expect(host.hits[0].sent).toBeLessThan(160_000_000);
 		expect(filesOf(id)).toEqual({});
-		// The bytes went through, not into memory: live buffers stay a small part of the 150 MB that passed.
-		expect(peakBuffers / 150_000_000).toBeLessThan(0.4);
+		// The bytes went through, not into memory: buffering the file would hold all 150 MB (ratio ≥ 1); a margin
+		// for a busy machine's late garbage collection keeps this from failing under load.
+		expect(peakBuffers / 150_000_000).toBeLessThan(0.75);
 	}, 120_000);
 
 	it('streams a file with Content-Length into the upload with the exact size', async () => {

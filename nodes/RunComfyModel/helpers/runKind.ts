@@ -6,6 +6,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { INFERENCE_WAIT, SUBMIT_CONCURRENCY, readDownloadOptions, requestVerdict } from '../../shared/jobs';
+import { timingKey } from '../../shared/wait';
 import type { DownloadChoice, JobItem, JobKind } from '../../shared/jobs';
 import { errorTextOf, resultItem } from '../../shared/outputs';
 import { normaliseStatus } from '../../shared/status';
@@ -51,6 +52,8 @@ export function modelRunKind(ctx: IExecuteFunctions): JobKind<ModelRunItem, Down
 			return { id: handle.request_id, json: { ...handle } };
 		},
 		queued: { status: 'in_queue' },
+		// Runs of one model take about as long for the same number of outputs and the same length.
+		timingKey: (p) => timingKey('model', p.modelId, shapeOf(p.body)),
 		poll: async (t) => {
 			const record = await getModelRequestStatus(ctx, t.id);
 			return { state: normaliseStatus(record.status), record };
@@ -72,4 +75,12 @@ export function modelRunKind(ctx: IExecuteFunctions): JobKind<ModelRunItem, Down
 			(await resultItem(ctx, t.itemIndex, json, { succeeded, urls: modelOutputUrls(json), toolJson, hosts, download: options })).item,
 		toolJson,
 	};
+}
+
+/** What changes a model's run time: how many outputs, how long, how large (when the request says). */
+function shapeOf(body: IDataObject): string {
+	return ['num_images', 'num_outputs', 'duration', 'image_size', 'resolution', 'aspect_ratio']
+		.filter((k) => body[k] !== undefined && body[k] !== null && typeof body[k] !== 'object')
+		.map((k) => `${k}=${String(body[k])}`)
+		.join(',');
 }

@@ -38,7 +38,7 @@ export interface Accepted {
 }
 
 /** A prepared item that has a job on the service (submitted now, or named by the item). */
-export type Tracked<P extends JobItem> = P & { id: string; accepted: IDataObject };
+export type Tracked<P extends JobItem> = P & { id: string; accepted: IDataObject; submittedAt?: number };
 
 /** A finished job judged by its kind: a good result, or an error with the service's reason and what to do. */
 export type Verdict =
@@ -88,6 +88,8 @@ export interface JobKind<P extends JobItem, O = undefined> {
 	keepServiceStatus?: boolean;
 	/** Without waiting, take one status of each job anyway (the dataset's file list for caption warnings). */
 	snapshotWithoutWait?: boolean;
+	/** Jobs with the same key take about as long: the wait engine learns their duration and polls near the end. */
+	timingKey?(p: P): string | undefined;
 	/** One status request. */
 	poll(t: Tracked<P>): Promise<PollResult>;
 	/** Cancel on the service (On Timeout "Cancel", Stop). The transport sends it even after Stop. */

@@ -7,12 +7,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { MAX_TIMER_MS } from '../wait';
 import type { TimeoutBehaviour, WaitOptions } from '../wait';
 import type { WaitDefaults } from './defaults';
 import { DEFAULT_MAX_DOWNLOAD_MB, TOOL_MAX_WAIT_SECONDS } from './defaults';
 
-/** The longest single timer a JavaScript runtime can hold (2^31 − 1 ms); longer waits are clamped to it. */
-export const MAX_TIMER_MS = 2_147_483_647;
 
 export interface NumberRule {
 	/** The field as the UI names it, e.g. "Max Wait (Seconds)". */

@@ -31,14 +31,14 @@ export const mayHaveBeenAccepted = (error: unknown): boolean =>
 	((error as { context?: IDataObject }).context?.mayHaveBeenAccepted === true ||
 		(error as IDataObject).mayHaveBeenAccepted === true);
 
-type Answer = { accepted: Accepted } | { error: unknown } | { noAnswer: true };
+type Answer = { accepted: Accepted; at: number } | { error: unknown } | { noAnswer: true };
 
 export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promise<Submitted<P>> {
 	const { ctx, kind, memory, signal } = batch;
 	const tracked: Array<Tracked<P>> = [];
 	let failure: { itemIndex: number; error: unknown } | undefined;
 	let stoppedDuring = false;
-	const track = (p: P, accepted: Accepted) => tracked.push({ ...p, id: accepted.id, accepted: accepted.json });
+	const track = (p: P, accepted: Accepted, submittedAt?: number) => tracked.push({ ...p, id: accepted.id, accepted: accepted.json, submittedAt });
 
 	const toSubmit: P[] = [];
 	for (const { p } of batch.checked) {
@@ -85,7 +85,7 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 		if ('accepted' in answer) {
 			memory.set(p.itemIndex, { state: 'accepted', accepted: answer.accepted });
 			if (kind.paid) recordPaid(batch, p, answer.accepted);
-			track(p, answer.accepted);
+			track(p, answer.accepted, answer.at);
 			return;
 		}
 		if ('noAnswer' in answer) {
@@ -135,8 +135,9 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
  * (the paid request itself is not bound to Stop, see the transport), so an accepted id is not lost.
  */
 async function answerOf<P extends JobItem, O>(batch: Batch<P, O>, p: P): Promise<Answer> {
+	const sentAt = Date.now();
 	const submission = (batch.kind.submit as (p: P) => Promise<Accepted>)(p).then(
-		(accepted): Answer => ({ accepted }),
+		(accepted): Answer => ({ accepted, at: sentAt }),
 		(error: unknown): Answer => ({ error }),
 	);
 	const signal = batch.signal;

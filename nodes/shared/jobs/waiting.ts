@@ -38,6 +38,8 @@ export async function waitForJobs<P extends JobItem, O>(
 	const jobs: WaitJob[] = [...firstOf.values()].map((t) => ({
 		itemIndex: t.itemIndex,
 		id: t.id,
+		timingKey: kind.timingKey?.(t),
+		submittedAt: t.submittedAt,
 		poll: async () => await kind.poll(t),
 		// The transport sends this cancel even after Stop (it is not bound to the aborted cancel signal).
 		...(kind.cancel ? { cancel: async () => await (kind.cancel as (t: Tracked<P>) => Promise<IDataObject>)(t) } : {}),

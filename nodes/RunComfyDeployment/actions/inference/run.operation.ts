@@ -5,6 +5,7 @@ import { downloadProperties, minimumBalanceOption, waitProperties } from '../../
 import { INFERENCE_WAIT, SUBMIT_CONCURRENCY, requestVerdict, runJobs } from '../../../shared/jobs';
 import type { JobItem, JobKind } from '../../../shared/jobs';
 import { normaliseStatus } from '../../../shared/status';
+import { timingKey } from '../../../shared/wait';
 import type { ResultRecord } from '../../../shared/types';
 import {
 	cancelDeploymentRequest,
@@ -207,6 +208,7 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			return { id: handle.request_id, json: { ...handle } };
 		},
 		queued: { status: 'in_queue' },
+		timingKey: (p) => timingKey('deployment', p.deploymentId),
 		poll: async (t) => {
 			const record = await getDeploymentRequestStatus(this, t.deploymentId, t.id);
 			return { state: normaliseStatus(record.status), record };
