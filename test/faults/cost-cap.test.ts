@@ -20,7 +20,7 @@ const NO_DURATION = 'wan-ai/wan-2-2/a14b/text-to-video';
 const sb = useFaultSandbox();
 beforeEach(() => sb.reset({ runDurationMs: 30, queueMs: 0, walletMicrodollars: WALLET }));
 
-async function runWithCap(models: string[], cap: unknown, extra: Partial<Parameters<typeof runNode>[0]> = {}): Promise<RunNodeResult> {
+async function runWithCap(models: string[], cap: number | string, extra: Partial<Parameters<typeof runNode>[0]> = {}): Promise<RunNodeResult> {
 	return await runNode({
 		node: new RunComfyModel(),
 		credentials: credentialsFor(sb),

@@ -17,7 +17,6 @@ import type { CapturedLine } from '../helpers/faults-capture';
 import {
 	STABLE,
 	credentialsFor,
-	direct,
 	flashPromptRun,
 	isInference,
 	isModelSubmit,

@@ -3,7 +3,7 @@ export { runJobs } from './flow';
 export type { Accepted, JobItem, JobKind, JobNoun, PresentContext, Tracked, Verdict } from './kind';
 export { CANCEL_WAIT, DATASET_WAIT, DEFAULT_MAX_DOWNLOAD_MB, INFERENCE_WAIT, SUBMIT_CONCURRENCY, TOOL_MAX_WAIT_SECONDS, TRAINING_WAIT } from './defaults';
 export type { WaitDefaults } from './defaults';
-export { checkNumber, readBoolean, readDownloadOptions, readMinimumBalance, readNumber, readWaitOptions } from './options';
+export { MAX_LIST_LIMIT, checkNumber, readBoolean, readDownloadOptions, readListLimit, readMinimumBalance, readNumber, readWaitOptions } from './options';
 export type { DownloadChoice, NumberRule, ReadWaitOptions } from './options';
 export { cancelOutcomeOf } from './waiting';
 export { requestVerdict } from './verdicts';

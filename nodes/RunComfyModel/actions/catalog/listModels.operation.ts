@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { returnAllProperties } from '../../../shared/descriptions';
+import { readListLimit, readNumber } from '../../../shared/jobs';
 import { listModels } from '../../../shared/transport';
 import type { ModelEntry } from '../../../shared/types';
 
@@ -79,8 +80,15 @@ export const description = updateDisplayOptions({ show: { resource: ['catalog'],
 
 /** Catalog → List Models: one item per model; Return All pages through `offset`/`total`. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? Infinity : Math.max(1, Math.floor(this.getNodeParameter('limit', itemIndex, 50) as number));
+	const limit = readListLimit(this, itemIndex);
+	let offset = readNumber(this, 'options.offset', itemIndex, 0, {
+		label: 'Skip First',
+		min: 0,
+		max: 10_000_000,
+		integer: true,
+		example: 'a whole number of models to skip, e.g. 100',
+		outcome: 'Nothing was read.',
+	});
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const query = {
@@ -90,7 +98,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		includeSchema: options.includeSchema === true,
 	};
 	const models: ModelEntry[] = [];
-	let offset = Math.max(0, Math.floor(Number(options.offset ?? 0)));
 	for (;;) {
 		const pageSize = Math.min(MAX_PAGE, limit - models.length);
 		const page = await listModels(this, { ...query, limit: pageSize, offset });
