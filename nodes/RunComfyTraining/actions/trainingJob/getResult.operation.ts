@@ -3,7 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getTrainingJobResult } from '../../../shared/transport';
 import { artifactDownloadProperties, downloadArtifacts, readArtifactOptions } from '../../helpers/artifacts';
-import { describeResult, jobIdProperty, readJobId } from '../../helpers/jobs';
+import { describeResult, jobIdProperty, jobState, readJobId } from '../../helpers/jobs';
+import { withPublicStatus } from '../../../shared/status';
 import { DownloadHosts } from '../../../shared/outputs';
 
 const properties: INodeProperties[] = [jobIdProperty(), ...artifactDownloadProperties({})];
@@ -20,5 +21,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const result = await getTrainingJobResult(this, jobId);
 	const described = describeResult(jobId, result);
 	const { binary, info } = await downloadArtifacts(this, described, choice, new DownloadHosts(this));
-	return { json: { ...described, ...info }, ...(binary ? { binary } : {}), pairedItem: { item: itemIndex } };
+	// The job's status in the nodes' one vocabulary, judged from the result alone (STOPPED with an error: stopped early).
+	const json = withPublicStatus({ ...described, ...info }, jobState(result, result));
+	return { json, ...(binary ? { binary } : {}), pairedItem: { item: itemIndex } };
 }
