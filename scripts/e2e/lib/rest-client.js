@@ -6,6 +6,11 @@ const path = require('path');
 
 const { N8N_VERSION, CACHE_DIR, CREDENTIAL_TYPE, DEFAULT_OWNER } = require('./constants');
 
+// One connection per request. Node's global agent keeps sockets alive, and a request sent on a socket the
+// server is just closing after its keep-alive timeout fails with "socket hang up" (seen on a loaded machine
+// when a test paused a few seconds between two calls).
+const agent = new http.Agent({ keepAlive: false });
+
 /** Minimal HTTP client (JSON, cookie jar) for n8n's internal REST API. */
 class RestClient {
 	constructor(baseUrl) {
@@ -26,6 +31,7 @@ class RestClient {
 				url,
 				{
 					method,
+					agent,
 					headers: {
 						accept: 'application/json',
 						'browser-id': this.browserId,
