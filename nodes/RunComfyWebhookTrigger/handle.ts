@@ -14,7 +14,7 @@ import type {
 
 import { downloadAll } from '../shared/download';
 import type { FoundUrl } from '../shared/download';
-import { DEFAULT_MAX_DOWNLOAD_MB } from '../shared/descriptions';
+import { DEFAULT_MAX_DOWNLOAD_MB } from '../shared/jobs';
 import { outputUrlsOf } from '../shared/outputs';
 import { parseAllowedHosts } from '../shared/transport';
 import { CREDENTIAL_NAME } from '../shared/types';
