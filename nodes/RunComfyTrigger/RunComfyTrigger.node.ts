@@ -1,5 +1,4 @@
 import type {
-	IDataObject,
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
@@ -11,9 +10,11 @@ import { balanceEvent } from './events/balance';
 import { datasetEvent } from './events/dataset';
 import { requestEvent } from './events/request';
 import { trainingJobEvent } from './events/trainingJob';
-import type { TriggerEvent, WatchState } from './events/types';
+import { FIRE_FOR_EXISTING } from './events/options';
+import type { TriggerEvent } from './events/types';
 import { emit } from './events/types';
 import { searchDatasets, searchDeployments } from './methods';
+import { openWatchStore } from './state';
 
 const EVENTS: Record<string, TriggerEvent> = {
 	trainingJob: trainingJobEvent,
@@ -82,13 +83,18 @@ export class RunComfyTrigger implements INodeType {
 			});
 		}
 		const manual = this.getMode() === 'manual';
-		const observations = await event.observe(this);
-		// One state per event kind, so switching the event does not replay or swallow transitions. "Fetch Test
-		// Event" (manual) neither reads nor writes it.
-		const staticData = manual ? {} : this.getWorkflowStaticData('node');
-		const state = ((staticData[eventName] as WatchState | undefined) ??= {}) as WatchState;
-		const records: IDataObject[] = await emit(observations, state, manual);
-		if (records.length === 0) return null;
-		return [this.helpers.returnJsonArray(records)];
+		// One state per event kind (and mode), so switching the event does not replay or swallow transitions.
+		// "Fetch Test Event" (manual) neither reads nor writes it.
+		const stateName = event.stateName?.(this) ?? eventName;
+		const store = manual ? undefined : openWatchStore(this);
+		const state = store?.get(stateName) ?? {};
+		const report = await event.observe(this, new Set(Object.keys(state.gone ?? {})));
+		const { items, next } = await emit(report, state, {
+			manual,
+			fireForExisting: this.getNodeParameter(FIRE_FOR_EXISTING, false) === true,
+		});
+		store?.set(stateName, next);
+		if (items.length === 0) return null;
+		return [this.helpers.returnJsonArray(items)];
 	}
 }

@@ -3,7 +3,8 @@ import type { IDataObject } from 'n8n-workflow';
 import type { Sandbox } from '../../sandbox';
 import { client, openSandbox, pollOnce } from './setup';
 
-const params = (thresholdUsd: number) => ({ event: 'balanceBelow', thresholdUsd });
+// Most tests start below the threshold and ask the first poll to fire for that too.
+const params = (thresholdUsd: number, fireForExisting = true) => ({ event: 'balanceBelow', thresholdUsd, fireForExisting });
 
 describe('RunComfy Trigger: balance below a threshold', () => {
 	let sb: Sandbox;
@@ -33,6 +34,21 @@ describe('RunComfy Trigger: balance below a threshold', () => {
 				currency: 'USD',
 			},
 		]);
+	});
+
+	it('the first poll records a balance already below without firing, unless "Fire If Already Below"', async () => {
+		wallet(400_000);
+		const off: IDataObject = {};
+		expect(await pollOnce(sb, params(1, false), off)).toBeNull();
+		expect(await pollOnce(sb, params(1, false), off)).toBeNull();
+		// Back above and below again: that crossing fires.
+		wallet(1_500_000);
+		expect(await pollOnce(sb, params(1, false), off)).toBeNull();
+		wallet(900_000);
+		expect((await pollOnce(sb, params(1, false), off))?.map((e) => e.balance_microdollars)).toEqual([900_000]);
+
+		wallet(400_000);
+		expect((await pollOnce(sb, params(1, true), {}))?.map((e) => e.event)).toEqual(['balance.below_threshold']);
 	});
 
 	it('fires once when crossing below, and again only after the balance went back to or above it', async () => {

@@ -14,11 +14,14 @@ import {
 	uploadPair,
 } from './setup';
 
+// Most tests start from datasets already READY or FAILED and ask the first poll to fire for those too.
 const params = (id: string, more = '') => ({
 	event: 'dataset',
 	dataset: { __rl: true, mode: 'list', value: id },
 	moreDatasetIds: more,
+	fireForExisting: true,
 });
+const allParams = (fireForExisting = false) => ({ event: 'dataset', watchDatasets: 'all', fireForExisting });
 
 describe('RunComfy Trigger: dataset ready or failed', () => {
 	let sb: Sandbox;
@@ -109,10 +112,64 @@ describe('RunComfy Trigger: dataset ready or failed', () => {
 		const staticData: IDataObject = {};
 		const out = await pollOnce(
 			sb,
-			{ event: 'dataset', dataset: { __rl: true, mode: 'id', value: ` ${a} ` }, moreDatasetIds: `={{ ["${a}"] }}` },
+			{
+				event: 'dataset',
+				dataset: { __rl: true, mode: 'id', value: ` ${a} ` },
+				moreDatasetIds: `={{ ["${a}"] }}`,
+				fireForExisting: true,
+			},
 			staticData,
 		);
 		expect(out?.map((e) => e.dataset_id)).toEqual([a]);
+	});
+
+	it('watches every dataset of the account with one list request per poll, new datasets included', async () => {
+		const old = await createDataset(sb, 'old');
+		await uploadPair(sb, old, 'img_0001');
+		await datasetReaches(sb, old, 'READY');
+		const staticData: IDataObject = {};
+		const lists = () => sb.log().filter((e) => e.method === 'GET' && e.path === DATASETS).length;
+		const details = () => sb.log().filter((e) => e.method === 'GET' && e.path.endsWith('/status')).length;
+
+		// First poll: what is there is recorded, nothing fires.
+		sb.clearLog();
+		expect(await pollOnce(sb, allParams(), staticData)).toBeNull();
+		expect([lists(), details()]).toEqual([1, 0]);
+
+		// A dataset created later becomes READY, another one FAILED: each fires once, with its files.
+		const fresh = await createDataset(sb, 'fresh');
+		await uploadPair(sb, fresh, 'img_0001');
+		await datasetReaches(sb, fresh, 'READY');
+		const broken = await createDataset(sb, 'broken');
+		await client(sb).post(`${sb.urls.trainer}${DATASETS}/${broken}/upload`, { filename: 'fail_0001.txt', text: 'x' });
+		await datasetReaches(sb, broken, 'FAILED');
+		sb.clearLog();
+		const fired = await pollOnce(sb, allParams(), staticData);
+		expect(fired?.map((e) => [e.event, e.dataset_id, e.files_count ?? null]).sort()).toEqual(
+			[
+				['dataset.ready', fresh, 2],
+				['dataset.failed', broken, 0],
+			].sort(),
+		);
+		expect(fired?.find((e) => e.dataset_id === fresh)).toMatchObject({ name: 'fresh', status: 'READY' });
+		// One list, and the status record only of the two that fired.
+		expect([lists(), details()]).toEqual([1, 2]);
+		expect(await pollOnce(sb, allParams(), staticData)).toBeNull();
+
+		// More files in the old dataset: READY again after an update no poll saw.
+		await uploadPair(sb, old, 'img_0002');
+		await datasetReaches(sb, old, 'READY', 4);
+		expect((await pollOnce(sb, allParams(), staticData))?.map((e) => [e.dataset_id, e.files_count])).toEqual([[old, 4]]);
+		expect(await pollOnce(sb, allParams(), staticData)).toBeNull();
+	});
+
+	it('all datasets: "Fire for Already Ready or Failed" fires for the ones already READY on the first poll', async () => {
+		const ready = await createDataset(sb, 'ready');
+		await uploadPair(sb, ready, 'img_0001');
+		await datasetReaches(sb, ready, 'READY');
+		await createDataset(sb, 'draft');
+		expect((await pollOnce(sb, allParams(true), {}))?.map((e) => [e.event, e.dataset_id])).toEqual([['dataset.ready', ready]]);
+		expect(await pollOnce(sb, allParams(false), {})).toBeNull();
 	});
 
 	it('offers the Dataset node\'s dataset picker', async () => {

@@ -24,10 +24,10 @@ describe('RunComfy Trigger description', () => {
 		);
 		const fieldsOf = (value: string) =>
 			description.properties.filter((p) => (p.displayOptions?.show?.event as string[] | undefined)?.includes(value)).map((p) => p.name);
-		expect(fieldsOf('trainingJob')).toEqual(['jobIds']);
-		expect(fieldsOf('dataset')).toEqual(['dataset', 'moreDatasetIds']);
-		expect(fieldsOf('request')).toEqual(['requestType', 'deploymentId', 'requestIds']);
-		expect(fieldsOf('balanceBelow')).toEqual(['thresholdUsd']);
+		expect(fieldsOf('trainingJob')).toEqual(['jobIds', 'fireForExisting']);
+		expect(fieldsOf('dataset')).toEqual(['watchDatasets', 'dataset', 'moreDatasetIds', 'fireForExisting']);
+		expect(fieldsOf('request')).toEqual(['requestType', 'deploymentId', 'requestIds', 'fireForExisting', 'webhookNotice']);
+		expect(fieldsOf('balanceBelow')).toEqual(['thresholdUsd', 'fireForExisting']);
 	});
 
 	it('reuses the Dataset and Deployment nodes\' pickers', async () => {

@@ -39,7 +39,12 @@ describe('examples/trigger-training-finished.json', () => {
 		await readyDataset(sb, 'dogs');
 		const jobId = await submitJob(sb, 'sks_dog', 'dogs', 20);
 		await jobReaches(sb, jobId, (j) => j.status === 'STOPPED');
-		const triggerParams = { ...(nodeOf('n8n-nodes-runcomfy.runComfyTrigger').parameters as INodeParameters), jobIds: jobId };
+		// The job finished before this first poll: "Fire for Already Finished" lets it fire (off in the example).
+		const triggerParams = {
+			...(nodeOf('n8n-nodes-runcomfy.runComfyTrigger').parameters as INodeParameters),
+			jobIds: jobId,
+			fireForExisting: true,
+		};
 		const staticData: IDataObject = {};
 
 		const events = await pollOnce(sb, triggerParams, staticData);

@@ -15,12 +15,14 @@ import {
 	trigger,
 } from './setup';
 
-const modelParams = (requestIds: string) => ({ event: 'request', requestType: 'model', requestIds });
+// Most tests start from runs that already finished, so they ask the first poll to fire for those too.
+const modelParams = (requestIds: string, fireForExisting = true) => ({ event: 'request', requestType: 'model', requestIds, fireForExisting });
 const deploymentParams = (deploymentId: string, requestIds: string) => ({
 	event: 'request',
 	requestType: 'deployment',
 	deploymentId: { __rl: true, mode: 'list', value: deploymentId },
 	requestIds,
+	fireForExisting: true,
 });
 
 describe('RunComfy Trigger: request finished', () => {
@@ -141,10 +143,14 @@ describe('RunComfy Trigger: request finished', () => {
 		expect((await pollOnce(sb, modelParams(ids), staticData))?.map((e) => e.request_id)).toEqual([ok]);
 	});
 
-	it('a deployment request watched as a model run is a clear error (the two APIs do not mix)', async () => {
+	it('a deployment request watched as a model run is reported as gone (the two APIs do not mix); no deployment is a clear error', async () => {
 		const dep = sb.stable.deployments.textToImage;
 		const rid = await submitInference(sb, dep);
-		await expect(pollOnce(sb, modelParams(rid), {})).rejects.toMatchObject({ message: expect.stringMatching(/not found|404/i) });
+		const gone = await pollOnce(sb, modelParams(rid), {});
+		expect(gone).toEqual([
+			expect.objectContaining({ event: 'request.gone', request_type: 'model', request_id: rid, http_code: '404', watching: false }),
+		]);
+		expect(String(gone![0].error)).toMatch(/not found|404/i);
 		await expect(pollOnce(sb, { event: 'request', requestType: 'deployment', requestIds: rid }, {})).rejects.toMatchObject({
 			message: 'No deployment chosen',
 		});

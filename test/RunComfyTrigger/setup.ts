@@ -7,8 +7,8 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 
 import type { Sandbox, SandboxConfig } from '../../sandbox';
 import { RunComfyTrigger } from '../../nodes/RunComfyTrigger/RunComfyTrigger.node';
-import { poll } from '../helpers/engine';
 import { credentialsFor, openSandbox as openLoopbackSandbox } from '../helpers/sandboxSetup';
+import { pollWorkflow } from './harness';
 import { client, pollUntil } from '../sandbox/helpers';
 
 export { client, credentialsFor, pollUntil };
@@ -30,19 +30,26 @@ export async function openSandbox(config: SandboxConfig = {}): Promise<Sandbox> 
 	});
 }
 
-/** One scheduled poll (mode 'trigger') or "Fetch Test Event" (mode 'manual'); returns the emitted JSON or null. */
+/**
+ * One scheduled poll (mode 'trigger') or "Fetch Test Event" (mode 'manual'); returns the emitted JSON or null.
+ * `staticData` is the workflow's static data (pass the same object to later polls); `node` names the trigger
+ * node (default "RunComfy Trigger", id "trigger-node").
+ */
 export async function pollOnce(
 	sb: Sandbox,
 	parameters: INodeParameters,
 	staticData: IDataObject,
 	mode: 'trigger' | 'manual' = 'trigger',
+	node: { name?: string; id?: string } = {},
 ): Promise<IDataObject[] | null> {
-	const out: INodeExecutionData[][] | null = await poll({
+	const out: INodeExecutionData[][] | null = await pollWorkflow({
 		node: trigger,
 		parameters,
 		credentials: credentialsFor(sb),
-		staticData,
+		workflowStaticData: staticData,
 		mode,
+		nodeName: node.name,
+		nodeId: node.id,
 	});
 	if (out === null) return null;
 	expect(out).toHaveLength(1);

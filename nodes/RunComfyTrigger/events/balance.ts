@@ -1,7 +1,8 @@
 import { checkNumber } from '../../shared/jobs';
 import type { NumberRule } from '../../shared/jobs';
 import { getBalance } from '../../shared/transport';
-import type { TriggerEvent } from './types';
+import { fireForExistingProperty } from './options';
+import type { Observation, TriggerEvent } from './types';
 
 const show = { event: ['balanceBelow'] };
 
@@ -24,6 +25,12 @@ export const balanceEvent: TriggerEvent = {
 				'Fires once when the balance drops below this amount, and again only after it has gone back to or above it. Compared exactly, in microdollars.',
 			displayOptions: { show },
 		},
+		fireForExistingProperty(
+			show,
+			'Fire If Already Below',
+			'a balance that is already below the threshold',
+			'A changed threshold starts afresh and fires if the balance is below it.',
+		),
 	],
 
 	async observe(ctx) {
@@ -33,21 +40,22 @@ export const balanceEvent: TriggerEvent = {
 		const balance = await getBalance(ctx);
 		const micro = Number(balance.balance_microdollars);
 		const below = micro < thresholdMicro;
-		return [
-			{
-				// A changed threshold starts afresh.
-				id: `balance:${thresholdMicro}`,
-				key: below ? 'below' : 'above',
-				reported: below,
-				output: async () => ({
-					event: below ? 'balance.below_threshold' : 'balance.above_threshold',
-					below_threshold: below,
-					threshold_usd: thresholdMicro / 1_000_000,
-					threshold_microdollars: thresholdMicro,
-					...balance,
-					currency: balance.currency ?? 'USD',
-				}),
-			},
-		];
+		const id = `balance:${thresholdMicro}`;
+		const observation: Observation = {
+			// A changed threshold starts afresh.
+			id,
+			key: below ? 'below' : 'above',
+			reported: below,
+			output: async () => ({
+				event: below ? 'balance.below_threshold' : 'balance.above_threshold',
+				below_threshold: below,
+				threshold_usd: thresholdMicro / 1_000_000,
+				threshold_microdollars: thresholdMicro,
+				...balance,
+				currency: balance.currency ?? 'USD',
+			}),
+		};
+		// One observation; a failure fails the poll (there is nothing else to report).
+		return { ids: [id], observations: [observation], failures: [] };
 	},
 };

@@ -1,4 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { collectUrls } from '../../shared/download';
@@ -10,8 +10,9 @@ import {
 	getModelRequestStatus,
 } from '../../shared/transport';
 import type { RunState } from '../../shared/types';
-import type { Observation, TriggerEvent } from './types';
-import { parseIdList, requireIds } from './types';
+import { fireForExistingProperty } from './options';
+import type { FailureItem, Observation, TriggerEvent } from './types';
+import { observeEach, parseIdList, requireIds } from './types';
 
 const show = { event: ['request'] };
 
@@ -70,9 +71,18 @@ export const requestEvent: TriggerEvent = {
 				'Requests to watch, separated by commas or new lines, or an expression returning a list. Fires once when each finishes (succeeded, failed or cancelled), with its result.',
 			displayOptions: { show },
 		},
+		fireForExistingProperty(show, 'Fire for Already Finished', 'requests that have already finished'),
+		{
+			displayName:
+				'For deployment requests, the RunComfy Webhook Trigger starts the workflow when RunComfy delivers the result, without polling',
+			name: 'webhookNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { ...show, requestType: ['deployment'] } },
+		},
 	],
 
-	async observe(ctx) {
+	async observe(ctx, skip) {
 		const type = ctx.getNodeParameter('requestType', 'model') as 'model' | 'deployment';
 		const deploymentId =
 			type === 'deployment' ? String(ctx.getNodeParameter('deploymentId', '', { extractValue: true }) ?? '').trim() : '';
@@ -81,52 +91,76 @@ export const requestEvent: TriggerEvent = {
 				description: 'Pick the deployment the requests were submitted to in "Deployment".',
 			});
 		}
-		const ids = requireIds(ctx, parseIdList(ctx.getNodeParameter('requestIds', '')), 'requests', 'Request IDs');
-		const observations: Observation[] = [];
-		for (const requestId of ids) {
-			const status =
-				type === 'model'
-					? await getModelRequestStatus(ctx, requestId)
-					: await getDeploymentRequestStatus(ctx, deploymentId, requestId);
-			const statusState = normaliseStatus(status.status);
-			const finished = FINISHED.includes(statusState);
-			observations.push({
-				id: type === 'model' ? requestId : `${deploymentId}/${requestId}`,
-				key: statusState,
-				reported: finished,
-				output: async () => {
-					let state = statusState;
-					let result: IDataObject | undefined;
-					if (finished) {
-						result =
-							type === 'model'
-								? await getModelRequestResult(ctx, requestId, { includeCost: true })
-								: await getDeploymentRequestResult(ctx, deploymentId, requestId);
-						// The status says "completed"; the result says whether it succeeded, failed or was cancelled.
-						const resultState = normaliseStatus(result.status);
-						if (resultState === 'failed' || resultState === 'cancelled') state = resultState;
-					}
-					const outputs = result ? (type === 'model' ? result.output : (result.outputs ?? result.output)) : undefined;
-					return {
-						...status,
-						event: `request.${state}`,
-						request_type: type,
-						request_id: requestId,
-						...(deploymentId ? { deployment_id: deploymentId } : {}),
-						state,
-						...(result
-							? {
-									result,
-									output_urls: collectUrls(outputs, type === 'model' ? 'output' : 'outputs').map((u) => ({
-										path: u.path,
-										url: u.url,
-									})),
-								}
-							: {}),
-					};
-				},
-			});
-		}
-		return observations;
+		const requestIds = requireIds(ctx, parseIdList(ctx.getNodeParameter('requestIds', '')), 'requests', 'Request IDs');
+		// The state id of a deployment request names its deployment: the same id under another deployment is another thing.
+		const stateId = (requestId: string) => (type === 'model' ? requestId : `${deploymentId}/${requestId}`);
+		const requestOf = new Map(requestIds.map((requestId) => [stateId(requestId), requestId]));
+		const failure = (id: string) => ({
+			prefix: 'request',
+			fields: {
+				request_type: type,
+				request_id: requestOf.get(id) ?? id,
+				...(deploymentId ? { deployment_id: deploymentId } : {}),
+			},
+		});
+		return await observeEach(
+			[...requestOf.keys()],
+			skip,
+			async (id) => await observeRequest(ctx, type, deploymentId, requestOf.get(id) ?? id, id, failure(id)),
+			failure,
+		);
 	},
 };
+
+async function observeRequest(
+	ctx: IPollFunctions,
+	type: 'model' | 'deployment',
+	deploymentId: string,
+	requestId: string,
+	id: string,
+	failure: FailureItem,
+): Promise<Observation> {
+	const status =
+		type === 'model'
+			? await getModelRequestStatus(ctx, requestId)
+			: await getDeploymentRequestStatus(ctx, deploymentId, requestId);
+	const statusState = normaliseStatus(status.status);
+	const finished = FINISHED.includes(statusState);
+	return {
+		id,
+		key: statusState,
+		reported: finished,
+		failure,
+		output: async () => {
+			let state = statusState;
+			let result: IDataObject | undefined;
+			if (finished) {
+				result =
+					type === 'model'
+						? await getModelRequestResult(ctx, requestId, { includeCost: true })
+						: await getDeploymentRequestResult(ctx, deploymentId, requestId);
+				// The status says "completed"; the result says whether it succeeded, failed or was cancelled.
+				const resultState = normaliseStatus(result.status);
+				if (resultState === 'failed' || resultState === 'cancelled') state = resultState;
+			}
+			const outputs = result ? (type === 'model' ? result.output : (result.outputs ?? result.output)) : undefined;
+			return {
+				...status,
+				event: `request.${state}`,
+				request_type: type,
+				request_id: requestId,
+				...(deploymentId ? { deployment_id: deploymentId } : {}),
+				state,
+				...(result
+					? {
+							result,
+							output_urls: collectUrls(outputs, type === 'model' ? 'output' : 'outputs').map((u) => ({
+								path: u.path,
+								url: u.url,
+							})),
+						}
+					: {}),
+			};
+		},
+	};
+}

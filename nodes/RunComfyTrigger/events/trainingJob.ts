@@ -6,7 +6,8 @@ import { checkpointStep, pickLatestCheckpoint } from '../../shared/checkpoints';
 import { getTrainingJobResult, getTrainingJobStatus } from '../../shared/transport';
 import type { RunState } from '../../shared/types';
 import type { Observation, TriggerEvent } from './types';
-import { parseIdList, requireIds } from './types';
+import { fireForExistingProperty } from './options';
+import { observeEach, parseIdList, requireIds } from './types';
 
 const show = { event: ['trainingJob'] };
 
@@ -33,37 +34,43 @@ export const trainingJobEvent: TriggerEvent = {
 				'Jobs to watch, separated by commas or new lines, or an expression returning a list. Fires once each time a job finishes, stops early (e.g. the server was reclaimed; it can be resumed), fails or is cancelled — again after a resume.',
 			displayOptions: { show },
 		},
+		fireForExistingProperty(show, 'Fire for Already Finished', 'jobs that have already finished, stopped early, failed or been cancelled'),
 	],
 
-	async observe(ctx) {
+	async observe(ctx, skip) {
 		const ids = requireIds(ctx, parseIdList(ctx.getNodeParameter('jobIds', '')), 'training jobs', 'Training Job IDs');
-		const observations: Observation[] = [];
-		for (const jobId of ids) {
-			const status = await getTrainingJobStatus(ctx, jobId);
-			const stopped = String(status.status ?? '').toUpperCase() === 'STOPPED';
-			// A STOPPED job is finished or stopped early: the result (its error) tells them apart.
-			let result: IDataObject | undefined = stopped ? await getTrainingJobResult(ctx, jobId) : undefined;
-			const state: RunState = stopped ? classifyStoppedJob(status, result) : normaliseStatus(status.status);
-			const reported = REPORTED.includes(state);
-			const progress = (status.progress ?? {}) as IDataObject;
-			observations.push({
-				id: jobId,
-				// finished_at and the step tell a second stop (after a resume) from the first one.
-				key: [state, String(status.finished_at ?? ''), String(progress.current_step ?? '')].join('|'),
-				reported,
-				output: async () => {
-					if (reported) result ??= await getTrainingJobResult(ctx, jobId);
-					return {
-						...status,
-						event: EVENT_NAMES[state] ?? `training.${state}`,
-						job_id: jobId,
-						state,
-						...(result ? { result, ...artifactsOf(result) } : {}),
-					};
-				},
-			});
-		}
-		return observations;
+		const failure = (jobId: string) => ({ prefix: 'training', fields: { job_id: jobId } });
+		return await observeEach(
+			ids,
+			skip,
+			async (jobId): Promise<Observation> => {
+				const status = await getTrainingJobStatus(ctx, jobId);
+				const stopped = String(status.status ?? '').toUpperCase() === 'STOPPED';
+				// A STOPPED job is finished or stopped early: the result (its error) tells them apart.
+				let result: IDataObject | undefined = stopped ? await getTrainingJobResult(ctx, jobId) : undefined;
+				const state: RunState = stopped ? classifyStoppedJob(status, result) : normaliseStatus(status.status);
+				const reported = REPORTED.includes(state);
+				const progress = (status.progress ?? {}) as IDataObject;
+				return {
+					id: jobId,
+					// finished_at and the step tell a second stop (after a resume) from the first one.
+					key: [state, String(status.finished_at ?? ''), String(progress.current_step ?? '')].join('|'),
+					reported,
+					failure: failure(jobId),
+					output: async () => {
+						if (reported) result ??= await getTrainingJobResult(ctx, jobId);
+						return {
+							...status,
+							event: EVENT_NAMES[state] ?? `training.${state}`,
+							job_id: jobId,
+							state,
+							...(result ? { result, ...artifactsOf(result) } : {}),
+						};
+					},
+				};
+			},
+			failure,
+		);
 	},
 };
 

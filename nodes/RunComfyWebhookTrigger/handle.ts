@@ -1,0 +1,151 @@
+/**
+ * One delivery to the RunComfy Webhook Trigger, from the request to the answer. Never throws: every path answers
+ * RunComfy itself (a thrown webhook() makes n8n answer 500 and still start a failed execution), and the answer
+ * comes before any download, well within the 10 s RunComfy waits for a 2xx.
+ */
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+
+import { downloadAll } from '../shared/download';
+import type { FoundUrl } from '../shared/download';
+import { DEFAULT_MAX_DOWNLOAD_MB } from '../shared/jobs';
+import { outputUrlsOf } from '../shared/outputs';
+import { parseAllowedHosts } from '../shared/transport';
+import { CREDENTIAL_NAME } from '../shared/types';
+import { FINAL_RANK, OUTPUT_KEYS, deliveryItem, parseDelivery } from './delivery';
+import type { Delivery } from './delivery';
+import { admit, rankOf, release, storedForm, storedHas } from './ledger';
+import { PATH_TOKEN_PATTERN } from './properties';
+
+/** Where a webhook trigger node keeps its copy of the ledger in the workflow's global static data (by node id). */
+export const ledgerKeyOf = (node: { id?: string; name: string }): string => `runComfyWebhookTrigger:${node.id || node.name}`;
+
+/** The last segment of the request's path, which carries the token (`/webhook/<webhook id>/<token>`). */
+function lastPathSegment(url: unknown): string {
+	const path = String(url ?? '').split(/[?#]/)[0];
+	const segment = path.split('/').filter(Boolean).pop() ?? '';
+	try {
+		return decodeURIComponent(segment);
+	} catch {
+		return segment;
+	}
+}
+
+/** Compares in time independent of where the texts differ. */
+function sameSecret(a: string, b: string): boolean {
+	let diff = a.length ^ b.length;
+	for (let i = 0; i < Math.max(a.length, b.length); i++) diff |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0);
+	return diff === 0;
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+export async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const res = ctx.getResponseObject();
+	const answer = (status: number, body: IDataObject): IWebhookResponseData => {
+		res.status(status).json(body);
+		return { noWebhookResponse: true };
+	};
+	const ignore = (reason: string, requestId?: string): IWebhookResponseData => {
+		ctx.logger.debug(`RunComfy Webhook Trigger: delivery acknowledged without starting the workflow (${reason})`, { requestId });
+		return { webhookResponse: { received: true, started: false, ...(requestId ? { request_id: requestId } : {}), reason } };
+	};
+
+	// n8n routes only URLs that end in the token to this node; checked again here so no other path is ever taken.
+	const token = String(ctx.getNodeParameter('pathToken', '') ?? '').trim();
+	const req = ctx.getRequestObject();
+	if (!PATH_TOKEN_PATTERN.test(token) || !sameSecret(lastPathSegment(req.originalUrl ?? req.url), token)) {
+		return answer(403, { received: false, error: 'This URL does not carry the trigger\'s secret path token' });
+	}
+
+	const parsed = parseDelivery(ctx.getBodyData());
+	if (!parsed.ok) return parsed.status === 400 ? answer(400, { received: false, error: parsed.problem }) : ignore(parsed.ignored);
+	const { delivery } = parsed;
+	if (delivery.rank < FINAL_RANK && ctx.getNodeParameter('includeIntermediate', false) !== true) {
+		return ignore('queued and running events are off ("Include Queued and Running Events")', delivery.requestId);
+	}
+
+	// "Listen for test event" shows every delivery (a test may send the same one twice); production ones fire once.
+	const production = ctx.getMode() !== 'manual';
+	const node = ctx.getNode();
+	const scope = `${ctx.getWorkflow().id ?? ''}:${node.id || node.name}`;
+	if (production) {
+		const global = ctx.getWorkflowStaticData('global');
+		const key = ledgerKeyOf(node);
+		const stored = (global[key] as IDataObject | undefined)?.deliveries;
+		const verdict = admit(scope, stored, delivery.requestId, delivery.rank, Date.now());
+		// Saved when the copy this request loaded lacks the request: a new stage, or one a parallel delivery's save
+		// overwrote (n8n saves the whole static data after each request), which a later delivery heals this way.
+		if (!storedHas(stored, delivery.requestId, rankOf(scope, delivery.requestId))) global[key] = { deliveries: storedForm(scope) };
+		if (verdict !== 'new') {
+			return ignore(
+				verdict === 'duplicate' ? 'already delivered' : 'the request is already further along (late delivery)',
+				delivery.requestId,
+			);
+		}
+	}
+
+	try {
+		return await fire(ctx, delivery);
+	} catch (error) {
+		// Not expected (downloads report their own failures): let RunComfy's retry fire it instead.
+		if (production) release(scope, delivery.requestId, delivery.rank);
+		ctx.logger.error('RunComfy Webhook Trigger could not start the workflow for a delivery', {
+			requestId: delivery.requestId,
+			error: messageOf(error),
+		});
+		if (res.headersSent) return { noWebhookResponse: true };
+		return answer(500, { received: false, request_id: delivery.requestId, error: messageOf(error) });
+	}
+}
+
+async function fire(ctx: IWebhookFunctions, delivery: Delivery): Promise<IWebhookResponseData> {
+	const json = deliveryItem(delivery);
+	const started = { received: true, started: true, request_id: delivery.requestId, event: json.event };
+	const urls = outputUrlsOf(delivery.body, OUTPUT_KEYS);
+	const wantsDownload = ctx.getNodeParameter('downloadOutputs', false) === true;
+	if (!wantsDownload || delivery.state !== 'succeeded' || urls.length === 0) {
+		return { webhookResponse: started, workflowData: [[{ json }]] };
+	}
+	// Answered first: files can take longer than the 10 s RunComfy waits.
+	ctx.getResponseObject().status(200).json(started);
+	return { noWebhookResponse: true, workflowData: [[await withDownloads(ctx, json, urls)]] };
+}
+
+/** The item with the allowed files in binary data; what could not be fetched is listed, never thrown. */
+async function withDownloads(ctx: IWebhookFunctions, json: IDataObject, urls: FoundUrl[]): Promise<INodeExecutionData> {
+	const mb = Number(ctx.getNodeParameter('maxDownloadSizeMb', DEFAULT_MAX_DOWNLOAD_MB));
+	if (!Number.isFinite(mb) || mb < 1 || mb > DEFAULT_MAX_DOWNLOAD_MB) {
+		return {
+			json: {
+				...json,
+				download_error: `Nothing was downloaded: "Max Download Size (MB)" must be a number from 1 to ${DEFAULT_MAX_DOWNLOAD_MB} (it is ${JSON.stringify(ctx.getNodeParameter('maxDownloadSizeMb', null))})`,
+			},
+		};
+	}
+	try {
+		const credentials = await ctx.getCredentials<ICredentialDataDecryptedObject>(CREDENTIAL_NAME);
+		// downloadAll uses getNode, helpers.httpRequest and helpers.prepareBinaryData (and the cancel signal when
+		// the context has one): a webhook context has them all.
+		const { binary, skipped } = await downloadAll(ctx as unknown as IExecuteFunctions, urls, {
+			maxBytes: Math.floor(mb * 1024 * 1024),
+			allowedHosts: parseAllowedHosts(credentials.allowedDownloadHosts),
+			fallbackName: 'output',
+		});
+		const item: INodeExecutionData = {
+			json: skipped.length
+				? { ...json, skipped_downloads: skipped.map((s) => ({ path: s.path, url: s.url, reason: s.reason })) }
+				: json,
+		};
+		if (Object.keys(binary).length) item.binary = binary;
+		return item;
+	} catch (error) {
+		return { json: { ...json, download_error: `Nothing was downloaded: ${messageOf(error)}` } };
+	}
+}
