@@ -120,6 +120,25 @@ describe('Model → Run with Retry On Fail (3 tries)', () => {
 		expect(rememberedCount()).toBe(0);
 	});
 
+	it('On Timeout = Fail: the runs still running are waited for again on each try, never submitted again', async () => {
+		sb.reset({ runDurationMs: 60_000, queueMs: 0, walletMicrodollars: 10_000_000 });
+		const slow = batch(-1, STABLE.flash);
+		const result = await runNode({
+			node: new RunComfyModel(),
+			credentials: credentialsFor(sb),
+			nodeOverrides: RETRY,
+			inputItems: slow.inputItems,
+			parameters: { ...slow.parameters, waitOptions: { ...WAIT, maxWaitSeconds: 0.2, onTimeout: 'fail' } },
+		});
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toMatch(/^5 runs did not finish within/);
+		const counts = submitsPerPrompt();
+		for (let i = 0; i < N; i++) expect(counts.get(`item ${i}`)).toBe(1);
+		// Each try polled the same five runs.
+		expect(new Set(sb.log().filter((e) => /\/v1\/requests\/[^/]+\/status$/.test(e.path)).map((e) => e.path)).size).toBe(N);
+		expect(rememberedCount()).toBe(0);
+	});
+
 	it('without Retry On Fail nothing is remembered after the node ran', async () => {
 		const result = await runNode({ node: new RunComfyModel(), credentials: credentialsFor(sb), ...batch(2, STABLE.fails) });
 		expect(result.status).toBe('error');
