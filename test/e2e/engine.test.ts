@@ -219,12 +219,12 @@ describe('the package in a real n8n (CLI engine)', () => {
 		expect(started.pairedItem).toEqual({ item: 0 });
 		expect(started.json).toMatchObject({ model_id: VIDEO, still_running: true });
 		expect(String(started.json.request_id)).toMatch(UUID);
-		expect(['in_queue', 'in_progress']).toContain(started.json.status);
+		expect(['queued', 'running']).toContain(started.json.status);
 		expect(started.binary).toBeUndefined();
 
 		const [checked] = items(run, 'Check Status');
 		expect(checked.json.request_id).toBe(started.json.request_id);
-		expect(['in_queue', 'in_progress']).toContain(checked.json.status);
+		expect(['queued', 'running']).toContain(checked.json.status);
 
 		// Not cancelled: "Return as Still Running" leaves the run going on the service.
 		const remote = sandbox.state().runs.find((r) => r.id === started.json.request_id);
