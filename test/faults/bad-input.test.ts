@@ -177,7 +177,7 @@ const ROWS: Row[] = [
 		node: 'model',
 		parameters: modelRun('acme/does-not-exist/v9', { prompt: 'x' }),
 		error: /404 \(404001 ResourceNotFound\).*acme\/does-not-exist\/v9/,
-		fix: /No model "acme\/does-not-exist\/v9" exists\. Use the model id exactly as listed by List Models/,
+		fix: /No model "acme\/does-not-exist\/v9" exists\. Use the model id exactly as listed by Get Many Models/,
 	},
 	{
 		name: 'model id with a ".." segment (path injection)',
@@ -601,7 +601,7 @@ const ROWS: Row[] = [
 		parameters: inference('5f0c3a52-6b1e-4c8e-9a0d-2d4f7b8e1a02', { '6': { inputs: { text: 'x' } } }, {
 			binaryInputs: { files: [{ nodeId: '10', inputName: 'image', binaryPropertyName: 'data' }] },
 		}),
-		error: /Binary Input: the item has no binary property "data"/,
+		error: /Binary Input: the item has no binary field "data"/,
 		fix: /Add a node before this one that reads or downloads the file/,
 	},
 	{
@@ -903,7 +903,7 @@ const ROWS: Row[] = [
 		node: 'training',
 		parameters: job('getStatus', ' '),
 		error: /^No job ID was given$/,
-		fix: /Enter the job ID that Submit Job output as "job_id"/,
+		fix: /Enter the job ID that Submit output as "job_id"/,
 		check: noRequests,
 	},
 	// ---------------------------------------------------------------- Trigger ("Fetch test event")

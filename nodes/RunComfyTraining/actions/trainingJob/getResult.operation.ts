@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getTrainingJobResult } from '../../../shared/transport';
-import { artifactDownloadProperties, downloadArtifacts, readArtifactOptions } from '../../helpers/artifacts';
+import { artifactDownloadProperties, readArtifactOptions, withArtifacts } from '../../helpers/artifacts';
 import { describeResult, jobIdProperty, readJobId } from '../../helpers/jobs';
 import { DownloadHosts } from '../../../shared/outputs';
 
@@ -14,11 +14,10 @@ export const description = updateDisplayOptions({ show: { resource: ['trainingJo
  * The artifacts of a job (safe while RUNNING, the list grows, and after FAILED or CANCELED): every URL flattened as
  * `artifact_urls`, the latest checkpoint as `latest_checkpoint_url` and as `lora: { path }` for the Model node.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData> {
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const jobId = readJobId(this, itemIndex);
 	const choice = readArtifactOptions(this, itemIndex);
 	const result = await getTrainingJobResult(this, jobId);
 	const described = describeResult(jobId, result);
-	const { binary, info } = await downloadArtifacts(this, described, choice, new DownloadHosts(this));
-	return { json: { ...described, ...info }, ...(binary ? { binary } : {}), pairedItem: { item: itemIndex } };
+	return await withArtifacts(this, { json: { ...described }, pairedItem: { item: itemIndex } }, described, choice, new DownloadHosts(this));
 }

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { returnAllProperties } from '../../../shared/descriptions';
+import { readLimit, returnAllProperties } from '../../../shared/descriptions';
 import { listDatasets } from '../../../shared/transport';
 
 const properties: INodeProperties[] = [
@@ -37,12 +37,11 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['list'] } }, properties);
+export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['getAll'] } }, properties);
 
 /** The service returns every dataset at once (no paging): filters and Limit apply here. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = this.getNodeParameter('limit', itemIndex, 50) as number;
+	const limit = readLimit(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as { nameContains?: string; status?: string[] };
 	const needle = (filters.nameContains ?? '').trim().toLowerCase();
 	const statuses = (filters.status ?? []).map((s) => s.toUpperCase());
@@ -51,5 +50,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			(!needle || String(d.name ?? '').toLowerCase().includes(needle)) &&
 			(statuses.length === 0 || statuses.includes(String(d.status ?? '').toUpperCase())),
 	);
-	return returnAll ? datasets : datasets.slice(0, Math.max(0, limit));
+	return datasets.slice(0, limit);
 }

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { returnAllProperties } from '../../../shared/descriptions';
+import { readLimit, returnAllProperties } from '../../../shared/descriptions';
 import { listModels } from '../../../shared/transport';
 import type { ModelEntry } from '../../../shared/types';
 
@@ -75,12 +75,11 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['catalog'], operation: ['listModels'] } }, properties);
+export const description = updateDisplayOptions({ show: { resource: ['catalog'], operation: ['getManyModels'] } }, properties);
 
-/** Catalog → List Models: one item per model; Return All pages through `offset`/`total`. */
+/** Catalog → Get Many Models: one item per model; Return All pages through `offset`/`total`. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? Infinity : Math.max(1, Math.floor(this.getNodeParameter('limit', itemIndex, 50) as number));
+	const limit = readLimit(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const query = {
