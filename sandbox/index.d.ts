@@ -136,6 +136,12 @@ export interface SandboxConfig {
 	signedUrlTtlMs?: number;
 	/** Model API accepts http:// file inputs too (default false: HTTPS only, as the contract says). */
 	allowHttpInputs?: boolean;
+	/**
+	 * Model run outputs are listed as https:// URLs, as the live service lists them, so a workflow can pass them on
+	 * to another model's file inputs (which must be https). The sandbox serves plain http, so downloading such a
+	 * URL fails (default false).
+	 */
+	httpsOutputUrls?: boolean;
 	quirks?: SandboxQuirks;
 	faults?: SandboxFaults;
 	/** Webhook delivery settings (merged key by key). */

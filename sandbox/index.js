@@ -45,6 +45,7 @@ const DEFAULTS = {
 	cancelDelayMs: 100,
 	signedUrlTtlMs: 15 * 60 * 1000,
 	allowHttpInputs: false,
+	httpsOutputUrls: false,
 	preemptAtStep: undefined,
 	quirks: {
 		bareDeploymentList: false,

@@ -85,7 +85,8 @@ function handle(sb, run) {
 }
 
 function buildOutput(sb, model, sim, runId, body) {
-	const files = `${sb.urls.files}/files/outputs/${runId}`;
+	const host = sb.config.httpsOutputUrls ? sb.urls.files.replace(/^http:/, 'https:') : sb.urls.files;
+	const files = `${host}/files/outputs/${runId}`;
 	let ext = sim.ext;
 	if (sim.output === 'images' || sim.output === 'image') {
 		const fmt = body.output_format;
@@ -93,7 +94,7 @@ function buildOutput(sb, model, sim, runId, body) {
 		else if (fmt === 'png' || fmt === 'webp') ext = fmt;
 	}
 	const url = (i) =>
-		sim.large ? `${sb.urls.files}/files/gen/${sb.config.largeOutputBytes}/${runId}_${i}.${ext}` : `${files}/output_${i}.${ext}`;
+		sim.large ? `${host}/files/gen/${sb.config.largeOutputBytes}/${runId}_${i}.${ext}` : `${files}/output_${i}.${ext}`;
 	const count = Math.max(1, Math.min(8, Number(body.num_images || body.max_images || body.batch_size || 1) || 1));
 	let output;
 	switch (sim.output) {

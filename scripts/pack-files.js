@@ -1,7 +1,7 @@
 'use strict';
 /**
  * What `npm pack` (and so `npm publish`) puts in the package, and the rule for it: the compiled nodes and
- * credential with their icons and codex files, plus package.json, README.md, LICENSE and CHANGELOG.md.
+ * credential with their icons, codex files and data the nodes import (e.g. the base-model presets), plus package.json, README.md, LICENSE and CHANGELOG.md.
  * No source maps and no type declarations (n8n loads the JavaScript; nobody imports this package as a
  * library, and maps would point at TypeScript sources that are not shipped), no tests, sandbox or scripts.
  * Used by scripts/release-check.js and test/package/publish-workflow.test.ts. Needs a built dist/.
@@ -12,7 +12,7 @@ const path = require('path');
 const ROOT = path.resolve(__dirname, '..');
 
 const TOP_LEVEL = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'];
-const SHIPPED = /^dist\/(nodes|credentials|icons)\/.+\.(js|node\.json|svg|png)$/;
+const SHIPPED = /^dist\/(nodes|credentials|icons)\/.+\.(js|json|svg|png)$/;
 
 /** Paths (relative, with /) that `npm pack --dry-run` lists, and the tarball's size in bytes. */
 function packList() {

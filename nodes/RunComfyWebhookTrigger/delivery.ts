@@ -9,7 +9,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { outputUrlsOf } from '../shared/outputs';
-import { normaliseStatus } from '../shared/status';
+import { normaliseStatus, withPublicStatus } from '../shared/status';
 import type { RunState } from '../shared/types';
 
 /** Where a deployment request's outputs are in a delivery, in this order. */
@@ -82,14 +82,17 @@ export function parseDelivery(body: unknown): ParsedDelivery {
 
 /** The output item of a delivery (before any download): the delivery as sent, plus the fields the Trigger's polled request events have. */
 export function deliveryItem(delivery: Delivery): IDataObject {
-	return {
-		...delivery.body,
-		event: `request.${delivery.state}`,
-		source: 'webhook',
-		request_type: 'deployment',
-		request_id: delivery.requestId,
-		...(delivery.deploymentId ? { deployment_id: delivery.deploymentId } : {}),
-		state: delivery.state,
-		output_urls: outputUrlsOf(delivery.body, OUTPUT_KEYS).map((u) => ({ path: u.path, url: u.url })),
-	};
+	return withPublicStatus(
+		{
+			...delivery.body,
+			status: delivery.word,
+			event: `request.${delivery.state}`,
+			source: 'webhook',
+			request_type: 'deployment',
+			request_id: delivery.requestId,
+			...(delivery.deploymentId ? { deployment_id: delivery.deploymentId } : {}),
+			output_urls: outputUrlsOf(delivery.body, OUTPUT_KEYS).map((u) => ({ path: u.path, url: u.url })),
+		},
+		delivery.state,
+	);
 }

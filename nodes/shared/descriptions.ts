@@ -1,7 +1,7 @@
-import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
+import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { DEFAULT_MAX_DOWNLOAD_MB } from './jobs/defaults';
-import { MAX_LIST_LIMIT } from './jobs/options';
+import { DEFAULT_BINARY_FIELD, MAX_LIST_LIMIT, readBoolean, readNumber } from './jobs/options';
 import type { WaitDefaults } from './jobs/defaults';
 import type { TimeoutBehaviour } from './wait';
 
@@ -89,8 +89,10 @@ export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefa
 	];
 }
 
-
-/** "Download Outputs" plus its options, shown for one resource/operation. */
+/**
+ * "Download Outputs" plus its options, shown for one resource/operation: how large a file may be, whether the
+ * files share the result's item or get one item each, and the binary field they go to.
+ */
 export function downloadProperties(show: IDisplayOptions['show'], defaultOn = true): INodeProperties[] {
 	const downloadOutputs: INodeProperties = {
 		displayName: 'Download Outputs',
@@ -98,11 +100,44 @@ export function downloadProperties(show: IDisplayOptions['show'], defaultOn = tr
 		type: 'boolean',
 		default: true,
 		description:
-			'Whether to download generated files into binary data (data, data_1, ...). Only hosts in the credential\'s Allowed Download Hosts are fetched, without your token. Off: return URLs only. Off by default when an AI agent calls the node.',
+			"Whether to download generated files into binary data. Only hosts in the credential's Allowed Download Hosts are fetched, without your token. Off: return URLs only. Off by default when an AI agent calls the node.",
 		displayOptions: { show },
 	};
+	const whenDownloading = { show: { ...show, downloadOutputs: [true] } };
 	return [
 		{ ...downloadOutputs, default: defaultOn },
+		{
+			displayName: 'Output Files',
+			name: 'outputFiles',
+			type: 'options',
+			default: 'allOnOneItem',
+			options: [
+				{
+					name: 'All Files on One Item',
+					value: 'allOnOneItem',
+					description: 'One output item per input item, with every file on it (data, data_1, ...)',
+				},
+				{
+					name: 'One Item per File',
+					value: 'oneItemPerFile',
+					description:
+						"Every file becomes its own item (in data), with the job's JSON and the file's own file_url: the next node handles each file once",
+				},
+			],
+			description: 'Whether the files stay together on one item or are split into one item each',
+			displayOptions: whenDownloading,
+		},
+		{
+			displayName: 'Output Binary Field',
+			name: 'outputBinaryField',
+			type: 'string',
+			default: DEFAULT_BINARY_FIELD,
+			placeholder: 'e.g. data',
+			hint: 'The name of the output binary field to put the file in',
+			description:
+				'Binary field of the file (one item per file), or of the first file when all files are on one item; the next ones get _1, _2 and so on added to this name',
+			displayOptions: whenDownloading,
+		},
 		{
 			displayName: 'Max Download Size (MB)',
 			name: 'maxDownloadSizeMb',
@@ -110,7 +145,7 @@ export function downloadProperties(show: IDisplayOptions['show'], defaultOn = tr
 			typeOptions: { minValue: 1, maxValue: DEFAULT_MAX_DOWNLOAD_MB },
 			default: DEFAULT_MAX_DOWNLOAD_MB,
 			description: 'A file larger than this is not kept (the download is aborted); 2048 MB at most',
-			displayOptions: { show: { ...show, downloadOutputs: [true] } },
+			displayOptions: whenDownloading,
 		},
 	];
 }
@@ -170,4 +205,17 @@ export function returnAllProperties(): INodeProperties[] {
 			displayOptions: { show: { returnAll: [false] } },
 		},
 	];
+}
+
+/** What "Return All" and "Limit" of a Get Many allow for one item: Infinity, or the checked limit. */
+export function readLimit(ctx: IExecuteFunctions, itemIndex: number): number {
+	if (readBoolean(ctx, 'returnAll', itemIndex, false, 'Return All')) return Infinity;
+	return readNumber(ctx, 'limit', itemIndex, 50, {
+		label: 'Limit',
+		min: 1,
+		max: MAX_LIST_LIMIT,
+		integer: true,
+		example: `a whole number from 1 to ${MAX_LIST_LIMIT}, e.g. 50, or switch on Return All`,
+		outcome: 'Nothing was read.',
+	});
 }

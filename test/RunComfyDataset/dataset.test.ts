@@ -44,7 +44,7 @@ describe('Create, List, Get Status, Delete', () => {
 			expect.stringContaining('clip.mp4 has no caption file (clip.txt)'),
 		]);
 
-		const listed = await run({ resource: 'dataset', operation: 'list', returnAll: true });
+		const listed = await run({ resource: 'dataset', operation: 'getAll', returnAll: true });
 		expect(listed.items.map((i) => i.json.name)).toEqual(['faces-v1']);
 	});
 
@@ -52,11 +52,11 @@ describe('Create, List, Get Status, Delete', () => {
 		await readyDataset(sb, 'alpha-ready');
 		await createDatasetDirect(sb, 'beta-draft');
 		await createDatasetDirect(sb, 'gamma-draft');
-		const limited = await run({ resource: 'dataset', operation: 'list', returnAll: false, limit: 2 });
+		const limited = await run({ resource: 'dataset', operation: 'getAll', returnAll: false, limit: 2 });
 		expect(limited.items).toHaveLength(2);
-		const ready = await run({ resource: 'dataset', operation: 'list', returnAll: true, filters: { status: ['READY'] } });
+		const ready = await run({ resource: 'dataset', operation: 'getAll', returnAll: true, filters: { status: ['READY'] } });
 		expect(ready.items.map((i) => i.json.name)).toEqual(['alpha-ready']);
-		const named = await run({ resource: 'dataset', operation: 'list', returnAll: true, filters: { nameContains: 'GAMMA' } });
+		const named = await run({ resource: 'dataset', operation: 'getAll', returnAll: true, filters: { nameContains: 'GAMMA' } });
 		expect(named.items.map((i) => i.json.name)).toEqual(['gamma-draft']);
 	});
 
@@ -195,7 +195,7 @@ describe('Wait Until Ready', () => {
 describe('as an AI tool', () => {
 	it('lists datasets when an agent calls it', async () => {
 		await readyDataset(sb, 'tool-ds');
-		const result = await run({ resource: 'dataset', operation: 'list', returnAll: true }, { asTool: true });
+		const result = await run({ resource: 'dataset', operation: 'getAll', returnAll: true }, { asTool: true });
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((i) => i.json.name)).toEqual(['tool-ds']);
 	});

@@ -23,7 +23,7 @@ describe('Deployment → List', () => {
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			parameters: { resource: 'deployment', operation: 'list' },
+			parameters: { resource: 'deployment', operation: 'getAll' },
 		});
 		expect(result.error).toBeUndefined();
 		const names = result.items.map((i) => i.json.name).sort();
@@ -35,12 +35,24 @@ describe('Deployment → List', () => {
 		}
 	});
 
+	it('Limit keeps the first deployments; Return All keeps every one; a bad Limit is refused', async () => {
+		const getMany = async (extra: object) =>
+			await runNode({ node, credentials: credentialsFor(sb), parameters: { resource: 'deployment', operation: 'getAll', ...extra } });
+		const all = await getMany({ returnAll: true });
+		expect(all.items).toHaveLength(4);
+		const two = await getMany({ limit: 2 });
+		expect(two.items.map((i) => i.json.id)).toEqual(all.items.slice(0, 2).map((i) => i.json.id));
+		const bad = await getMany({ limit: '=two' });
+		expect(bad.status).toBe('error');
+		expect(bad.error?.message).toMatch(/"Limit" of item 0 must be a number, but is "two"/);
+	});
+
 	it('filters by ids and adds the saved workflow and readme when asked', async () => {
 		const t2i = deploymentId(sb, 'sdxl-text-to-image');
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			parameters: { resource: 'deployment', operation: 'list', ids: ` ${t2i} `, includePayload: true, includeReadme: true },
+			parameters: { resource: 'deployment', operation: 'getAll', ids: ` ${t2i} `, includePayload: true, includeReadme: true },
 		});
 		expect(result.items).toHaveLength(1);
 		const [item] = result.items;

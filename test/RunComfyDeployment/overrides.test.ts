@@ -284,11 +284,11 @@ describe('Run: checked before sending (no inference call)', () => {
 		expect(result.error?.httpCode).toBe('404');
 	});
 
-	it('a Binary Input naming a missing binary property, node or input', async () => {
+	it('a Binary Input naming a missing binary field, node or input', async () => {
 		const id = deploymentId(sb, 'flux-image-to-image');
 		const base = runJson(id, { 6: { inputs: { text: 'x' } } });
 		const bin = (files: Array<Record<string, string>>) => ({ ...base, binaryInputs: { files } });
-		await expectRefused(bin([{ nodeId: '10', inputName: 'image', binaryPropertyName: 'photo' }]), 'Binary Input: the item has no binary property "photo"');
+		await expectRefused(bin([{ nodeId: '10', inputName: 'image', binaryPropertyName: 'photo' }]), 'Binary Input: the item has no binary field "photo"');
 		await expectRefused(bin([{ nodeId: '42', inputName: 'image' }]), 'Binary Input: node "42" is not in the deployment\'s workflow');
 		await expectRefused(bin([{ nodeId: '10', inputName: 'picture' }]), 'Binary Input: Load Image #10 has no input "picture"', /Its inputs: image, upload/);
 	});

@@ -14,14 +14,14 @@ beforeEach(() => sb.clearLog());
 
 const catalogLog = () => sb.log().filter((e) => e.api === 'model' && e.method === 'GET' && e.path === '/v1/models');
 
-describe('Catalog → List Models', () => {
+describe('Catalog → Get Many Models', () => {
 	it('returns one item per model up to the limit, with filters sent to the server', async () => {
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
 			parameters: {
 				resource: 'catalog',
-				operation: 'listModels',
+				operation: 'getManyModels',
 				limit: 3,
 				filters: { search: 'flux', category: 'text-to-image', kind: 'model' },
 			},
@@ -42,7 +42,7 @@ describe('Catalog → List Models', () => {
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			parameters: { resource: 'catalog', operation: 'listModels', returnAll: true },
+			parameters: { resource: 'catalog', operation: 'getManyModels', returnAll: true },
 		});
 		expect(result.status).toBe('success');
 		const ids = result.items.map((i) => i.json.model_id);
@@ -57,7 +57,7 @@ describe('Catalog → List Models', () => {
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			parameters: { resource: 'catalog', operation: 'listModels', limit: 520, options: { includeSchema: true } },
+			parameters: { resource: 'catalog', operation: 'getManyModels', limit: 520, options: { includeSchema: true } },
 		});
 		expect(result.items).toHaveLength(520);
 		expect(result.items[0].json.input_schema).toMatchObject({ type: 'object' });
@@ -71,29 +71,35 @@ describe('Catalog → List Models', () => {
 		const all = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			parameters: { resource: 'catalog', operation: 'listModels', limit: 30 },
+			parameters: { resource: 'catalog', operation: 'getManyModels', limit: 30 },
 		});
 		const skipped = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			parameters: { resource: 'catalog', operation: 'listModels', limit: 10, options: { offset: 20 } },
+			parameters: { resource: 'catalog', operation: 'getManyModels', limit: 10, options: { offset: 20 } },
 		});
 		expect(skipped.items.map((i) => i.json.model_id)).toEqual(all.items.slice(20).map((i) => i.json.model_id));
 		expect(catalogLog().at(-1)?.query).toMatchObject({ limit: '10', offset: '20' });
 	});
 });
 
-describe('Catalog → List Categories, Get Model; Account → Get Balance', () => {
+describe('Catalog → Get Many Categories, Get Model; Account → Get Balance', () => {
 	it('lists the categories as one item each', async () => {
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			parameters: { resource: 'catalog', operation: 'listCategories' },
+			parameters: { resource: 'catalog', operation: 'getManyCategories' },
 		});
 		const categories = result.items.map((i) => i.json.category);
 		expect(categories).toHaveLength(11);
 		expect(categories).toContain('text-to-image');
 		expect(categories).toContain('speech-to-video');
+		const three = await runNode({
+			node,
+			credentials: credentialsFor(sb),
+			parameters: { resource: 'catalog', operation: 'getManyCategories', returnAll: false, limit: 3 },
+		});
+		expect(three.items.map((i) => i.json.category)).toEqual(categories.slice(0, 3));
 	});
 
 	it('gets one model with its input schema', async () => {
@@ -198,7 +204,7 @@ describe('Model picker (listSearch searchModels)', () => {
 			node,
 			method: 'getCategories',
 			credentials: credentialsFor(sb),
-			parameters: { resource: 'catalog', operation: 'listModels' },
+			parameters: { resource: 'catalog', operation: 'getManyModels' },
 		});
 		expect(plain).toHaveLength(11);
 		const withAny = await loadOptions({

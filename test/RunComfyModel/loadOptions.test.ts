@@ -51,7 +51,7 @@ describe('category options before a credential is selected', () => {
 		expect(ctx.calls).toEqual([]);
 	});
 
-	it('the List Models category list is empty and sends nothing', async () => {
+	it('the Get Many Models category list is empty and sends nothing', async () => {
 		const ctx = editorContext(undefined);
 		await expect(getCategories.call(ctx)).resolves.toEqual([]);
 		// An empty credentials object, or one with another type only, counts as "not selected" too.

@@ -1,5 +1,5 @@
 /**
- * RunComfy Training node → Submit Job: the Simple form's config, user configs in YAML or JSON, the rules checked
+ * RunComfy Training node → Submit: the Simple form's config, user configs in YAML or JSON, the rules checked
  * before the paid call (GPU, training_folder, dataset folder_path by name, dataset READY, minimum balance), and
  * Wait for Completion (finished → `lora`, failed, timeout, Stop only stops watching). Real n8n engine, sandbox.
  */

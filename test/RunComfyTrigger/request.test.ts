@@ -49,13 +49,13 @@ describe('RunComfy Trigger: request finished', () => {
 			[failing, 'request.failed'],
 		]);
 		const success = first![0];
-		expect(success).toMatchObject({ request_type: 'model', state: 'succeeded', status: 'completed' });
+		expect(success).toMatchObject({ request_type: 'model', status: 'succeeded', service_status: 'completed' });
 		const result = success.result as IDataObject;
 		expect(result.status).toBe('succeeded');
 		expect(typeof result.cost).toBe('number');
 		expect((success.output_urls as IDataObject[]).length).toBeGreaterThan(0);
 		expect(String((success.output_urls as IDataObject[])[0].url)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\//);
-		expect(first![1]).toMatchObject({ state: 'failed', result: { status: 'failed' } });
+		expect(first![1]).toMatchObject({ status: 'failed', result: { status: 'failed' } });
 		expect((first![1].result as IDataObject).error).toBeTruthy();
 
 		// Still queued: nothing; the finished ones do not fire again.
@@ -86,7 +86,7 @@ describe('RunComfy Trigger: request finished', () => {
 			[ok, 'request.succeeded'],
 			[failing, 'request.failed'],
 		]);
-		expect(first![0]).toMatchObject({ request_type: 'deployment', deployment_id: dep, state: 'succeeded' });
+		expect(first![0]).toMatchObject({ request_type: 'deployment', deployment_id: dep, status: 'succeeded' });
 		expect((first![0].output_urls as IDataObject[]).map((u) => u.path)).toEqual(['outputs["9"].images[0].url']);
 		expect(JSON.stringify((first![1].result as IDataObject).error)).toMatch(/out of memory/);
 		expect(await pollOnce(sb, deploymentParams(dep, ids), staticData)).toBeNull();
@@ -121,7 +121,7 @@ describe('RunComfy Trigger: request finished', () => {
 			polls++;
 		}
 		expect(polls).toBeLessThan(5);
-		expect(cancelled?.map((e) => [e.request_id, e.event, e.status])).toEqual([[queued, 'request.cancelled', 'canceled']]);
+		expect(cancelled?.map((e) => [e.request_id, e.event, e.status])).toEqual([[queued, 'request.cancelled', 'cancelled']]);
 		expect(await pollOnce(sb, deploymentParams(dep, ids), staticData)).toBeNull();
 	});
 
@@ -135,8 +135,8 @@ describe('RunComfy Trigger: request finished', () => {
 
 		const sample = await pollOnce(sb, modelParams(ids), staticData, 'manual');
 		expect(sample?.map((e) => [e.request_id, e.event, e.status])).toEqual([
-			[queued, 'request.queued', 'in_queue'],
-			[ok, 'request.succeeded', 'completed'],
+			[queued, 'request.queued', 'queued'],
+			[ok, 'request.succeeded', 'succeeded'],
 		]);
 		expect(sample![0].result).toBeUndefined();
 		expect(staticData).toEqual({});

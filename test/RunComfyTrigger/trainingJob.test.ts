@@ -37,8 +37,8 @@ describe('RunComfy Trigger: training job finished, failed, stopped early or canc
 		expect(event).toMatchObject({
 			event: 'training.finished',
 			job_id: jobId,
-			state: 'stopped_finished',
-			status: 'STOPPED',
+			status: 'succeeded',
+			service_status: 'STOPPED',
 			name: 'fox_lora',
 			progress: { current_step: 20, total_steps: 20 },
 		});
@@ -64,8 +64,8 @@ describe('RunComfy Trigger: training job finished, failed, stopped early or canc
 		expect(early).toHaveLength(1);
 		expect(early![0]).toMatchObject({
 			event: 'training.stopped_early',
-			state: 'stopped_incomplete',
-			status: 'STOPPED',
+			status: 'stopped',
+			service_status: 'STOPPED',
 			progress: { current_step: 10, total_steps: 20 },
 			result: { error: { message: 'Job failed: server was reclaimed.' } },
 		});
@@ -89,7 +89,7 @@ describe('RunComfy Trigger: training job finished, failed, stopped early or canc
 		await jobReaches(sb, jobId, (j) => j.status === 'STOPPED' && j.current_step === 20);
 		const finished = await pollOnce(sb, params(jobId), staticData);
 		expect(finished).toHaveLength(1);
-		expect(finished![0]).toMatchObject({ event: 'training.finished', state: 'stopped_finished' });
+		expect(finished![0]).toMatchObject({ event: 'training.finished', status: 'succeeded' });
 		expect(await pollOnce(sb, params(jobId), staticData)).toBeNull();
 	});
 
@@ -121,7 +121,7 @@ describe('RunComfy Trigger: training job finished, failed, stopped early or canc
 
 		const first = await pollOnce(sb, params(list), staticData);
 		expect(first).toHaveLength(1);
-		expect(first![0]).toMatchObject({ event: 'training.failed', job_id: failing, state: 'failed', status: 'FAILED' });
+		expect(first![0]).toMatchObject({ event: 'training.failed', job_id: failing, status: 'failed', service_status: 'FAILED' });
 		expect(String(first![0].error)).toMatch(/CUDA out of memory/);
 		expect(first![0].result).toBeDefined();
 		expect(await pollOnce(sb, params(list), staticData)).toBeNull();
@@ -154,8 +154,8 @@ describe('RunComfy Trigger: training job finished, failed, stopped early or canc
 
 		const sample = await pollOnce(sb, params(list), staticData, 'manual');
 		expect(sample?.map((e) => [e.job_id, e.event, e.status])).toEqual([
-			[queued, 'training.queued', 'IN_QUEUE'],
-			[done, 'training.finished', 'STOPPED'],
+			[queued, 'training.queued', 'queued'],
+			[done, 'training.finished', 'succeeded'],
 		]);
 		expect(staticData).toEqual({});
 

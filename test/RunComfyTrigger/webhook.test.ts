@@ -78,7 +78,6 @@ describe('RunComfy Webhook Trigger: deliveries', () => {
 			request_type: 'deployment',
 			request_id: 'req-ok-1',
 			deployment_id: dep,
-			state: 'succeeded',
 			status: 'succeeded',
 			created_at: '2026-11-25T10:00:00Z',
 			finished_at: '2026-11-25T10:00:09Z',
@@ -155,14 +154,14 @@ describe('RunComfy Webhook Trigger: deliveries', () => {
 	it('reads failed, cancelled / canceled, "output" instead of "outputs", and "outcome" next to "status"', async () => {
 		const { send } = setup();
 		const failed = await send(event('req-f', 'failed', { error: [{ errorCode: 1, error: 'CUDA error: out of memory' }] }));
-		expect(failed.items[0].json).toMatchObject({ event: 'request.failed', state: 'failed', output_urls: [] });
+		expect(failed.items[0].json).toMatchObject({ event: 'request.failed', status: 'failed', output_urls: [] });
 		expect(failed.items[0].json.error).toEqual([{ errorCode: 1, error: 'CUDA error: out of memory' }]);
 		expect((await send(event('req-c1', 'cancelled'))).items[0].json).toMatchObject({ event: 'request.cancelled', status: 'cancelled' });
-		expect((await send(event('req-c2', 'canceled'))).items[0].json).toMatchObject({ event: 'request.cancelled', status: 'canceled' });
+		expect((await send(event('req-c2', 'canceled'))).items[0].json).toMatchObject({ event: 'request.cancelled', status: 'cancelled', service_status: 'canceled' });
 		const lora = await send(event('req-l', 'succeeded', { output: { images: [`${sb.urls.files}/files/lora.png`] } }));
 		expect(lora.items[0].json.output_urls).toEqual([{ path: 'output.images[0]', url: `${sb.urls.files}/files/lora.png` }]);
 		const outcome = await send(event('req-o', 'completed', { outcome: 'failed', error: 'boom' }));
-		expect(outcome.items[0].json).toMatchObject({ event: 'request.failed', status: 'completed', outcome: 'failed' });
+		expect(outcome.items[0].json).toMatchObject({ event: 'request.failed', status: 'failed', outcome: 'failed' });
 	});
 
 	it('answers 400 to a delivery it cannot read and 200 to a status that is no event; starts nothing', async () => {

@@ -68,7 +68,7 @@ const OPERATIONS: PaidOperation[] = [
 		price: 20_000,
 	},
 	{
-		name: 'RunComfy Training → Training Job → Submit Job',
+		name: 'RunComfy Training → Training Job → Submit',
 		node: new RunComfyTraining(),
 		parameters: async (sb, options) => {
 			await readyDataset(sb, 'dogs');

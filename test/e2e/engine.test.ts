@@ -17,6 +17,7 @@ const EXAMPLES_DIR = path.join(h.ROOT, 'examples');
 const FLUX = 'blackforestlabs/flux-2/flash/text-to-image';
 const FAILS = 'runcomfy/test/always-fails';
 const VIDEO = 'google/veo-3/text-to-video';
+const I2V = 'kling/kling-2-1/pro/image-to-video';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** One `n8n execute` is a few seconds; generous for loaded CI machines. */
 const TEST_TIMEOUT = 4 * 60 * 1000;
@@ -219,12 +220,15 @@ describe('the package in a real n8n (CLI engine)', () => {
 		expect(started.pairedItem).toEqual({ item: 0 });
 		expect(started.json).toMatchObject({ model_id: VIDEO, still_running: true });
 		expect(String(started.json.request_id)).toMatch(UUID);
-		expect(['in_queue', 'in_progress']).toContain(started.json.status);
+		// The nodes' one status vocabulary; the service's own word is kept in service_status.
+		expect(['queued', 'running']).toContain(started.json.status);
+		expect(['in_queue', 'in_progress']).toContain(started.json.service_status);
 		expect(started.binary).toBeUndefined();
 
 		const [checked] = items(run, 'Check Status');
 		expect(checked.json.request_id).toBe(started.json.request_id);
-		expect(['in_queue', 'in_progress']).toContain(checked.json.status);
+		expect(['queued', 'running']).toContain(checked.json.status);
+		expect(['in_queue', 'in_progress']).toContain(checked.json.service_status);
 
 		// Not cancelled: "Return as Still Running" leaves the run going on the service.
 		const remote = sandbox.state().runs.find((r) => r.id === started.json.request_id);
@@ -234,8 +238,38 @@ describe('the package in a real n8n (CLI engine)', () => {
 		expect(cancels).toEqual([]);
 	}, TEST_TIMEOUT);
 
+	it('text-to-image-then-video: one item per image, each animated from its own file URL', async () => {
+		// The live service lists https output URLs, and the node takes only https file inputs; the sandbox serves
+		// http, so here it lists https URLs (downloading them fails, which the run reports and survives).
+		sandbox.configure({ httpsOutputUrls: true });
+		try {
+			sandbox.clearLog();
+			const run = await runExample('text-to-image-then-video.json');
+			expectSucceeded(run);
+
+			const images = items(run, 'Generate Start Images');
+			expect(images).toHaveLength(2);
+			images.forEach((item, i) => {
+				expect(item.pairedItem).toEqual({ item: 0 });
+				expect(item.json).toMatchObject({ model_id: FLUX, status: 'succeeded', file_index: i, file_path: `output.images[${i}]` });
+				expect(String(item.json.file_url)).toMatch(/^https:\/\//);
+			});
+			const videos = items(run, 'Animate Each Image');
+			expect(videos).toHaveLength(2);
+			const submits = sandbox.log().filter((e) => e.api === 'model' && e.method === 'POST' && e.path === `/v1/models/${I2V}`);
+			videos.forEach((item, i) => {
+				expect(item.pairedItem).toEqual({ item: i });
+				expect(item.json).toMatchObject({ model_id: I2V, status: 'succeeded' });
+				const body = submits.find((e) => e.createdId === item.json.request_id)?.body as { image_url?: string } | undefined;
+				expect(body?.image_url).toBe(images[i].json.file_url);
+			});
+		} finally {
+			sandbox.configure({ httpsOutputUrls: false });
+		}
+	}, TEST_TIMEOUT);
+
 	it('every other example in examples/ runs to success (those started by a manual trigger)', async () => {
-		const covered = ['text-to-image-batch.json', 'continue-on-fail.json', 'timeout-still-running.json'];
+		const covered = ['text-to-image-batch.json', 'continue-on-fail.json', 'timeout-still-running.json', 'text-to-image-then-video.json'];
 		const others = [...workflows.keys()].filter((f) => !covered.includes(f));
 		for (const file of others) {
 			const wf = workflows.get(file) as WorkflowJson;

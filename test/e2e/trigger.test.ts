@@ -104,8 +104,8 @@ describe('RunComfy Trigger in a real n8n: an activated workflow polling the sand
 			event: 'training.finished',
 			job_id: jobC,
 			name: 'preempt_sks_dog',
-			status: 'STOPPED',
-			state: 'stopped_finished',
+			status: 'succeeded',
+			service_status: 'STOPPED',
 			latest_checkpoint_url: checkpoint,
 			lora: { path: checkpoint },
 		});
@@ -332,7 +332,7 @@ describe('RunComfy Webhook Trigger in a real n8n: deliveries POSTed to the publi
 			source: 'webhook',
 			request_type: 'deployment',
 			deployment_id: deployment,
-			state: 'succeeded',
+			status: 'succeeded',
 			output_urls: [{ path: 'outputs["9"].images[0].url', url: `${sandbox.urls.files}/files/${ids[7]}.png` }],
 		});
 

@@ -282,6 +282,16 @@ describe('sandbox Model API', () => {
 			expect(noCost.cost).toBeUndefined();
 		});
 
+		it('lists outputs as https URLs with httpsOutputUrls, which another model accepts as a file input', async () => {
+			sb.configure({ queueMs: 0, runDurationMs: 0, httpsOutputUrls: true });
+			const first = (await client(sb).post(`${M()}/v1/models/${T2I}`, { prompt: 'a cat' })).data;
+			await pollUntil(async () => (await client(sb).get(first.status_url)).data.status, (s) => s === 'completed');
+			const image = (await client(sb).get(first.result_url)).data.output.images[0] as string;
+			expect(image).toMatch(new RegExp(`^${sb.urls.files.replace(/^http:/, 'https:')}/files/outputs/${first.request_id}/`));
+			const chained = await client(sb).post(`${M()}/v1/models/${STABLE_MODELS.imageToVideo}`, { prompt: 'x', image_url: image });
+			expect(chained.status).toBe(200);
+		});
+
 		it('returns the in-progress record from result before completion (and 400005 with the quirk)', async () => {
 			sb.configure({ queueMs: 60_000 });
 			const id = (await client(sb).post(`${M()}/v1/models/${T2I}`, { prompt: 'x' })).data.request_id;

@@ -285,7 +285,7 @@ describe('service answers', () => {
 		expect(notFound.httpCode).toBe('404');
 		expect(notFound.context.httpStatus).toBe(200);
 		expect(notFound.message).toContain('404001 ResourceNotFound');
-		expect(notFound.description).toMatch(/exactly as listed by List Models/);
+		expect(notFound.description).toMatch(/exactly as listed by Get Many Models/);
 
 		const broke = await caught(async (ctx) => await submitModelRun(ctx, FLUX, { prompt: 'x' }));
 		expect(broke.message).toContain('400002 InsufficientResources');

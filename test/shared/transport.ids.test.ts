@@ -47,7 +47,7 @@ describe('encodeModelId', () => {
 		expect(thrown).toBeInstanceOf(NodeOperationError);
 		const e = thrown as NodeOperationError;
 		expect(e.message).toContain(words);
-		expect(e.description).toMatch(/exactly as listed by List Models/);
+		expect(e.description).toMatch(/exactly as listed by Get Many Models/);
 		expect(e.context.itemIndex).toBe(3);
 	});
 
@@ -56,7 +56,7 @@ describe('encodeModelId', () => {
 		try {
 			encodeModelId('a//b');
 		} catch (error) {
-			expect((error as UserError).description).toMatch(/List Models/);
+			expect((error as UserError).description).toMatch(/Get Many Models/);
 		}
 	});
 

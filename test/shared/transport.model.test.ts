@@ -85,7 +85,7 @@ describe('catalog', () => {
 		expect(error.httpCode).toBe('404');
 		expect(error.message).toContain('404001 ResourceNotFound');
 		expect(error.message).toContain('blackforestlabs/flux-9/does-not-exist');
-		expect(error.description).toMatch(/model id exactly as listed by List Models/);
+		expect(error.description).toMatch(/model id exactly as listed by Get Many Models/);
 		expect(error.context.errorCode).toBe('404001');
 	});
 
@@ -93,7 +93,7 @@ describe('catalog', () => {
 		for (const bad of ['', '  ', 'a//b', 'a/../b', 'a/b?x', 'a/b#c', 'a\\b']) {
 			const error = await caught(async (ctx) => await getModel(ctx, bad));
 			expect(error).toBeInstanceOf(NodeOperationError);
-			expect(error.description).toMatch(/List Models/);
+			expect(error.description).toMatch(/Get Many Models/);
 		}
 		const submitError = await caught(async (ctx) => await submitModelRun(ctx, 'a/./b', { prompt: 'x' }, 2));
 		expect(submitError).toBeInstanceOf(NodeOperationError);

@@ -92,7 +92,7 @@ describe('RunComfy Deployment as a tool', () => {
 	});
 
 	it('list_deployments: the deployments of the account', async () => {
-		const result = await callTool(sb, node, { resource: 'deployment', operation: 'list' });
+		const result = await callTool(sb, node, { resource: 'deployment', operation: 'getAll' });
 		const items = expectCompact(sb, result);
 		expect(items.map((i) => i.json.id)).toContain(dep);
 		for (const { json } of items) {

@@ -129,7 +129,7 @@ describe('RunComfy Model as a tool', () => {
 		const result = await callTool(
 			sb,
 			node,
-			{ resource: 'catalog', operation: 'listModels', limit: 5, filters: { search: fromAI('search', 'Text to look for') } },
+			{ resource: 'catalog', operation: 'getManyModels', limit: 5, filters: { search: fromAI('search', 'Text to look for') } },
 			{ search: 'kling' },
 		);
 		const items = expectCompact(sb, result);

@@ -37,7 +37,7 @@ describe('RunComfy Dataset and Training as tools', () => {
 
 	it('list_datasets: id, name and status of each dataset', async () => {
 		const id = await readyDataset(sb, 'dogs');
-		const result = await callTool(sb, datasets, { resource: 'dataset', operation: 'list', returnAll: true });
+		const result = await callTool(sb, datasets, { resource: 'dataset', operation: 'getAll', returnAll: true });
 		const items = expectCompact(sb, result);
 		expect(items.map((i) => [i.json.id, i.json.name, i.json.status])).toEqual([[id, 'dogs', 'READY']]);
 		expectSummary(items[0].json, 'dogs', 'READY');

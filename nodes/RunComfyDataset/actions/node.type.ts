@@ -3,7 +3,7 @@ import type { AllEntities } from 'n8n-workflow';
 type NodeMap = {
 	dataset:
 		| 'create'
-		| 'list'
+		| 'getAll'
 		| 'getStatus'
 		| 'delete'
 		| 'uploadFile'

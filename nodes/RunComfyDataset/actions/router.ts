@@ -8,7 +8,7 @@ import type { RunComfyDatasetType } from './node.type';
 const operations: OperationMap<RunComfyDatasetType> = {
 	dataset: {
 		create: dataset.create,
-		list: dataset.list,
+		getAll: dataset.getAll,
 		getStatus: dataset.getStatus,
 		delete: dataset.delete,
 		uploadFile: dataset.uploadFile,

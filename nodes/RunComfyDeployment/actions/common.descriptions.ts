@@ -6,7 +6,7 @@ import { HARDWARE_SKUS } from '../../shared/types';
 export { deploymentLocatorProperty } from '../../shared/pickers/deployments';
 
 /** The request id of an earlier inference (Get Status, Get Result, Cancel, Delete Request). */
-export const requestIdProperty: INodeProperties = sharedRequestIdProperty('e.g. f033c4a2-…');
+export const requestIdProperty: INodeProperties = sharedRequestIdProperty('e.g. f033c4a2-1b9e-4d2a-8c55-6e7f0a1b2c3d');
 
 /** Deletes the request's inputs and outputs on the service once every output was downloaded (Run, Get Result). */
 export const deleteAfterDownloadOption: INodeProperties = {

@@ -1,7 +1,7 @@
 import type { AllEntities } from 'n8n-workflow';
 
 type NodeMap = {
-	deployment: 'list' | 'get' | 'create' | 'update' | 'pause' | 'resume' | 'delete';
+	deployment: 'getAll' | 'get' | 'create' | 'update' | 'pause' | 'resume' | 'delete';
 	inference: 'run' | 'getStatus' | 'getResult' | 'cancel' | 'deleteRequest' | 'callInstanceProxy';
 };
 

@@ -8,7 +8,7 @@ import type { RunComfyDeploymentType } from './node.type';
 
 const operations: OperationMap<RunComfyDeploymentType> = {
 	deployment: {
-		list: deployment.list,
+		getAll: deployment.getAll,
 		get: deployment.get,
 		create: deployment.create,
 		update: deployment.update,

@@ -161,9 +161,9 @@ async function binaryInputs(
 			fail(
 				ctx,
 				itemIndex,
-				`Binary Input: the item has no binary property "${property}"`,
+				`Binary Input: the item has no binary field "${property}"`,
 				available.length
-					? `The item's binary properties: ${available.join(', ')}. Set "Binary Property" to one of them.`
+					? `The item's binary fields: ${available.join(', ')}. Set "Input Binary Field" to one of them.`
 					: 'The incoming item carries no binary data. Add a node before this one that reads or downloads the file (e.g. Read/Write Files from Disk, HTTP Request).',
 			);
 		}

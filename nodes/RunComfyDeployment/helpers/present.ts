@@ -24,6 +24,7 @@ export function readResultOptions(ctx: IExecuteFunctions, itemIndex: number): Re
 	};
 }
 
+/** The output item(s) of a result (one per file when asked); every item says whether the request was deleted. */
 export async function presentResult(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -32,28 +33,26 @@ export async function presentResult(
 	succeeded: boolean,
 	hosts: DownloadHosts,
 	options: ResultOptions,
-): Promise<INodeExecutionData> {
-	const { item, downloaded } = await resultItem(ctx, itemIndex, json, {
+): Promise<INodeExecutionData[]> {
+	const { items, downloaded } = await resultItem(ctx, itemIndex, json, {
 		succeeded,
 		urls: deploymentOutputUrls(json),
 		toolJson,
 		hosts,
 		download: options.download,
 	});
-	if (!downloaded || !options.deleteAfterDownload) return item;
+	if (!downloaded || !options.deleteAfterDownload) return items;
+	const noted = (fields: IDataObject) => items.map((item) => ({ ...item, json: { ...item.json, ...fields } }));
 	if (!downloaded.complete) {
-		item.json = {
-			...item.json,
+		return noted({
 			request_deleted: false,
 			delete_error: 'Not deleted: some outputs were not downloaded (see skipped_downloads); they stay on the service for 7 days.',
-		};
-		return item;
+		});
 	}
 	try {
 		await deleteDeploymentRequest(ctx, deploymentId, String(json.request_id));
-		item.json = { ...item.json, request_deleted: true };
+		return noted({ request_deleted: true });
 	} catch (error) {
-		item.json = { ...item.json, request_deleted: false, delete_error: (error as Error).message };
+		return noted({ request_deleted: false, delete_error: (error as Error).message });
 	}
-	return item;
 }

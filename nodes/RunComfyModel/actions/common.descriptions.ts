@@ -26,7 +26,7 @@ export const modelLocatorProperty: INodeProperties = {
 			displayName: 'From List',
 			name: 'list',
 			type: 'list',
-			placeholder: 'Search models…',
+			placeholder: 'Select a model...',
 			typeOptions: {
 				searchListMethod: 'searchModels',
 				searchable: true,

@@ -2,7 +2,7 @@ import type { AllEntities } from 'n8n-workflow';
 
 type NodeMap = {
 	model: 'run' | 'estimateCost' | 'getStatus' | 'getResult' | 'cancel';
-	catalog: 'listModels' | 'listCategories' | 'getModel';
+	catalog: 'getManyModels' | 'getManyCategories' | 'getModel';
 	account: 'getBalance';
 };
 

@@ -9,7 +9,7 @@ import type { RunComfyModelType } from './node.type';
 
 const operations: OperationMap<RunComfyModelType> = {
 	model: { run: model.run, estimateCost: model.estimateCost, getStatus: model.getStatus, getResult: model.getResult, cancel: model.cancel },
-	catalog: { listModels: catalog.listModels, listCategories: catalog.listCategories, getModel: catalog.getModel },
+	catalog: { getManyModels: catalog.getManyModels, getManyCategories: catalog.getManyCategories, getModel: catalog.getModel },
 	account: { getBalance: account.getBalance },
 };
 

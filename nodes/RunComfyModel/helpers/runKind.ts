@@ -72,7 +72,7 @@ export function modelRunKind(ctx: IExecuteFunctions): JobKind<ModelRunItem, Down
 				failedHint: 'Check the inputs (for example that file URLs are public and reachable) and run again.',
 			}),
 		present: async (t, json, { succeeded, options, hosts }) =>
-			(await resultItem(ctx, t.itemIndex, json, { succeeded, urls: modelOutputUrls(json), toolJson, hosts, download: options })).item,
+			(await resultItem(ctx, t.itemIndex, json, { succeeded, urls: modelOutputUrls(json), toolJson, hosts, download: options })).items,
 		toolJson,
 	};
 }

@@ -13,7 +13,7 @@ function hasNoCredential(ctx: ILoadOptionsFunctions): boolean {
 }
 
 /**
- * The categories of the catalog (`GET /v1/models/categories`), for the List Models filter. Empty while no
+ * The categories of the catalog (`GET /v1/models/categories`), for the Get Many Models filter. Empty while no
  * credential is selected; API errors (wrong token, service down) still fail, so the editor shows them.
  */
 export async function getCategories(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {

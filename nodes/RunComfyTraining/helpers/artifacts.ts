@@ -1,25 +1,25 @@
 /** Downloading a job's artifacts (optional, off by default): which ones, through the one download path. */
-import type { IBinaryData, IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDisplayOptions, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { downloadProperties } from '../../shared/descriptions';
 import type { FoundUrl } from '../../shared/download';
-import { downloadAll } from '../../shared/download';
 import { readDownloadOptions } from '../../shared/jobs';
 import type { DownloadChoice } from '../../shared/jobs';
-import type { DownloadHosts } from '../../shared/outputs';
+import { fetchFiles, filesOnItems } from '../../shared/outputs';
+import type { DownloadHosts, FilesNote } from '../../shared/outputs';
 import type { DescribedResult } from './jobs';
 import { pathOf } from './jobs';
 
 const ARTIFACT_CHOICES = ['allCheckpoints', 'config', 'latestCheckpoint', 'samples'];
 
 export function artifactDownloadProperties(show: IDisplayOptions['show']): INodeProperties[] {
-	const [toggle, size] = downloadProperties(show, false);
+	const [toggle, ...layoutAndSize] = downloadProperties(show, false);
 	return [
 		{
 			...toggle,
 			description:
-				"Whether to download artifacts into binary data (data, data_1, ...). Checkpoints can be large. Only hosts in the credential's Allowed Download Hosts are fetched, without your token.",
+				"Whether to download artifacts into binary data. Checkpoints can be large. Only hosts in the credential's Allowed Download Hosts are fetched, without your token.",
 		},
 		{
 			displayName: 'Artifacts to Download',
@@ -34,7 +34,7 @@ export function artifactDownloadProperties(show: IDisplayOptions['show']): INode
 			],
 			displayOptions: { show: { ...show, downloadOutputs: [true] } },
 		},
-		size,
+		...layoutAndSize,
 	];
 }
 
@@ -58,14 +58,14 @@ export function readArtifactOptions(ctx: IExecuteFunctions, itemIndex: number): 
 	return { ...download, what };
 }
 
-/** Downloads the chosen artifacts of a described result. */
-export async function downloadArtifacts(
-	ctx: IExecuteFunctions,
-	described: DescribedResult,
-	choice: ArtifactChoice,
-	hosts: DownloadHosts,
-): Promise<{ binary?: Record<string, IBinaryData>; info: IDataObject }> {
-	if (!choice.enabled) return { info: {} };
+/** What an item says about its artifact downloads: which arrived (and their file names), which not and why. */
+const artifactsNote: FilesNote = ({ downloaded, skipped }) => ({
+	downloaded: downloaded.map((d) => ({ url: d.url, path: d.path, fileName: d.binary.fileName ?? null })),
+	skipped: skipped.map((s) => ({ url: s.url, path: s.path, reason: s.reason })),
+});
+
+/** The artifacts of a described result chosen by "Artifacts to Download", without repeats, in a stable order. */
+function chosenArtifacts(described: DescribedResult, choice: ArtifactChoice): FoundUrl[] {
 	const chosen: FoundUrl[] = [];
 	const add = (list: FoundUrl[]) => {
 		for (const u of list) if (!chosen.some((c) => c.url === u.url)) chosen.push(u);
@@ -77,17 +77,22 @@ export async function downloadArtifacts(
 	if (choice.what.includes('allCheckpoints')) add(urls.filter((u) => described.checkpoint_urls.includes(u.url)));
 	if (choice.what.includes('samples')) add(urls.filter((u) => described.sample_urls.includes(u.url)));
 	if (choice.what.includes('config')) add(urls.filter((u) => /config/i.test(u.path) || /\.(ya?ml|json)$/i.test(pathOf(u.url))));
-	if (chosen.length === 0) return { info: { downloaded: [], skipped: [] } };
-	const { binary, downloaded, skipped } = await downloadAll(ctx, chosen, {
-		maxBytes: choice.maxBytes,
-		allowedHosts: await hosts.get(),
-		fallbackName: 'artifact',
-	});
-	return {
-		binary: Object.keys(binary).length ? binary : undefined,
-		info: {
-			downloaded: downloaded.map((d) => ({ url: d.url, path: d.path, fileName: d.binary.fileName ?? null })),
-			skipped: skipped.map((s) => ({ url: s.url, path: s.path, reason: s.reason })),
-		},
-	};
+	return chosen;
+}
+
+/**
+ * The output item(s) of a described result: `item` as is when downloads are off; otherwise the chosen artifacts
+ * downloaded and laid out as "Output Files" says (on the item, or one item per file), with `downloaded` and
+ * `skipped` listing what happened.
+ */
+export async function withArtifacts(
+	ctx: IExecuteFunctions,
+	item: INodeExecutionData,
+	described: DescribedResult,
+	choice: ArtifactChoice,
+	hosts: DownloadHosts,
+): Promise<INodeExecutionData[]> {
+	if (!choice.enabled) return [item];
+	const fetched = await fetchFiles(ctx, chosenArtifacts(described, choice), choice, hosts, 'artifact');
+	return filesOnItems(item, fetched, choice, artifactsNote);
 }

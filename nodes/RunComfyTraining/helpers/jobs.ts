@@ -19,8 +19,8 @@ export function jobIdProperty(): INodeProperties {
 		type: 'string',
 		default: '',
 		required: true,
-		placeholder: 'e.g. {{ $json.job_id }}',
-		description: 'The training job\'s ID, as output by Submit Job ("job_id")',
+		placeholder: 'e.g. 3f2b8c1d-9e4a-4b6f-8d0c-7a5e1f2b3c4d',
+		description: 'The job_id returned by Submit (also when Wait for Completion is off)',
 	};
 }
 
@@ -29,7 +29,7 @@ export function readJobId(ctx: IExecuteFunctions, itemIndex: number): string {
 	if (!id) {
 		throw new NodeOperationError(ctx.getNode(), 'No job ID was given', {
 			itemIndex,
-			description: 'Enter the job ID that Submit Job output as "job_id", e.g. {{ $json.job_id }}.',
+			description: 'Enter the job ID that Submit output as "job_id", e.g. {{ $json.job_id }}.',
 		});
 	}
 	return id;

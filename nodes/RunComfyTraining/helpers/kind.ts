@@ -10,7 +10,7 @@ import { TRAINING_WAIT } from '../../shared/jobs';
 import type { Accepted, JobItem, JobKind } from '../../shared/jobs';
 import { getTrainingJobResult, getTrainingJobStatus } from '../../shared/transport';
 import type { ArtifactChoice } from './artifacts';
-import { artifactDownloadProperties, downloadArtifacts, readArtifactOptions } from './artifacts';
+import { artifactDownloadProperties, readArtifactOptions, withArtifacts } from './artifacts';
 import type { Progress } from './jobs';
 import { describeJob, describeResult, errorText, jobState, pickResultFields, progressOf, rawStatus } from './jobs';
 
@@ -92,9 +92,9 @@ export function trainingJobKind<P extends TrainingItem>(
 			};
 		},
 		present: async (t, json, { succeeded, options, hosts, record }) => {
-			if (!succeeded || !record) return { json, pairedItem: { item: t.itemIndex } };
-			const { binary, info } = await downloadArtifacts(ctx, describeResult(t.id, record), options, hosts);
-			return { json: { ...json, ...info }, ...(binary ? { binary } : {}), pairedItem: { item: t.itemIndex } };
+			const item = { json, pairedItem: { item: t.itemIndex } };
+			if (!succeeded || !record) return item;
+			return await withArtifacts(ctx, item, describeResult(t.id, record), options, hosts);
 		},
 	};
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { collectUrls } from '../../shared/download';
-import { normaliseStatus } from '../../shared/status';
+import { normaliseStatus, withPublicStatus } from '../../shared/status';
 import {
 	getDeploymentRequestResult,
 	getDeploymentRequestStatus,
@@ -144,13 +144,12 @@ async function observeRequest(
 				if (resultState === 'failed' || resultState === 'cancelled') state = resultState;
 			}
 			const outputs = result ? (type === 'model' ? result.output : (result.outputs ?? result.output)) : undefined;
-			return {
+			return withPublicStatus({
 				...status,
 				event: `request.${state}`,
 				request_type: type,
 				request_id: requestId,
 				...(deploymentId ? { deployment_id: deploymentId } : {}),
-				state,
 				...(result
 					? {
 							result,
@@ -160,7 +159,7 @@ async function observeRequest(
 							})),
 						}
 					: {}),
-			};
+			}, state);
 		},
 	};
 }

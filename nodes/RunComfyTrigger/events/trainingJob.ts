@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { collectUrls } from '../../shared/download';
-import { classifyStoppedJob, normaliseStatus } from '../../shared/status';
+import { classifyStoppedJob, normaliseStatus, withPublicStatus } from '../../shared/status';
 import { checkpointStep, pickLatestCheckpoint } from '../../shared/checkpoints';
 import { getTrainingJobResult, getTrainingJobStatus } from '../../shared/transport';
 import type { RunState } from '../../shared/types';
@@ -59,13 +59,15 @@ export const trainingJobEvent: TriggerEvent = {
 					failure: failure(jobId),
 					output: async () => {
 						if (reported) result ??= await getTrainingJobResult(ctx, jobId);
-						return {
-							...status,
-							event: EVENT_NAMES[state] ?? `training.${state}`,
-							job_id: jobId,
+						return withPublicStatus(
+							{
+								...status,
+								event: EVENT_NAMES[state] ?? `training.${state}`,
+								job_id: jobId,
+								...(result ? { result, ...artifactsOf(result) } : {}),
+							},
 							state,
-							...(result ? { result, ...artifactsOf(result) } : {}),
-						};
+						);
 					},
 				};
 			},

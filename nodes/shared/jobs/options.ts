@@ -126,16 +126,35 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 	};
 }
 
+/** How downloaded files are laid out on output items ("Output Files"). */
+export type FileLayout = 'allOnOneItem' | 'oneItemPerFile';
+
+export const FILE_LAYOUTS: readonly FileLayout[] = ['allOnOneItem', 'oneItemPerFile'];
+
+/** The binary field (or prefix) files go to when nothing else is set. */
+export const DEFAULT_BINARY_FIELD = 'data';
+
+/** A binary field name other nodes can address (`$binary.data`, "Input Binary Field"): no spaces or punctuation. */
+const BINARY_FIELD_RE = /^[A-Za-z0-9_-]{1,100}$/;
+
 export interface DownloadChoice {
 	enabled: boolean;
 	maxBytes: number;
+	/** All files on the result's item, or one item per file. */
+	layout: FileLayout;
+	/** The binary field of the first file (the next ones on the same item get `_1`, `_2`, ...). */
+	binaryField: string;
 }
 
-/** "Download Outputs" and "Max Download Size (MB)" of one item (never for an AI agent). */
+/**
+ * "Download Outputs", "Max Download Size (MB)", "Output Files" and "Output Binary Field" of one item (never for
+ * an AI agent), each checked: a kind reads them before anything is paid.
+ */
 export function readDownloadOptions(ctx: IExecuteFunctions, itemIndex: number, defaultOn = true): DownloadChoice {
 	const toolCall = ctx.isToolExecution?.() ?? false;
 	const enabled = readBoolean(ctx, 'downloadOutputs', itemIndex, defaultOn && !toolCall, 'Download Outputs');
-	if (!enabled || toolCall) return { enabled: false, maxBytes: 0 };
+	const off: DownloadChoice = { enabled: false, maxBytes: 0, layout: 'allOnOneItem', binaryField: DEFAULT_BINARY_FIELD };
+	if (!enabled || toolCall) return off;
 	const mb = readNumber(ctx, 'maxDownloadSizeMb', itemIndex, DEFAULT_MAX_DOWNLOAD_MB, {
 		label: 'Max Download Size (MB)',
 		min: 0,
@@ -143,7 +162,22 @@ export function readDownloadOptions(ctx: IExecuteFunctions, itemIndex: number, d
 		max: DEFAULT_MAX_DOWNLOAD_MB,
 		example: `megabytes up to ${DEFAULT_MAX_DOWNLOAD_MB}, e.g. 500`,
 	});
-	return { enabled: true, maxBytes: Math.floor(mb * 1024 * 1024) };
+	const layout = ctx.getNodeParameter('outputFiles', itemIndex, 'allOnOneItem') as unknown;
+	if (!FILE_LAYOUTS.includes(layout as FileLayout)) {
+		throw new NodeOperationError(ctx.getNode(), `"Output Files" of item ${itemIndex} must be one of ${FILE_LAYOUTS.join(', ')}, but is ${shown(layout)}`, {
+			itemIndex,
+			description: 'Pick "All Files on One Item" or "One Item per File" from the list. Nothing was submitted.',
+		});
+	}
+	const rawField = ctx.getNodeParameter('outputBinaryField', itemIndex, DEFAULT_BINARY_FIELD) as unknown;
+	const binaryField = typeof rawField === 'string' ? rawField.trim() : rawField;
+	if (typeof binaryField !== 'string' || !BINARY_FIELD_RE.test(binaryField)) {
+		throw new NodeOperationError(ctx.getNode(), `"Output Binary Field" of item ${itemIndex} is not a usable field name: ${shown(rawField)}`, {
+			itemIndex,
+			description: 'Use letters, digits, "_" or "-" only (up to 100), e.g. data or image. Nothing was submitted.',
+		});
+	}
+	return { enabled: true, maxBytes: Math.floor(mb * 1024 * 1024), layout: layout as FileLayout, binaryField };
 }
 
 /** "Minimum Balance (USD)" in Options; 0 turns the guard off. */
@@ -168,16 +202,3 @@ export function readCostCap(ctx: IExecuteFunctions, itemIndex: number): number {
 
 /** Largest "Limit" of a list operation (Return All has none). */
 export const MAX_LIST_LIMIT = 10_000;
-
-/** n8n's "Return All" + "Limit" pair of a list operation: how many results to return (Infinity for all). */
-export function readListLimit(ctx: IExecuteFunctions, itemIndex: number): number {
-	if (readBoolean(ctx, 'returnAll', itemIndex, false, 'Return All')) return Infinity;
-	return readNumber(ctx, 'limit', itemIndex, 50, {
-		label: 'Limit',
-		min: 1,
-		max: MAX_LIST_LIMIT,
-		integer: true,
-		example: `a whole number from 1 to ${MAX_LIST_LIMIT}, e.g. 50, or switch on Return All`,
-		outcome: 'Nothing was read.',
-	});
-}

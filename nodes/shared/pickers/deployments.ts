@@ -16,7 +16,7 @@ export const deploymentLocatorProperty: INodeProperties = {
 			displayName: 'From List',
 			name: 'list',
 			type: 'list',
-			placeholder: 'Select a deployment…',
+			placeholder: 'Select a deployment...',
 			typeOptions: {
 				searchListMethod: 'searchDeployments',
 				searchable: true,

@@ -108,7 +108,7 @@ export function statusFromErrorCode(code: string | undefined): number | undefine
 
 const SUBJECT_HINT: Record<SubjectKind, (id: string) => string> = {
 	model: (id) =>
-		`No model "${id}" exists. Use the model id exactly as listed by List Models (for example "blackforestlabs/flux-2/flash/text-to-image"); pick it from the list to avoid typos.`,
+		`No model "${id}" exists. Use the model id exactly as listed by Get Many Models (for example "blackforestlabs/flux-2/flash/text-to-image"); pick it from the list to avoid typos.`,
 	request: (id) =>
 		`No Model API request "${id}" was found. Check the request id: it must come from a model run (deployment request ids are not valid here), and results are kept for a limited time.`,
 	deploymentRequest: (id) =>

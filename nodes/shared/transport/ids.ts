@@ -47,7 +47,7 @@ function checkCommon(raw: unknown, what: string, node: INode | undefined, fix: s
  * With `node`, a bad id throws NodeOperationError; without, a UserError (same message and description).
  */
 export function encodeModelId(modelId: string, node?: INode, itemIndex?: number): string {
-	const fix = `Use the model id exactly as listed by List Models, for example "${MODEL_ID_EXAMPLE}": segments separated by single "/", no spaces, no "." or ".." segments, no "?", "#" or "\\".`;
+	const fix = `Use the model id exactly as listed by Get Many Models, for example "${MODEL_ID_EXAMPLE}": segments separated by single "/", no spaces, no "." or ".." segments, no "?", "#" or "\\".`;
 	const text = checkCommon(modelId, 'model id', node, fix, itemIndex)
 		.trim()
 		.replace(/^\/+|\/+$/g, '');

@@ -77,7 +77,7 @@ const ROWS: Row[] = [
 		parameters: inference('5f0c3a52-6b1e-4c8e-9a0d-2d4f7b8e1a02', { '6': { inputs: { text: 'x' } } }, {
 			binaryInputs: { files: [{ nodeId: '10', inputName: 'image', binaryPropertyName: 'data' }] },
 		}),
-		error: /Binary Input: the item has no binary property "data"/,
+		error: /Binary Input: the item has no binary field "data"/,
 		fix: /Add a node before this one that reads or downloads the file/,
 	},
 	{

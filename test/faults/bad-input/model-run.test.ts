@@ -11,7 +11,7 @@ const ROWS: Row[] = [
 		node: 'model',
 		parameters: modelRun('acme/does-not-exist/v9', { prompt: 'x' }),
 		error: /404 \(404001 ResourceNotFound\).*acme\/does-not-exist\/v9/,
-		fix: /No model "acme\/does-not-exist\/v9" exists\. Use the model id exactly as listed by List Models/,
+		fix: /No model "acme\/does-not-exist\/v9" exists\. Use the model id exactly as listed by Get Many Models/,
 	},
 	{
 		name: 'model id with a ".." segment (path injection)',

@@ -159,7 +159,7 @@ const ROWS: Row[] = [
 		node: 'training',
 		parameters: job('getStatus', ' '),
 		error: /^No job ID was given$/,
-		fix: /Enter the job ID that Submit Job output as "job_id"/,
+		fix: /Enter the job ID that Submit output as "job_id"/,
 		check: noRequests,
 	},
 	{

@@ -4,13 +4,13 @@ import * as create from './create.operation';
 import * as deleteDataset from './delete.operation';
 import * as getStatus from './getStatus.operation';
 import * as getUploadUrls from './getUploadUrls.operation';
-import * as list from './list.operation';
+import * as getAll from './getAll.operation';
 import * as uploadCaption from './uploadCaption.operation';
 import * as uploadFile from './uploadFile.operation';
 import * as uploadFromUrl from './uploadFromUrl.operation';
 import * as waitUntilReady from './waitUntilReady.operation';
 
-export { create, deleteDataset as delete, getStatus, getUploadUrls, list, uploadCaption, uploadFile, uploadFromUrl, waitUntilReady };
+export { create, deleteDataset as delete, getAll, getStatus, getUploadUrls, uploadCaption, uploadFile, uploadFromUrl, waitUntilReady };
 
 export const description: INodeProperties[] = [
 	{
@@ -21,8 +21,14 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['dataset'] } },
 		default: 'uploadFile',
 		options: [
-			{ name: 'Create', value: 'create', description: 'Create an empty dataset', action: 'Create a dataset' },
+			{ name: 'Create', value: 'create', description: 'Create a new, empty dataset', action: 'Create a dataset' },
 			{ name: 'Delete', value: 'delete', description: 'Delete a dataset permanently', action: 'Delete a dataset' },
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				description: 'Retrieve a list of datasets, filtered by name or status',
+				action: 'Get many datasets',
+			},
 			{
 				name: 'Get Status',
 				value: 'getStatus',
@@ -33,26 +39,25 @@ export const description: INodeProperties[] = [
 				name: 'Get Upload URLs',
 				value: 'getUploadUrls',
 				description: 'Get raw signed upload URLs for a map of file name → byte size',
-				action: 'Get signed upload endpoints',
+				action: 'Get signed upload endpoints for a dataset',
 			},
-			{ name: 'List', value: 'list', description: 'List the datasets of the account', action: 'List datasets' },
 			{
 				name: 'Upload Caption',
 				value: 'uploadCaption',
 				description: 'Write the caption text file of an image or video',
-				action: 'Upload a caption',
+				action: 'Upload a caption to a dataset',
 			},
 			{
 				name: 'Upload File',
 				value: 'uploadFile',
 				description: 'Upload the binary file of every input item (any size), optionally with its caption',
-				action: 'Upload files',
+				action: 'Upload a file to a dataset',
 			},
 			{
 				name: 'Upload From URL',
 				value: 'uploadFromUrl',
 				description: 'Download a public http(s) file (up to 150 MB) and upload it',
-				action: 'Upload a file from a URL',
+				action: 'Upload a file from a URL to a dataset',
 			},
 			{
 				name: 'Wait Until Ready',
@@ -63,7 +68,7 @@ export const description: INodeProperties[] = [
 		],
 	},
 	...create.description,
-	...list.description,
+	...getAll.description,
 	...getStatus.description,
 	...deleteDataset.description,
 	...uploadFile.description,

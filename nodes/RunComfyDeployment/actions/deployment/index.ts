@@ -3,12 +3,12 @@ import type { INodeProperties } from 'n8n-workflow';
 import * as create from './create.operation';
 import * as del from './delete.operation';
 import * as get from './get.operation';
-import * as list from './list.operation';
+import * as getAll from './getAll.operation';
 import * as pause from './pause.operation';
 import * as resume from './resume.operation';
 import * as update from './update.operation';
 
-export { create, del as delete, get, list, pause, resume, update };
+export { create, del as delete, get, getAll, pause, resume, update };
 
 export const description: INodeProperties[] = [
 	{
@@ -17,12 +17,12 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['deployment'] } },
-		default: 'list',
+		default: 'getAll',
 		options: [
 			{
 				name: 'Create',
 				value: 'create',
-				description: 'Deploy a cloud-saved ComfyUI workflow as an API endpoint',
+				description: 'Create a new deployment: a cloud-saved ComfyUI workflow served as an API endpoint',
 				action: 'Create a deployment',
 			},
 			{
@@ -34,14 +34,14 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get',
 				value: 'get',
-				description: 'Get a deployment, optionally with its saved workflow and README',
+				description: 'Retrieve a deployment, optionally with its saved workflow and README',
 				action: 'Get a deployment',
 			},
 			{
-				name: 'List',
-				value: 'list',
-				description: 'List the deployments of the account',
-				action: 'List deployments',
+				name: 'Get Many',
+				value: 'getAll',
+				description: 'Retrieve a list of deployments, or of the ones with the given IDs',
+				action: 'Get many deployments',
 			},
 			{
 				name: 'Pause',
@@ -63,7 +63,7 @@ export const description: INodeProperties[] = [
 			},
 		],
 	},
-	...list.description,
+	...getAll.description,
 	...get.description,
 	...create.description,
 	...update.description,

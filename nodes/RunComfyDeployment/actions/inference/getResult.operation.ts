@@ -32,7 +32,7 @@ export const description = updateDisplayOptions({ show }, properties);
  * Inference → Get Result: the result record with `outputs_flat`; outputs are downloaded when the request
  * succeeded. Results are kept on the service for 7 days after success.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData> {
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const deploymentId = readDeploymentId(this, itemIndex);
 	const requestId = readRequestId(this, itemIndex);
 	const options = readResultOptions(this, itemIndex);

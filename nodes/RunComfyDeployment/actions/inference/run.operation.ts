@@ -97,7 +97,7 @@ const properties: INodeProperties[] = [
 		default: {},
 		typeOptions: { multipleValues: true },
 		description:
-			'Files from the incoming item (binary data) for file inputs such as a Load Image node\'s "image". Each is sent as a Base64 data URI. A public HTTPS URL can also be given as a plain override value.',
+			'Files from the incoming item\'s binary fields for file inputs such as a Load Image node\'s "image". Each is sent as a Base64 data URI. A public HTTPS URL can also be given as a plain override value.',
 		options: [
 			{
 				displayName: 'File',
@@ -123,11 +123,12 @@ const properties: INodeProperties[] = [
 						description: 'The input of that node that takes the file, e.g. image, video or audio',
 					},
 					{
-						displayName: 'Binary Property',
+						displayName: 'Input Binary Field',
 						name: 'binaryPropertyName',
 						type: 'string',
 						default: 'data',
-						description: 'Name of the binary property of the incoming item that holds the file',
+						hint: 'The name of the input binary field containing the file',
+						description: 'The binary field of the incoming item that holds the file, e.g. data',
 					},
 				],
 			},

@@ -1,10 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import * as getModel from './getModel.operation';
-import * as listCategories from './listCategories.operation';
-import * as listModels from './listModels.operation';
+import * as getManyCategories from './getManyCategories.operation';
+import * as getManyModels from './getManyModels.operation';
 
-export { getModel, listCategories, listModels };
+export { getManyCategories, getManyModels, getModel };
 
 export const description: INodeProperties[] = [
 	{
@@ -15,27 +15,27 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['catalog'] } },
 		options: [
 			{
+				name: 'Get Many Categories',
+				value: 'getManyCategories',
+				description: 'Retrieve a list of the model categories in the catalog, e.g. text-to-image',
+				action: 'Get many model categories',
+			},
+			{
+				name: 'Get Many Models',
+				value: 'getManyModels',
+				description: 'Retrieve a list of the models you can run, searched or filtered by category',
+				action: 'Get many models',
+			},
+			{
 				name: 'Get Model',
 				value: 'getModel',
-				description: 'Get one model with its input schema',
+				description: 'Retrieve a model with its input schema',
 				action: 'Get a model',
 			},
-			{
-				name: 'List Categories',
-				value: 'listCategories',
-				description: 'List the categories of the catalog',
-				action: 'List model categories',
-			},
-			{
-				name: 'List Models',
-				value: 'listModels',
-				description: 'List or search the models you can run',
-				action: 'List models',
-			},
 		],
-		default: 'listModels',
+		default: 'getManyModels',
 	},
-	...listModels.description,
-	...listCategories.description,
+	...getManyModels.description,
+	...getManyCategories.description,
 	...getModel.description,
 ];

@@ -36,19 +36,20 @@ export const description = updateDisplayOptions({ show }, properties);
 
 /**
  * Model → Get Result: the result record of a run (a run that has not finished yet returns its current record,
- * not an error), with output URLs and, for a successful run, the outputs downloaded into binary data.
+ * not an error), with output URLs and, for a successful run, the outputs downloaded into binary data (on the
+ * item, or one item per file).
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData> {
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const requestId = readRequestId(this, itemIndex);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const result = await getModelRequestResult(this, requestId, { includeCost: options.includeCost !== false });
 	const state = resultState(result);
 	const json = withPublicStatus(resultJson(undefined, requestId, result), state);
-	const { item } = await resultItem(this, itemIndex, json, {
+	const { items } = await resultItem(this, itemIndex, json, {
 		succeeded: state === 'succeeded',
 		urls: modelOutputUrls(json),
 		toolJson,
 		hosts: new DownloadHosts(this),
 	});
-	return item;
+	return items;
 }

@@ -49,9 +49,9 @@ export const description: INodeProperties[] = [
 				action: 'Resume a training job',
 			},
 			{
-				name: 'Submit Job',
+				name: 'Submit',
 				value: 'submit',
-				description: 'Start LoRA training on a dataset (paid)',
+				description: 'Start a new LoRA training job on a dataset (paid)',
 				action: 'Submit a training job',
 			},
 		],

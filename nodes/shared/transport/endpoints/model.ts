@@ -28,7 +28,7 @@ export const listModels = async (ctx: RunComfyContext, q: ListModelsQuery = {}):
 	if (q.includeSchema) qs.include_schema = 'true';
 	if (q.limit !== undefined) {
 		if (!Number.isInteger(q.limit) || q.limit < 1 || q.limit > 500) {
-			throw inputError(node, `The limit ${q.limit} is out of range`, 'List Models takes a limit from 1 to 500.');
+			throw inputError(node, `The limit ${q.limit} is out of range`, 'Get Many Models takes a limit from 1 to 500.');
 		}
 		qs.limit = q.limit;
 	}

@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { returnAllProperties } from '../../../shared/descriptions';
-import { readListLimit } from '../../../shared/jobs';
+import { readLimit, returnAllProperties } from '../../../shared/descriptions';
 import { listDatasets } from '../../../shared/transport';
 
 const properties: INodeProperties[] = [
@@ -38,11 +37,11 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['list'] } }, properties);
+export const description = updateDisplayOptions({ show: { resource: ['dataset'], operation: ['getAll'] } }, properties);
 
 /** The service returns every dataset at once (no paging): filters and Limit apply here. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const limit = readListLimit(this, itemIndex);
+	const limit = readLimit(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as { nameContains?: string; status?: string[] };
 	const needle = (filters.nameContains ?? '').trim().toLowerCase();
 	const statuses = (filters.status ?? []).map((s) => s.toUpperCase());

@@ -1,10 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { readLimit, returnAllProperties } from '../../../shared/descriptions';
 import { listDeployments } from '../../../shared/transport';
 import { workflowSummary } from '../../helpers/graph';
 
 const properties: INodeProperties[] = [
+	...returnAllProperties(),
 	{
 		displayName: 'Deployment IDs',
 		name: 'ids',
@@ -30,7 +32,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['deployment'], operation: ['list'] } }, properties);
+export const description = updateDisplayOptions({ show: { resource: ['deployment'], operation: ['getAll'] } }, properties);
 
 export const splitIds = (raw: unknown): string[] =>
 	String(raw ?? '')
@@ -38,8 +40,9 @@ export const splitIds = (raw: unknown): string[] =>
 		.map((s) => s.trim())
 		.filter(Boolean);
 
-/** Deployment → List: one item per deployment. */
+/** Deployment → Get Many: one item per deployment (the service returns them all at once; Limit applies here). */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const limit = readLimit(this, itemIndex);
 	const ids = splitIds(this.getNodeParameter('ids', itemIndex, ''));
 	const includePayload = this.getNodeParameter('includePayload', itemIndex, false) as boolean;
 	const includeReadme = this.getNodeParameter('includeReadme', itemIndex, false) as boolean;
@@ -50,5 +53,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	});
 	// The ids filter is the service's; checked here too so the output never holds other deployments.
 	if (ids.length) deployments = deployments.filter((d) => ids.includes(String(d.id)));
-	return deployments.map((d) => (includePayload ? { ...d, ...workflowSummary(d) } : { ...d }));
+	return deployments.slice(0, limit).map((d) => (includePayload ? { ...d, ...workflowSummary(d) } : { ...d }));
 }

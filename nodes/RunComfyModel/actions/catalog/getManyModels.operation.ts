@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { returnAllProperties } from '../../../shared/descriptions';
-import { readListLimit, readNumber } from '../../../shared/jobs';
+import { readLimit, returnAllProperties } from '../../../shared/descriptions';
+import { readNumber } from '../../../shared/jobs';
 import { listModels } from '../../../shared/transport';
 import type { ModelEntry } from '../../../shared/types';
 
@@ -76,11 +76,11 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['catalog'], operation: ['listModels'] } }, properties);
+export const description = updateDisplayOptions({ show: { resource: ['catalog'], operation: ['getManyModels'] } }, properties);
 
-/** Catalog → List Models: one item per model; Return All pages through `offset`/`total`. */
+/** Catalog → Get Many Models: one item per model; Return All pages through `offset`/`total`. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const limit = readListLimit(this, itemIndex);
+	const limit = readLimit(this, itemIndex);
 	let offset = readNumber(this, 'options.offset', itemIndex, 0, {
 		label: 'Skip First',
 		min: 0,
