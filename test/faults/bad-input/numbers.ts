@@ -36,7 +36,9 @@ const WAITED = { waitForCompletion: true, downloadOutputs: true };
 const BASES: Record<string, Base> = {
 	'model:model:run': { parameters: () => modelRun(STABLE.flash, { prompt: 'x' }, WAITED) },
 	'model:model:getResult': { needs: ['mixedHostsRun'], parameters: (fx) => modelOp('getResult', fx.mixedHostsRun, { downloadOutputs: true }) },
-	'model:catalog:listModels': { parameters: () => ({ resource: 'catalog', operation: 'listModels', returnAll: false }) },
+	'model:catalog:getManyModels': { parameters: () => ({ resource: 'catalog', operation: 'getManyModels', returnAll: false }) },
+	'model:catalog:getManyCategories': { parameters: () => ({ resource: 'catalog', operation: 'getManyCategories', returnAll: false }) },
+	'deployment:deployment:getAll': { parameters: () => ({ resource: 'deployment', operation: 'getAll', returnAll: false }) },
 	'deployment:deployment:create': { parameters: () => createDeployment({}) },
 	'deployment:deployment:update': { parameters: () => ({ resource: 'deployment', operation: 'update', deploymentId: byId(SDXL), updateFields: {} }) },
 	'deployment:inference:run': { parameters: () => inference(SDXL, { '6': { inputs: { text: 'x' } } }, WAITED) },
@@ -48,7 +50,7 @@ const BASES: Record<string, Base> = {
 		needs: ['deploymentRequest'],
 		parameters: (fx) => ({ resource: 'inference', operation: 'cancel', deploymentId: byId(SDXL), requestId: fx.deploymentRequest, waitForCompletion: true }),
 	},
-	'dataset:dataset:list': { parameters: () => ({ resource: 'dataset', operation: 'list', returnAll: false }) },
+	'dataset:dataset:getAll': { parameters: () => ({ resource: 'dataset', operation: 'getAll', returnAll: false }) },
 	'dataset:dataset:uploadFile': {
 		needs: ['draftDataset'],
 		parameters: (fx) => dataset('uploadFile', fx.draftDataset.id, { waitForCompletion: true }),
