@@ -17,9 +17,23 @@ const HELP = `Usage: npm run sandbox -- [flags]
   --quirks=<list>             comma list: live, bareDeploymentList, !wrappedDatasetList, inferencePaths=v2,
                               deploymentCancelRequested, resultSaysCompleted, americanCanceled, errorsAsHttp200,
                               statusSaysFailed, resultNotReady400, patchRequiresName, emptyInferenceBodyRunsDefaults
-  --run-ms <n>                in_progress duration of runs (default 2000)
-  --queue-ms <n>              in_queue duration (default 300)
-  --workers <n>               concurrent runs per pool (default unlimited)
+  --run-ms <n>                mean in_progress time of runs, ms (default 2000)
+  --queue-ms <n>              time every run spends in_queue before it may start, ms (default 300)
+  --spread <f>                run times vary by up to ±f of their mean, bell-shaped (default 0.2 here;
+                              0 = exact; startSandbox() defaults to 0)
+  --seed <n>                  seed of the run-time draws and webhook chaos (default 1)
+  --catalog-means             use each model's/deployment's typical run time from the fixtures as its mean
+  --mean-scale <f>            factor on those catalog means (default 1; e.g. 0.01 for quick runs)
+  --capacity <n>              concurrent runs per model and per deployment; more wait in_queue, FIFO,
+                              with queue_position (default unlimited)
+  --workers <n>               concurrent runs of all models together, and per deployment (default unlimited)
+  --webhook-timeout-ms <n>    reply timeout of webhook deliveries (default 10000)
+  --webhook-attempts <n>      attempts per webhook event, the first included (default 5)
+  --webhook-base-ms <n>       delay before the first retry; doubles each retry (default 1000)
+  --webhook-duplicates <f>    fraction of delivered events sent twice (default 0)
+  --webhook-out-of-order <f>  fraction of events held back behind the next one (default 0)
+  --webhook-allow-hosts <l>   comma list of non-loopback host names webhooks may go to (default none)
+  --webhooks=<json>           any SandboxWebhooks settings, e.g. '{"enabled":false}'
   --training-step-ms <n>      ms per training step (default 10)
   --dataset-ready-ms <n>      ms from last upload to READY (default 300)
   --wallet <microdollars>     starting balance (default 5000000)
@@ -43,7 +57,7 @@ function parseArgs(argv) {
 			value = arg.slice(eq + 1);
 			arg = arg.slice(0, eq);
 		}
-		const takesValue = !['json', 'help'].includes(arg);
+		const takesValue = !['json', 'help', 'catalog-means'].includes(arg);
 		if (takesValue && value === undefined) {
 			value = argv[++i];
 			if (value === undefined) throw new Error(`--${arg} needs a value`);
@@ -65,7 +79,9 @@ async function main() {
 		process.stdout.write(HELP);
 		return;
 	}
-	const config = {};
+	// Realistic by default when started by hand or by the benchmark: run times spread ±20 % around their mean.
+	const config = { spread: 0.2 };
+	const webhooks = {};
 	if (a.host) config.host = a.host;
 	if (a['advertise-host']) config.advertiseHost = a['advertise-host'];
 	if (a['foreign-host']) config.foreignHost = a['foreign-host'];
@@ -74,7 +90,20 @@ async function main() {
 	if (a.quirks) config.quirks = parseQuirkList(a.quirks);
 	if (a['run-ms']) config.runDurationMs = num(a['run-ms'], 'run-ms');
 	if (a['queue-ms']) config.queueMs = num(a['queue-ms'], 'queue-ms');
+	if (a.spread !== undefined) config.spread = num(a.spread, 'spread');
+	if (a.seed !== undefined) config.seed = num(a.seed, 'seed');
+	if (a['catalog-means']) config.catalogMeans = true;
+	if (a['mean-scale'] !== undefined) config.meanScale = num(a['mean-scale'], 'mean-scale');
+	if (a.capacity) config.capacity = num(a.capacity, 'capacity');
 	if (a.workers) config.workers = num(a.workers, 'workers');
+	if (a['webhook-timeout-ms']) webhooks.timeoutMs = num(a['webhook-timeout-ms'], 'webhook-timeout-ms');
+	if (a['webhook-attempts']) webhooks.maxAttempts = num(a['webhook-attempts'], 'webhook-attempts');
+	if (a['webhook-base-ms'] !== undefined) webhooks.baseDelayMs = num(a['webhook-base-ms'], 'webhook-base-ms');
+	if (a['webhook-duplicates'] !== undefined) webhooks.duplicateRate = num(a['webhook-duplicates'], 'webhook-duplicates');
+	if (a['webhook-out-of-order'] !== undefined) webhooks.outOfOrderRate = num(a['webhook-out-of-order'], 'webhook-out-of-order');
+	if (a['webhook-allow-hosts']) webhooks.allowedHosts = a['webhook-allow-hosts'].split(',').map((h) => h.trim()).filter(Boolean);
+	if (a.webhooks) Object.assign(webhooks, JSON.parse(a.webhooks));
+	if (Object.keys(webhooks).length) config.webhooks = webhooks;
 	if (a['training-step-ms']) config.trainingStepMs = num(a['training-step-ms'], 'training-step-ms');
 	if (a['dataset-ready-ms']) config.datasetReadyMs = num(a['dataset-ready-ms'], 'dataset-ready-ms');
 	if (a.wallet) config.walletMicrodollars = num(a.wallet, 'wallet');

@@ -53,17 +53,64 @@ export interface SandboxFaults {
 	seed?: number;
 }
 
+/**
+ * Webhook deliveries of deployment requests submitted with `webhook` (query parameter, or the legacy body field).
+ * Only loopback targets (127.0.0.0/8, ::1, localhost) and `allowedHosts` are contacted; anything else is refused
+ * before any connection or lookup and logged with `refused`.
+ */
+export interface SandboxWebhooks {
+	/** Deliver at all (default true). false: the URL is only recorded (the old behaviour). */
+	enabled?: boolean;
+	/** A delivery that has not been answered within this is a failed attempt, ms (default 10_000, like the live service). */
+	timeoutMs?: number;
+	/** Attempts per event, the first included (default 5). Retried on non-2xx, timeout and network errors. */
+	maxAttempts?: number;
+	/** Wait before the first retry, ms; doubles with every retry (default 1000). */
+	baseDelayMs?: number;
+	/** Longest wait between attempts, ms (default 60_000). */
+	maxDelayMs?: number;
+	/** Fraction (0..1) of delivered events that are delivered a second time right after (seeded by `seed`; default 0). */
+	duplicateRate?: number;
+	/**
+	 * Fraction (0..1) of events held back until the request's next event was delivered (seeded; default 0). A
+	 * held final event waits for the next delivery to the same URL, at most `holdMs`.
+	 */
+	outOfOrderRate?: number;
+	/** Longest hold of an out-of-order final event, ms (default 2000). */
+	holdMs?: number;
+	/** Host names besides loopback that may receive webhooks (opt-in; default none). Tests must not use this. */
+	allowedHosts?: string[];
+}
+
 export interface SandboxConfig {
 	token?: string;
 	/** Wallet in microdollars. */
 	walletMicrodollars?: number;
-	/** Time a model run / deployment request spends in_progress, ms (default 2000). Total = queueMs + this (+ worker wait). */
+	/** Mean time a model run / deployment request spends in_progress, ms (default 2000). Total = queueMs + capacity wait + this. */
 	runDurationMs?: number;
-	/** Per-model (or per deployment id/name) in_progress duration overrides, ms. */
+	/** Per-model (or per deployment id/name) mean in_progress time, ms; wins over the catalog means and runDurationMs. */
 	modelDurations?: Record<string, number>;
-	/** How long a run stays in_queue before it starts, ms (default 300). */
+	/**
+	 * Each run lasts mean × (1 + s), s = spread × (u1 + u2 + u3) / 3 with u uniform on [-1, 1]: bell-shaped, never
+	 * beyond ±spread. Default 0 (exact) for startSandbox(); the CLI (and so the benchmark) and the demo use 0.2. At most 0.9.
+	 */
+	spread?: number;
+	/** Seed of the run-time draws (the n-th run after a reset or a new seed gets the n-th draw) and of the webhook chaos. Default 1. */
+	seed?: number;
+	/** Use each model's `sim.meanRunMs` from fixtures/models and each deployment's `meanRunMs` as its mean (default false: runDurationMs). */
+	catalogMeans?: boolean;
+	/** Factor on those catalog means, e.g. 0.01 to keep their ratios with short runs (default 1). */
+	meanScale?: number;
+	/** How long every run stays in_queue before it may start, ms (default 300). */
 	queueMs?: number;
-	/** How many runs execute at once per pool (all model runs; each deployment); 0/undefined = unlimited. */
+	/**
+	 * Concurrent runs per model and per deployment; later runs wait in_queue in FIFO order with `queue_position`
+	 * (counting down as runs ahead start); a run's clock starts when it leaves the queue. 0/undefined = unlimited.
+	 */
+	capacity?: number;
+	/** Per model id / deployment id / deployment name capacity, overriding `capacity` (merged key by key). */
+	capacities?: Record<string, number>;
+	/** Older knob: how many runs execute at once of all models together, and per deployment; 0/undefined = unlimited. */
 	workers?: number;
 	/** Training: ms per step (default 10). */
 	trainingStepMs?: number;
@@ -89,14 +136,20 @@ export interface SandboxConfig {
 	allowHttpInputs?: boolean;
 	quirks?: SandboxQuirks;
 	faults?: SandboxFaults;
+	/** Webhook delivery settings (merged key by key). */
+	webhooks?: SandboxWebhooks;
 	/** Size of the catalog: extra generated models beyond the curated ones (for picker benchmarks). */
 	extraModels?: number;
 }
 
 export interface RequestLogEntry {
 	seq: number;
+	/** When the request arrived (webhook entries: when the attempt started), ms since the epoch. */
 	time: number;
-	/** Which API: 'model' | 'serverless' | 'trainer' | 'files' | 'foreign' (control calls under /__sandbox are not logged). */
+	/**
+	 * Which API: 'model' | 'serverless' | 'trainer' | 'files' | 'foreign' for requests received (control calls under
+	 * /__sandbox are not logged), 'webhook' for a webhook delivery attempt the sandbox made.
+	 */
 	api: string;
 	method: string;
 	path: string;
@@ -111,6 +164,25 @@ export interface RequestLogEntry {
 	fault?: string;
 	/** Id created by this request (paid submissions: request id, training job id, `<jobId>/resume/<n>`). */
 	createdId?: string;
+	/** Webhook entries: the target URL (any `signature` query value replaced by REDACTED; `path`/`query` likewise). */
+	url?: string;
+	/** Webhook entries: 1 for the first attempt of a delivery, then 2, 3... for its retries. */
+	attempt?: number;
+	/** Webhook entries: the event's status: 'in_queue' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled' (or 'canceled'). */
+	event?: string;
+	/** Webhook entries: the request and deployment the event is about. */
+	requestId?: string;
+	deploymentId?: string;
+	/** Webhook entries: a chaos re-send of an event already delivered. */
+	duplicate?: boolean;
+	/** Webhook entries: an event that was held back behind a later one. */
+	outOfOrder?: boolean;
+	/** Webhook entries: why the target was refused (nothing was sent; `status` 0). */
+	refused?: string;
+	/** Webhook entries: 'timeout' or the network error code of a failed attempt (`status` 0). */
+	error?: string;
+	/** Webhook entries: the last attempt failed and no retry follows. */
+	gaveUp?: boolean;
 }
 
 export interface SandboxUrls {
@@ -164,6 +236,15 @@ export interface Sandbox {
 			body: unknown;
 			chargedMicrodollars: number;
 			createdAt: number;
+			/** When it left the queue (in_progress), ms since the epoch; null while queued or when cancelled in the queue. */
+			startedAt: number | null;
+			/** When it really ended (completed or cancelled), ms since the epoch; null until then. */
+			finishedAt: number | null;
+			/** Its mean and its drawn in_progress time, ms. */
+			meanMs: number;
+			durationMs: number;
+			/** Deployment requests with a webhook: the URL (signature redacted). */
+			webhook?: string;
 		}>;
 		datasets: Array<{ id: string; name: string; status: string; error: string | null; files: Array<{ filename: string; size_bytes: number }> }>;
 		jobs: Array<{ id: string; name: string; status: string; current_step: number; total_steps: number; attempts: number }>;

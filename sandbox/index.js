@@ -8,9 +8,13 @@ const { Router, createServer, listen } = require('./server');
 const { RequestLog } = require('./log');
 const { FaultInjector } = require('./faults');
 const { buildCatalog, STABLE_MODELS } = require('./catalog');
-const { runState } = require('./runs');
+const { runState, touch } = require('./runs');
+const { seededStream } = require('./timing');
+const { Webhooks } = require('./webhooks');
+const { WEBHOOK_DEFAULTS } = require('./webhook-delivery');
 const modelApi = require('./model-api');
 const deployments = require('./deployments');
+const inference = require('./inference');
 const datasets = require('./datasets');
 const training = require('./training');
 const filesHost = require('./files-host');
@@ -22,6 +26,12 @@ const DEFAULTS = {
 	walletMicrodollars: 5_000_000,
 	runDurationMs: 2000,
 	queueMs: 300,
+	spread: 0,
+	seed: 1,
+	catalogMeans: false,
+	meanScale: 1,
+	capacity: 0,
+	capacities: {},
 	workers: 0,
 	modelDurations: {},
 	trainingStepMs: 10,
@@ -50,9 +60,10 @@ const DEFAULTS = {
 		emptyInferenceBodyRunsDefaults: false,
 	},
 	faults: {},
+	webhooks: { ...WEBHOOK_DEFAULTS },
 };
 
-const MERGED_KEYS = ['quirks', 'faults', 'modelDurations', 'failingModels'];
+const MERGED_KEYS = ['quirks', 'faults', 'modelDurations', 'failingModels', 'capacities', 'webhooks'];
 
 function mergeConfig(base, patch) {
 	const out = { ...base };
@@ -99,9 +110,10 @@ async function startSandbox(options = {}) {
 		log: new RequestLog(),
 		faults: new FaultInjector(),
 		secret: crypto.randomBytes(32),
-		router: new Router([...modelApi.routes, ...deployments.routes, ...datasets.routes, ...training.routes, ...filesHost.routes]),
+		router: new Router([...modelApi.routes, ...deployments.routes, ...inference.routes, ...datasets.routes, ...training.routes, ...filesHost.routes]),
 		stable: null,
 	};
+	sb.webhooks = new Webhooks(sb);
 
 	function init(cfg) {
 		sb.config = cfg;
@@ -109,13 +121,15 @@ async function startSandbox(options = {}) {
 		sb.wallet = Math.round(cfg.walletMicrodollars);
 		sb.catalog = buildCatalog(cfg.extraModels);
 		sb.faults.configure(cfg.faults);
+		sb.runTimeRandom = seededStream(cfg.seed, 'runTimes');
 		sb.runs = new Map();
 		sb.scheduleVersion = 1;
-		sb.scheduleCache = { version: 0, pools: new Map() };
+		sb.scheduleCache = { version: 0, entries: null };
+		sb.webhooks.clear();
 		sb.datasets = new Map();
 		sb.jobs = new Map();
 		sb.uploadsInFlight = 0;
-		deployments.seed(sb);
+		deployments.seedDeployments(sb);
 	}
 
 	sb.publicConfig = () => JSON.parse(JSON.stringify({ ...sb.config, walletMicrodollars: sb.wallet }));
@@ -137,7 +151,11 @@ async function startSandbox(options = {}) {
 			if (patch.walletMicrodollars !== undefined) sb.wallet = Math.round(patch.walletMicrodollars);
 			if (patch.faults) sb.faults.configure(sb.config.faults);
 			if (patch.extraModels !== undefined && patch.extraModels !== prevExtra) sb.catalog = buildCatalog(sb.config.extraModels);
-			sb.scheduleVersion++;
+			if (patch.seed !== undefined) {
+				sb.runTimeRandom = seededStream(sb.config.seed, 'runTimes');
+				sb.webhooks.sender.reseed(sb.config.seed);
+			}
+			touch(sb);
 		},
 		reset(patch) {
 			init(mergeConfig(initial, patch || {}));
@@ -166,6 +184,11 @@ async function startSandbox(options = {}) {
 							body: r.body,
 							chargedMicrodollars: r.chargedMicro,
 							createdAt: r.createdAt,
+							startedAt: st.startedAt,
+							finishedAt: st.finishedAt,
+							meanMs: r.meanMs,
+							durationMs: r.durationMs,
+							...(r.webhook ? { webhook: r.webhook } : {}),
 						};
 					}),
 				datasets: [...sb.datasets.values()].map((d) => datasets.snapshot(sb, d, now)),
@@ -174,6 +197,7 @@ async function startSandbox(options = {}) {
 			};
 		},
 		async close() {
+			sb.webhooks.close();
 			await Promise.all(
 				sb.servers.map(
 					(s) =>

@@ -1,5 +1,5 @@
 'use strict';
-/** The request log: one entry per request the sandbox received (control calls excluded). */
+/** The request log: one entry per request the sandbox received (control calls excluded) and per webhook delivery attempt. */
 const { summarizeForLog } = require('./util');
 
 const MAX_ENTRIES = 200000;
@@ -14,9 +14,20 @@ class RequestLog {
 	start({ api, method, path, query, authorization }) {
 		const entry = { seq: ++this.seq, time: Date.now(), api, method, path, query, status: 0 };
 		if (authorization !== undefined) entry.authorization = authorization;
+		this.push(entry);
+		return entry;
+	}
+
+	/** Adds a complete entry the sandbox made itself (webhook deliveries); the caller may still update it. */
+	record(fields) {
+		const entry = { seq: ++this.seq, time: Date.now(), ...fields };
+		this.push(entry);
+		return entry;
+	}
+
+	push(entry) {
 		this.entries.push(entry);
 		if (this.entries.length > MAX_ENTRIES) this.entries.splice(0, this.entries.length - MAX_ENTRIES);
-		return entry;
 	}
 
 	setBody(entry, body) {

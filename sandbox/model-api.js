@@ -3,6 +3,7 @@
 const { apiError, validationError, notFound, iso } = require('./util');
 const { validateInputs } = require('./schema');
 const { createRun, runState, queuePosition, setCancel, spellCancelled } = require('./runs');
+const { meanRunMs, drawRunMs } = require('./timing');
 
 const KINDS = ['model', 'workflow', 'inference'];
 
@@ -138,15 +139,16 @@ function submit(sb, rq) {
 	}
 	const sim = sb.catalog.sims.get(id);
 	const failure = sim.fails || (sb.config.failingModels && sb.config.failingModels[id]) || null;
-	const duration = sb.config.modelDurations && sb.config.modelDurations[id];
+	const meanMs = meanRunMs(sb.config, [id], sim.meanRunMs);
 	const run = createRun(sb, {
 		kind: 'model',
 		target: id,
-		pool: 'model',
+		capacityKeys: [id],
 		body,
 		failure,
 		chargedMicro: price,
-		...(duration != null ? { durationMs: Math.max(0, duration) } : {}),
+		meanMs,
+		durationMs: drawRunMs(sb, meanMs),
 	});
 	sb.wallet -= price;
 	run.output = buildOutput(sb, model, sim, run.id, body);

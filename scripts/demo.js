@@ -69,6 +69,7 @@ async function startDemoSandbox(portBase) {
 		...(free ? { portBase } : {}),
 		runDurationMs: 3000,
 		queueMs: 500,
+		spread: 0.2, // run times vary ±20 % around their mean, like the live service
 		// The timeout example runs a video model that takes longer than its 5 s Max Wait.
 		modelDurations: { 'google/veo-3/text-to-video': 10 * 60 * 1000 },
 	});

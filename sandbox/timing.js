@@ -1,0 +1,54 @@
+'use strict';
+/**
+ * How long runs take. A run's in_progress time is its mean × (1 + s), where s = spread × (u1 + u2 + u3) / 3
+ * and u1..u3 are uniform on [-1, 1]: a bell-shaped (piecewise quadratic) law, symmetric, bounded by ±spread,
+ * standard deviation spread / 3. Three uniforms rather than a normal law because the bound must be hard.
+ *
+ * The mean of a run: `modelDurations[model id | deployment id | deployment name]` (ms), else with
+ * `catalogMeans` on the catalog's `sim.meanRunMs` (deployments: `meanRunMs` of the fixture) × `meanScale`,
+ * else `runDurationMs`.
+ *
+ * Draws come from one seeded stream (`seed`), one draw per submitted run in submission order, whether or not
+ * the spread is on, so the n-th run after a reset (or a new `seed`) always gets the n-th draw.
+ */
+const { mulberry32 } = require('./faults');
+
+/** Above this the lower bound would reach 0 ms. */
+const MAX_SPREAD = 0.9;
+
+/** Separate streams: turning webhook chaos on must not change the run times. */
+const STREAM_SALT = { runTimes: 0, webhookOrder: 0x9e3779b9, webhookDuplicates: 0x85ebca6b };
+
+function seededStream(seed, stream) {
+	return mulberry32((Number(seed) || 0) ^ STREAM_SALT[stream]);
+}
+
+function spreadOf(config) {
+	const s = Number(config.spread);
+	return Number.isFinite(s) && s > 0 ? Math.min(s, MAX_SPREAD) : 0;
+}
+
+/** Mean of three uniforms on [-1, 1]. */
+function bellFraction(random) {
+	return (random() * 2 - 1 + (random() * 2 - 1) + (random() * 2 - 1)) / 3;
+}
+
+/** The mean in_progress time of a run on `keys` (first key with a `modelDurations` entry wins). */
+function meanRunMs(config, keys, catalogMean) {
+	const overrides = config.modelDurations || {};
+	for (const k of keys) if (k != null && overrides[k] != null) return Math.max(0, Number(overrides[k]) || 0);
+	if (config.catalogMeans && catalogMean > 0) return catalogMean * (config.meanScale ?? 1);
+	return Math.max(0, config.runDurationMs ?? 0);
+}
+
+/** One run's in_progress time: whole ms, never outside mean × (1 ± spread). */
+function drawRunMs(sb, mean) {
+	const f = bellFraction(sb.runTimeRandom);
+	const spread = spreadOf(sb.config);
+	if (!spread || mean <= 0) return Math.round(mean);
+	const low = Math.ceil(mean * (1 - spread));
+	const high = Math.floor(mean * (1 + spread));
+	return Math.min(high, Math.max(low, Math.round(mean * (1 + spread * f))));
+}
+
+module.exports = { MAX_SPREAD, seededStream, spreadOf, meanRunMs, drawRunMs, bellFraction };
