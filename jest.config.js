@@ -7,4 +7,5 @@ module.exports = {
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
 	testTimeout: 60000,
 	maxWorkers: 2,
+	testSequencer: '<rootDir>/scripts/jest-sequencer.js',
 };

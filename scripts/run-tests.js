@@ -4,6 +4,9 @@
  * exactly one summary line "N passed, N failed" and exits non-zero if anything failed.
  * Extra arguments are passed through to jest, e.g. `npm test -- test/helpers`.
  * Failed counts include test suites that crashed before running their tests.
+ *
+ * What the selected suites need beyond node_modules (n8n, Chromium, Redis, PostgreSQL) is prepared in the
+ * background meanwhile, see scripts/test-prerequisites.js; jest runs those suites last.
  */
 'use strict';
 
@@ -23,10 +26,15 @@ if (!fs.existsSync(jestBin)) {
 }
 
 // With --outputFile, jest writes the JSON there and keeps its usual human-readable output.
-const child = spawn(process.execPath, [jestBin, '--json', `--outputFile=${outputFile}`, ...process.argv.slice(2)], {
+const jestArgs = process.argv.slice(2);
+const child = spawn(process.execPath, [jestBin, '--json', `--outputFile=${outputFile}`, ...jestArgs], {
 	cwd: root,
 	stdio: 'inherit',
 });
+
+const prerequisites = require('./test-prerequisites');
+const needs = prerequisites.prerequisitesFor(jestArgs);
+if (needs.n8n || needs.chromium || needs.queueServices) void prerequisites.prepare(needs);
 
 const forward = (signal) => () => child.kill(signal);
 process.on('SIGINT', forward('SIGINT'));

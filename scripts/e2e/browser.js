@@ -6,7 +6,7 @@
 const fs = require('fs');
 const path = require('path');
 
-const { ROOT, DEFAULT_OWNER } = require('./n8n');
+const { ROOT, DEFAULT_OWNER, run } = require('./n8n');
 
 const CHROMIUM_ARGS = [
 	'--headless',
@@ -22,20 +22,45 @@ const CHROMIUM_ARGS = [
 const ARTIFACTS_DIR = path.join(ROOT, 'artifacts', 'e2e');
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]', '::1'];
 
-function chromiumPath() {
+function findChromium() {
 	const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean);
-	const found = candidates.find((p) => fs.existsSync(p));
+	return candidates.find((p) => fs.existsSync(p));
+}
+
+function chromiumPath() {
+	const found = findChromium();
 	if (!found) {
 		throw new Error('Chromium not found (looked at /usr/bin/chromium). Install it: apt-get install -y chromium, or set CHROMIUM_PATH.');
 	}
 	return found;
 }
 
-/** Launches Chromium; resolves with { browser, context, page }. */
+/**
+ * Chromium's path, installing Debian's `chromium` first when it is missing (as root or with password-less
+ * sudo, through scripts/lib/system-packages.sh). Otherwise rejects with the one line naming the command to run.
+ */
+async function ensureChromium() {
+	const found = findChromium();
+	if (found) return found;
+	const res = await run('bash', [path.join(ROOT, 'scripts', 'lib', 'system-packages.sh'), 'install', 'chromium', 'fonts-liberation'], {
+		timeoutMs: 20 * 60 * 1000,
+		// Progress only; a failure's one line becomes the error.
+		onStderr: (d) => {
+			for (const line of d.split('\n')) if (line.startsWith('[setup] installing')) process.stderr.write(`${line}\n`);
+		},
+	});
+	if (res.code !== 0) {
+		const line = res.stderr.trim().split('\n').pop() || `system-packages.sh exited with ${res.code}`;
+		throw new Error(`Chromium is needed by the editor tests. ${line}`);
+	}
+	return chromiumPath();
+}
+
+/** Launches Chromium (installed first when missing, see ensureChromium); resolves with { browser, context, page }. */
 async function launch({ viewport = { width: 1440, height: 900 } } = {}) {
 	const { chromium, selectors } = require('playwright-core');
 	selectors.setTestIdAttribute('data-test-id');
-	const browser = await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
+	const browser = await chromium.launch({ executablePath: await ensureChromium(), args: CHROMIUM_ARGS });
 	const context = await browser.newContext({ viewport });
 	// Loopback only: the editor would otherwise look the package up on registry.npmjs.org and call api.n8n.io.
 	await context.route(
@@ -80,4 +105,4 @@ async function onPage(context, name, fn) {
 	}
 }
 
-module.exports = { CHROMIUM_ARGS, ARTIFACTS_DIR, chromiumPath, launch, screenshot, signIn, onPage };
+module.exports = { CHROMIUM_ARGS, ARTIFACTS_DIR, chromiumPath, ensureChromium, launch, screenshot, signIn, onPage };

@@ -1,5 +1,6 @@
 /**
- * Types of scripts/e2e/n8n.js (the real-n8n harness), for the TypeScript e2e tests.
+ * Types of scripts/e2e/n8n.js (the real-n8n harness, implemented in scripts/e2e/lib/), for the TypeScript
+ * e2e tests.
  */
 export const ROOT: string;
 export const PACKAGE_NAME: string;
@@ -195,6 +196,10 @@ export interface ResourceMapperFieldJson {
 type Log = (msg: string) => void;
 
 export function node24(): { bin: string; binDir: string };
+/**
+ * The pinned n8n's home, installed into the cache on first use (several minutes). Once per process it runs
+ * scripts/provision-n8n.sh, which re-checks the cache (native modules load) and rebuilds a broken one.
+ */
 export function ensureN8n(opts?: { log?: Log }): Promise<string>;
 export function ensureBuilt(opts?: { log?: Log; force?: boolean }): Promise<boolean>;
 export function distIsStale(): boolean;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Redis and PostgreSQL on loopback for n8n queue mode (the queue-mode test, docs/queue-mode.md).
 #
+#   scripts/queue/services.sh install  install Debian's redis-server/postgresql if missing (nothing else)
 #   scripts/queue/services.sh start    install Debian's redis-server/postgresql if missing, start both with
 #                                      private data under $QUEUE_STATE_DIR, create the n8n role + database,
 #                                      print the n8n environment (KEY=VALUE lines) on stdout
@@ -51,12 +52,9 @@ install_missing() {
 	command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 	pg_bindir >/dev/null 2>&1 || need+=(postgresql)
 	[[ ${#need[@]} -eq 0 ]] && return 0
-	is_root || die "missing ${need[*]}; install them (apt-get install -y ${need[*]}) or run this script as root"
-	command -v apt-get >/dev/null 2>&1 || die "missing ${need[*]} and no apt-get to install them"
-	log "installing ${need[*]} from the Debian archive (apt-get update once, then install)"
+	# As root (or with password-less sudo) apt-get installs them; otherwise one line names the command.
 	# No service start from the packages' maintainer scripts matters here: ours run on private ports.
-	DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
+	bash "$(dirname "${BASH_SOURCE[0]}")/../lib/system-packages.sh" install "${need[@]}" || exit 1
 	command -v redis-server >/dev/null 2>&1 || die "redis-server still missing after apt-get install"
 	pg_bindir >/dev/null 2>&1 || die "PostgreSQL binaries still missing after apt-get install"
 }
@@ -151,6 +149,9 @@ stop_all() {
 }
 
 case "${1:-}" in
+	install)
+		install_missing
+		;;
 	start)
 		install_missing
 		mkdir -p "$STATE_DIR"
@@ -169,7 +170,7 @@ case "${1:-}" in
 		stop_all "${2:-}"
 		;;
 	*)
-		echo "usage: $0 start|env|status|stop [--purge]" >&2
+		echo "usage: $0 install|start|env|status|stop [--purge]" >&2
 		exit 64
 		;;
 esac

@@ -73,8 +73,8 @@ describe('sandbox file host', () => {
 		expect(Buffer.from(chunked.data).length).toBe(100001);
 	});
 
-	it('streams 512 MiB without holding it in memory', async () => {
-		const size = 512 * 1024 * 1024;
+	it('streams 1 GiB without holding it in memory', async () => {
+		const size = 1024 * 1024 * 1024;
 		const before = process.memoryUsage();
 		const res = await client(sb, null).get(`${sb.urls.files}/files/gen/${size}/huge.mp4`, { responseType: 'stream' });
 		let bytes = 0;
@@ -87,8 +87,10 @@ describe('sandbox file host', () => {
 			}
 		}
 		expect(bytes).toBe(size);
-		expect(peak).toBeLessThan(200 * 1024 * 1024);
-	});
+		// Growth against the file size: held in memory it is at least 1. Streamed, it stays at what the GC
+		// lets pile up (measured 0.01-0.06 alone, 0.4 of a 512 MiB file on a loaded machine), whatever the size.
+		expect(peak / size).toBeLessThan(0.5);
+	}, 180_000);
 });
 
 describe('sandbox faults and control API', () => {

@@ -462,6 +462,7 @@ describe('downloadAll (real n8n engine, filesystem binary mode)', () => {
 		const { binaryDataService } = await getRuntime();
 		expect(statSync(binaryDataService.getPath(result.binary.data.id!)).size).toBe(size);
 		const growth = Math.max(files.peakRss, after) - baseline;
-		expect(growth).toBeLessThan(100 * MiB);
+		// Against the file size: a buffered download holds at least the whole file (ratio >= 1).
+		expect(growth / size).toBeLessThan(0.5);
 	});
 });

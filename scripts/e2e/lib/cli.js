@@ -1,0 +1,255 @@
+'use strict';
+/**
+ * n8n CLI commands against a user folder (import, execute, publish, `n8n start`), the credentials and
+ * workflows they take, and readers of the execution they print.
+ */
+const { spawn } = require('child_process');
+const crypto = require('crypto');
+const fs = require('fs');
+const path = require('path');
+
+const { ROOT, CREDENTIAL_NAME, CREDENTIAL_TYPE } = require('./constants');
+const { track, run, supervise, httpStatus, freePort, tail } = require('./processes');
+const { node24, ensureN8n, n8nBin } = require('./provision');
+const { RestClient } = require('./rest-client');
+const { n8nEnv } = require('./user-folder');
+
+/**
+ * Runs one n8n CLI command (`n8n <args>`) against the user folder, on Node 24.
+ * Resolves with { code, stdout, stderr }; use `check: true` to reject on a non-zero exit.
+ */
+async function n8nCli(userFolder, args, { home, env = {}, timeoutMs = 3 * 60 * 1000, check = false } = {}) {
+	const n8nHome = home || (await ensureN8n());
+	const brokerPort = await freePort();
+	const res = await run(node24().bin, [n8nBin(n8nHome), ...args], {
+		cwd: userFolder.dir,
+		env: n8nEnv(userFolder, { N8N_RUNNERS_BROKER_PORT: String(brokerPort), ...env }),
+		timeoutMs,
+	});
+	if (check && res.code !== 0) {
+		const err = new Error(`n8n ${args.join(' ')} failed (exit ${res.code}):\n${tail(res.stdout)}\n${tail(res.stderr)}`);
+		Object.assign(err, res);
+		throw err;
+	}
+	return res;
+}
+
+/** n8n-style id: 16 alphanumerics. */
+function newId() {
+	const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+	const bytes = crypto.randomBytes(16);
+	let id = '';
+	for (const b of bytes) id += alphabet[b % alphabet.length];
+	return id;
+}
+
+/**
+ * A `runComfyApi` credential (n8n import format) pointing at a sandbox (`startSandbox()` result or
+ * { urls, token }): all three API base URLs on loopback, downloads allowed from 127.0.0.1 only.
+ */
+function sandboxCredential(sandbox, { id = newId(), name = CREDENTIAL_NAME } = {}) {
+	return {
+		id,
+		name,
+		type: CREDENTIAL_TYPE,
+		data: {
+			accessToken: sandbox.token,
+			modelApiBaseUrl: sandbox.urls.modelApi,
+			serverlessApiBaseUrl: sandbox.urls.serverless,
+			trainerApiBaseUrl: sandbox.urls.trainer,
+			allowedDownloadHosts: '127.0.0.1',
+		},
+	};
+}
+
+/** A `runComfyApi` credential for the live service (default URLs) with the given token. */
+function liveCredential(token, { id = newId(), name = CREDENTIAL_NAME } = {}) {
+	return {
+		id,
+		name,
+		type: CREDENTIAL_TYPE,
+		data: {
+			accessToken: token,
+			modelApiBaseUrl: 'https://model-api.runcomfy.net',
+			serverlessApiBaseUrl: 'https://api.runcomfy.net',
+			trainerApiBaseUrl: 'https://trainer-api.runcomfy.net',
+			allowedDownloadHosts: '*.runcomfy.net, *.runcomfy.com',
+		},
+	};
+}
+
+function scratchFile(userFolder, name, data) {
+	const dir = path.join(userFolder.dir, 'imports');
+	fs.mkdirSync(dir, { recursive: true });
+	const file = path.join(dir, name);
+	fs.writeFileSync(file, JSON.stringify(data, null, 2));
+	return file;
+}
+
+/** Imports one or more credentials (`n8n import:credentials`). Returns the credential(s). */
+async function importCredential(userFolder, credentials, opts = {}) {
+	const list = Array.isArray(credentials) ? credentials : [credentials];
+	for (const c of list) if (!c.id) c.id = newId();
+	const file = scratchFile(userFolder, `credentials-${newId()}.json`, list);
+	await n8nCli(userFolder, ['import:credentials', `--input=${file}`], { ...opts, check: true });
+	return Array.isArray(credentials) ? list : list[0];
+}
+
+function readWorkflow(fileOrObject) {
+	if (typeof fileOrObject === 'string') {
+		const file = path.isAbsolute(fileOrObject) ? fileOrObject : path.join(ROOT, fileOrObject);
+		return JSON.parse(fs.readFileSync(file, 'utf8'));
+	}
+	return JSON.parse(JSON.stringify(fileOrObject));
+}
+
+/**
+ * Prepares a workflow for import: gives it an id (unless it has one), and points every credential
+ * reference of type runComfyApi (by name, as in the examples) at the given credential.
+ */
+function prepareWorkflow(fileOrObject, { credential, id } = {}) {
+	const wf = readWorkflow(fileOrObject);
+	wf.id = id || wf.id || newId();
+	if (wf.active === undefined) wf.active = false;
+	for (const node of wf.nodes || []) {
+		if (credential && node.credentials && node.credentials[CREDENTIAL_TYPE]) {
+			node.credentials[CREDENTIAL_TYPE] = { id: credential.id, name: credential.name };
+		}
+	}
+	return wf;
+}
+
+/**
+ * Imports workflows (`n8n import:workflow`, one CLI call for all). Accepts file paths (relative to the
+ * repo) or objects; returns the prepared workflows (with their ids).
+ */
+async function importWorkflow(userFolder, workflows, { credential, ...opts } = {}) {
+	const list = (Array.isArray(workflows) ? workflows : [workflows]).map((w) => prepareWorkflow(w, { credential }));
+	const dir = path.join(userFolder.dir, 'imports', `workflows-${newId()}`);
+	fs.mkdirSync(dir, { recursive: true });
+	list.forEach((wf, i) => fs.writeFileSync(path.join(dir, `${i}-${wf.id}.json`), JSON.stringify(wf, null, 2)));
+	await n8nCli(userFolder, ['import:workflow', '--separate', `--input=${dir}`], { ...opts, check: true });
+	return Array.isArray(workflows) ? list : list[0];
+}
+
+/**
+ * Finds the run JSON `n8n execute --rawOutput` prints among log lines: the last top-level object that
+ * starts on a line of its own with `{` and parses as an execution (has `data.resultData`).
+ */
+function parseRunOutput(stdout) {
+	const lines = stdout.split('\n');
+	const starts = [];
+	lines.forEach((l, i) => {
+		if (l.replace(/\r$/, '') === '{') starts.push(i);
+	});
+	for (let s = starts.length - 1; s >= 0; s--) {
+		for (let e = lines.length - 1; e > starts[s]; e--) {
+			if (lines[e].replace(/\r$/, '') !== '}') continue;
+			try {
+				const obj = JSON.parse(lines.slice(starts[s], e + 1).join('\n'));
+				if (obj && obj.data && obj.data.resultData) return obj;
+			} catch {
+				/* try a shorter slice */
+			}
+		}
+	}
+	return undefined;
+}
+
+/**
+ * Executes a workflow with `n8n execute --id=ID --rawOutput` and returns
+ * { code, run, stdout, stderr }: `run` is n8n's execution object (status, data.resultData.runData...),
+ * also when the execution failed (n8n then prints it through its logger and exits non-zero).
+ */
+async function execute(userFolder, workflowId, opts = {}) {
+	const res = await n8nCli(userFolder, ['execute', `--id=${workflowId}`, '--rawOutput'], opts);
+	const runJson = parseRunOutput(res.stdout) || parseRunOutput(res.stderr);
+	return { ...res, run: runJson };
+}
+
+/** Items of a node's output in an execution: run (default 0), output index (default 0). */
+function nodeItems(runJson, nodeName, { run: runIndex = 0, output = 0 } = {}) {
+	const runData = runJson && runJson.data && runJson.data.resultData && runJson.data.resultData.runData;
+	if (!runData || !runData[nodeName]) return undefined;
+	const task = runData[nodeName][runIndex];
+	if (!task || !task.data || !task.data.main) return undefined;
+	return task.data.main[output] || [];
+}
+
+/** The error of a node's run (when it failed without Continue on Fail). */
+function nodeError(runJson, nodeName, runIndex = 0) {
+	const runData = runJson && runJson.data && runJson.data.resultData && runJson.data.resultData.runData;
+	return runData && runData[nodeName] && runData[nodeName][runIndex] && runData[nodeName][runIndex].error;
+}
+
+/**
+ * Publishes a workflow in the database (`n8n publish:workflow --id`), for an n8n that is NOT running:
+ * the next `n8n start` activates it (and a polling trigger runs its first poll at once).
+ */
+async function publishWorkflow(userFolder, workflowId, opts = {}) {
+	return n8nCli(userFolder, ['publish:workflow', `--id=${workflowId}`], { ...opts, check: true });
+}
+
+/**
+ * Starts `n8n start` on 127.0.0.1 (free port unless given) and waits for /healthz/readiness.
+ * Resolves with { url, port, process, logs(), rest (RestClient), stop() }.
+ */
+async function startN8n(userFolder, { port, home, env = {}, readyTimeoutMs = 120000, log, echo = false } = {}) {
+	const n8nHome = home || (await ensureN8n({ log }));
+	const listenPort = port || (await freePort());
+	const brokerPort = await freePort();
+	const url = `http://127.0.0.1:${listenPort}`;
+	const child = track(
+		spawn(node24().bin, [n8nBin(n8nHome), 'start'], {
+			cwd: userFolder.dir,
+			env: n8nEnv(userFolder, {
+				N8N_PORT: String(listenPort),
+				N8N_LISTEN_ADDRESS: '127.0.0.1',
+				N8N_HOST: '127.0.0.1',
+				N8N_PROTOCOL: 'http',
+				N8N_EDITOR_BASE_URL: `${url}/`,
+				WEBHOOK_URL: `${url}/`,
+				N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+				N8N_PUSH_BACKEND: 'websocket',
+				...env,
+			}),
+			detached: true,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		}),
+	);
+	const { logs, exited, stop } = supervise(child, { echo });
+
+	const deadline = Date.now() + readyTimeoutMs;
+	for (;;) {
+		const state = await Promise.race([
+			exited.then((e) => ({ exited: e })),
+			httpStatus(`${url}/healthz/readiness`).then((status) => ({ status })),
+		]);
+		if (state.exited) {
+			throw new Error(`n8n start exited early (${JSON.stringify(state.exited)}):\n${tail(logs())}`);
+		}
+		if (state.status === 200) break;
+		if (Date.now() > deadline) {
+			await stop();
+			throw new Error(`n8n did not become ready on ${url} within ${readyTimeoutMs} ms:\n${tail(logs())}`);
+		}
+		await new Promise((r) => setTimeout(r, 300));
+	}
+	return { url, port: listenPort, process: child, logs, rest: new RestClient(url), stop, exited };
+}
+
+module.exports = {
+	n8nCli,
+	newId,
+	sandboxCredential,
+	liveCredential,
+	importCredential,
+	prepareWorkflow,
+	importWorkflow,
+	publishWorkflow,
+	parseRunOutput,
+	execute,
+	nodeItems,
+	nodeError,
+	startN8n,
+};

@@ -1,0 +1,104 @@
+'use strict';
+/**
+ * What the selected test files need beyond node_modules, prepared by `npm test` (scripts/run-tests.js) in
+ * the background while jest runs the in-process suites first (scripts/jest-sequencer.js puts the real-n8n
+ * suites last):
+ *
+ *   test/e2e, test/queue   Node 24 + the pinned n8n (scripts/provision-n8n.sh) and the built package
+ *   test/e2e/editor        Debian's chromium
+ *   test/queue             Debian's redis-server and postgresql
+ *
+ * System packages are installed as root (or with password-less sudo); otherwise the step fails with one line
+ * naming the command to run. A failed step is reported here and again by the tests that need it (they run
+ * the same step in their beforeAll and fail with its message): nothing is skipped.
+ */
+const fs = require('fs');
+const path = require('path');
+
+const ROOT = path.resolve(__dirname, '..');
+
+/** Jest options whose next argument is a value, not a test path pattern. */
+const OPTIONS_WITH_VALUE = new Set(['-t', '--testNamePattern', '--testPathIgnorePatterns', '--config', '-c', '--maxWorkers', '-w', '--outputFile', '--selectProjects']);
+
+/** Test path patterns among jest's arguments (what jest matches test files against). */
+function pathPatterns(args) {
+	const patterns = [];
+	for (let i = 0; i < args.length; i++) {
+		const a = args[i];
+		if (OPTIONS_WITH_VALUE.has(a)) i++;
+		else if (a.startsWith('--testPathPattern=')) patterns.push(a.slice('--testPathPattern='.length));
+		else if (!a.startsWith('-')) patterns.push(a);
+	}
+	return patterns;
+}
+
+function testFiles(dir) {
+	const abs = path.join(ROOT, dir);
+	if (!fs.existsSync(abs)) return [];
+	return fs
+		.readdirSync(abs)
+		.filter((f) => /\.test\.[jt]s$/.test(f))
+		.map((f) => path.join(abs, f));
+}
+
+/** Which prerequisites the test files selected by `args` need: { n8n, chromium, queueServices }. */
+function prerequisitesFor(args) {
+	const patterns = pathPatterns(args);
+	const selected = (file) =>
+		patterns.length === 0 ||
+		patterns.some((p) => {
+			try {
+				return new RegExp(p, 'i').test(file);
+			} catch {
+				return file.includes(p);
+			}
+		});
+	const e2e = testFiles('test/e2e').filter(selected);
+	const queue = testFiles('test/queue').filter(selected);
+	return {
+		n8n: e2e.length > 0 || queue.length > 0,
+		chromium: e2e.some((f) => path.basename(f).startsWith('editor.')),
+		queueServices: queue.length > 0,
+	};
+}
+
+/**
+ * Starts preparing what `needs` lists; resolves (never rejects) with the names of the steps that failed.
+ * Each step logs through `log`.
+ */
+async function prepare(needs, { log = (m) => process.stderr.write(`${m}\n`) } = {}) {
+	const h = require('./e2e/n8n');
+	const steps = [];
+	if (needs.n8n) {
+		steps.push(['n8n', async () => {
+			await h.ensureN8n({ log });
+			await h.ensureBuilt({ log });
+		}]);
+	}
+	if (needs.chromium) steps.push(['chromium', () => require('./e2e/browser').ensureChromium()]);
+	if (needs.queueServices) {
+		steps.push(['redis-server and postgresql', async () => {
+			const res = await h.run('bash', [path.join(ROOT, 'scripts', 'queue', 'services.sh'), 'install'], {
+				timeoutMs: 20 * 60 * 1000,
+				onStderr: (d) => {
+					for (const line of d.split('\n')) if (line.startsWith('[setup] installing')) process.stderr.write(`${line}\n`);
+				},
+			});
+			if (res.code !== 0) throw new Error(res.stderr.trim().split('\n').pop());
+		}]);
+	}
+	const failed = [];
+	await Promise.all(
+		steps.map(async ([name, step]) => {
+			try {
+				await step();
+			} catch (error) {
+				failed.push(name);
+				log(`[setup] preparing ${name} for the tests failed: ${String((error && error.message) || error).split('\n')[0]}`);
+			}
+		}),
+	);
+	return failed;
+}
+
+module.exports = { pathPatterns, prerequisitesFor, prepare };
