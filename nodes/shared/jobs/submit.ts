@@ -135,7 +135,8 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
  * (the paid request itself is not bound to Stop, see the transport), so an accepted id is not lost.
  */
 async function answerOf<P extends JobItem, O>(batch: Batch<P, O>, p: P): Promise<Answer> {
-	const submission = (batch.kind.submit as (p: P) => Promise<Accepted>)(p).then(
+	const how = batch.park ? { callbackUrl: batch.park.callbackUrl(p.itemIndex) } : undefined;
+	const submission = (batch.kind.submit as NonNullable<typeof batch.kind.submit>)(p, how).then(
 		(accepted): Answer => ({ accepted }),
 		(error: unknown): Answer => ({ error }),
 	);
