@@ -153,7 +153,7 @@ describe('the public URL check', () => {
 		(dns as { lookup: unknown }).lookup = (host: string, ...rest: unknown[]) => {
 			looked.push(host);
 			const callback = rest[rest.length - 1] as (error: Error) => void;
-			process.nextTick(() => callback(Object.assign(new Error(`the test resolver refuses ${host}`), { code: 'ENOTFOUND' })));
+			void Promise.resolve().then(() => callback(Object.assign(new Error(`the test resolver refuses ${host}`), { code: 'ENOTFOUND' })));
 		};
 	});
 	afterEach(() => {
