@@ -168,7 +168,7 @@ describe('the public URL check', () => {
 			inputItems: [{ json: { prompt: 'x' } }],
 		});
 		expect(result.error?.message).toBe('RunComfy cannot call back this n8n: its resume URL is on localhost, a loopback address (this machine)');
-		expect(result.error?.description).toMatch(/WEBHOOK_URL environment variable of n8n .* Nothing was submitted\.$/);
+		expect(result.error?.description).toMatch(/Set the N8N_WEBHOOK_URL environment variable \(WEBHOOK_URL in older n8n\) of every n8n process, .* Nothing was submitted\.$/);
 		expect(looked).toEqual([]);
 		expect(sb.log()).toHaveLength(0);
 	});

@@ -100,7 +100,7 @@ export async function planParking<P extends JobItem, O>(batch: Batch<P, O>): Pro
  */
 export function assertReachable(ctx: Batch<JobItem, unknown>['ctx'], resumeUrl: string, serviceBaseUrl: string, family: ApiFamily): void {
 	const fix =
-		'Set the WEBHOOK_URL environment variable of n8n to its public https address (e.g. https://n8n.example.com/) and restart n8n, or choose the Wait Mode "Wait in This Execution". Nothing was submitted.';
+		'Set the N8N_WEBHOOK_URL environment variable (WEBHOOK_URL in older n8n) of every n8n process, main and workers, to its public https address (e.g. https://n8n.example.com/) and restart n8n, or choose the Wait Mode "Wait in This Execution". Nothing was submitted.';
 	let url: URL | undefined;
 	try {
 		url = new URL(resumeUrl);
