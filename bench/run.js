@@ -13,11 +13,14 @@
  *   pickers    time to the first page of the model picker on a 5,000-model catalog
  *   real       the same batch in the real n8n: HTTP Request + Wait + IF loop vs the RunComfy Model node;
  *              and the picker through n8n's editor REST API
+ *   parking    queue-mode n8n (Redis + PostgreSQL, main + 1 worker of concurrency 2): N executions of one
+ *              deployment run each, parked until RunComfy calls back vs waited for in the execution; status
+ *              requests while parked; main and worker restarted while parked; RSS of the n8n processes
  *
  * The nodes run as built (dist/, rebuilt first when stale) inside n8n-core's engine in this process
  * (bench/lib/harness.js), or inside the real n8n (scripts/e2e/n8n.js) for `real`.
  *
- * Usage: npm run bench [-- --only=batch,cpu,memory,pickers,real] [--quick] [--out=FILE] [--no-write]
+ * Usage: npm run bench [-- --only=batch,cpu,memory,pickers,real,parking] [--quick] [--out=FILE] [--no-write]
  *                          [--json=FILE] [--from-json=FILE]
  *   --quick      smaller sizes (for trying the script; figures are not representative)
  *   --only       run some sections (BENCHMARKS.md is then only written with --out)
@@ -32,10 +35,11 @@ const { loadHarness } = require('./lib/harness');
 const { startSandboxProcess, credentialsFor } = require('./lib/sandbox');
 const inproc = require('./lib/inprocess');
 const { compareInRealN8n } = require('./lib/real-n8n');
+const { parkingAtScale, parkingSection } = require('./lib/parking');
 const { machine, fmtS, fmtBytes, GiB, MiB } = require('./lib/measure');
 
 const ROOT = path.resolve(__dirname, '..');
-const SECTIONS = ['batch', 'cpu', 'memory', 'pickers', 'real'];
+const SECTIONS = ['batch', 'cpu', 'memory', 'pickers', 'real', 'parking'];
 
 function parseArgs(argv) {
 	const opts = { only: SECTIONS, quick: false, out: undefined, write: true, json: undefined, fromJson: undefined };
@@ -65,6 +69,7 @@ function config(quick) {
 				memory: { downloadNode: [64 * MiB], download1: 256 * MiB, download4: 1 * GiB, upload: 200 * 1000 * 1000 },
 				pickers: { catalogExtra: 5000, repeats: 5 },
 				real: { n: 5, scenarios: [{ runMs: 2000, waits: [1] }], pickerRepeats: 3 },
+				parking: { n: 6, runMs: 10000 },
 			}
 		: {
 				runMs: 2000,
@@ -82,6 +87,7 @@ function config(quick) {
 					],
 					pickerRepeats: 5,
 				},
+				parking: { n: 20, runMs: 30000 },
 			};
 }
 
@@ -386,6 +392,14 @@ function summaryLines(results) {
 			);
 		}
 	}
+	if (results.parking) {
+		const p = results.parking;
+		lines.push(
+			`Parking (queue mode, 1 worker of concurrency 2): ${p.n} executions of one ${p.runMs / 1000} s run all done in ${(p.parked.firstStartToLastEndMs / p.runMs).toFixed(2)}× one run parked ` +
+				`(${p.parked.statusWhileParked} status requests while parked), ${(p.inProcess.firstStartToLastEndMs / p.runMs).toFixed(1)}× waited for in the execution; ` +
+				`main and worker restarted while parked: ${p.restart.succeeded}/${p.n} succeeded.`,
+		);
+	}
 	return lines;
 }
 
@@ -416,6 +430,7 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	if (results.memory) out.push('', memorySection(results.memory));
 	if (results.pickers || results.real) out.push('', pickersSection(results.pickers, results.real));
 	if (results.real) out.push('', realSection(results.real));
+	if (results.parking) out.push('', parkingSection(results.parking, table));
 	out.push('');
 	return out.join('\n');
 }
@@ -479,6 +494,10 @@ async function main() {
 			log('[bench] real n8n');
 			await h.ensureN8n({ log });
 			results.real = await compareInRealN8n(sb, { ...cfg.real, catalogExtra: cfg.pickers.catalogExtra, log });
+		}
+		if (opts.only.includes('parking')) {
+			log('[bench] parking at scale (queue mode)');
+			results.parking = await parkingAtScale(sb, { ...cfg.parking, log });
 		}
 	} finally {
 		await sb.close();

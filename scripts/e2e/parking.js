@@ -77,13 +77,23 @@ function parkingWorkflow({ credential, path = 'runcomfy-park', name = 'Parked de
 	};
 }
 
-/** Polls `check` (async) every `intervalMs` until it returns a truthy value; throws after `limitMs`. */
+/**
+ * Polls `check` (async) every `intervalMs` until it returns a truthy value; throws after `limitMs`. A busy n8n
+ * may answer its REST API with 503 for a moment ("Database is not ready!"): such errors are retried too.
+ */
 async function waitFor(what, check, { limitMs = 60_000, intervalMs = 250 } = {}) {
 	const started = Date.now();
+	let lastError;
 	for (;;) {
-		const value = await check();
+		let value;
+		try {
+			value = await check();
+		} catch (error) {
+			if (error.status !== 503) throw error;
+			lastError = error;
+		}
 		if (value) return value;
-		if (Date.now() - started > limitMs) throw new Error(`Timed out after ${limitMs} ms waiting for ${what}`);
+		if (Date.now() - started > limitMs) throw new Error(`Timed out after ${limitMs} ms waiting for ${what}${lastError ? ` (last error: ${lastError.message})` : ''}`);
 		await new Promise((resolve) => setTimeout(resolve, intervalMs));
 	}
 }

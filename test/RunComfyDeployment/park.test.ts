@@ -202,11 +202,12 @@ describe('the webhook of a parked batch', () => {
 			expect(a.status).toBe(200);
 			expect(a.response.workflowData).toBeUndefined();
 		}
+		// The answer says why without naming ids (n8n's log has the details).
 		expect(answers.slice(2).map((a) => (a.body as { ignored?: string }).ignored)).toEqual([
-			`the body names request ${r1}, not ${r0} of item 0`,
-			'item 7 has no parked request in this execution',
-			'the callback URL names no item',
-			`the body names request (none), not ${r0} of item 0`,
+			'unknown request',
+			'unknown item',
+			'no item',
+			'unknown request',
 		]);
 		expect(sb.log()).toHaveLength(0);
 	});
@@ -231,9 +232,9 @@ describe('the webhook of a parked batch', () => {
 		expect(last.status).toBe(200);
 		const out = last.response.workflowData?.[0] ?? [];
 		expect(last.response.noWebhookResponse).toBe(true);
-		// One status check of each other request (after the caller, wrapping around: 0, then 1), one result fetch
+		// Request 0 is known to have ended (its callback came): only request 1 is checked; then one result fetch
 		// and one download per request.
-		expect(sb.log().filter(isStatus).map((e) => e.path)).toEqual([expect.stringContaining(ids[0]), expect.stringContaining(ids[1])]);
+		expect(sb.log().filter(isStatus).map((e) => e.path)).toEqual([expect.stringContaining(ids[1])]);
 		expect(sb.log().filter(isResult)).toHaveLength(3);
 		expect(sb.log().filter((e) => e.api === 'files')).toHaveLength(3);
 		expect(out.map((i) => [i.json.request_id, i.json.status, i.json.delivered_by, i.pairedItem])).toEqual([
@@ -263,6 +264,29 @@ describe('the webhook of a parked batch', () => {
 		const late = await call(result, '2', event);
 		expect([late.status, late.response.workflowData]).toEqual([200, undefined]);
 		expect(sb.log()).toHaveLength(0);
+	});
+
+	it('every request ending at once: the callbacks arriving together cost one check of each request, and one resumes', async () => {
+		sb.reset({ runDurationMs: 300, queueMs: 0, ...NO_CALLBACKS });
+		const id = deploymentId(sb, 'sdxl-text-to-image');
+		const result = await runNode({
+			node,
+			credentials: credentialsFor(sb),
+			parameters: parkParams(),
+			inputItems: Array.from({ length: 6 }, (_, i) => ({ json: { prompt: `p${i}`, deployment: id } })),
+		});
+		expect(result.status).toBe('waiting');
+		const ids = requestIds(result);
+		await until(allEnded, 'every request ended', 20_000);
+		const events = await Promise.all(ids.map(async (rid) => await finalEvent(rid)));
+		sb.clearLog();
+		const answers = await Promise.all(ids.map(async (_, i) => await call(result, String(i), events[i])));
+		expect(answers.map((a) => a.status)).toEqual(ids.map(() => 200));
+		expect(answers.filter((a) => a.response.workflowData !== undefined)).toHaveLength(1);
+		const statuses = sb.log().filter(isStatus).map((e) => e.path);
+		expect(new Set(statuses).size).toBe(statuses.length);
+		expect(statuses.length).toBeLessThanOrEqual(5);
+		expect(sb.log().filter(isResult)).toHaveLength(6);
 	});
 
 	it('answers 503 when another request cannot be checked, so RunComfy calls again', async () => {

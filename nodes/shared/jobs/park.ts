@@ -46,8 +46,8 @@ export interface ParkedJob extends IDataObject {
 	id: string;
 	/** The kind's ids of the item (`kind.ids(p)`), from which `kind.park.restore` rebuilds it. */
 	ids: IDataObject;
-	/** The output fields known from the submission. */
-	accepted: IDataObject;
+	/** Which fields of the item came from the submission's answer (`t.accepted`; kept once, in the item). */
+	accepted: string[];
 	/** The options read for the item before anything was paid (downloads, ...). */
 	options: IDataObject;
 	until: string;
@@ -202,7 +202,7 @@ async function park<P extends JobItem, O>(
 			item: i,
 			id: t.id,
 			ids: kind.ids(t),
-			accepted: t.accepted,
+			accepted: Object.keys(t.accepted),
 			options: (options.get(i) ?? {}) as IDataObject,
 			until: until.toISOString(),
 			on_timeout: wait.onTimeout,
