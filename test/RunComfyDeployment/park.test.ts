@@ -9,6 +9,7 @@ import dns from 'dns';
 
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
+import { assertReachable } from '../../nodes/shared/jobs/park';
 import { setRetryPolicy } from '../../nodes/shared/transport';
 import { runNode } from '../helpers/engine';
 import type { RunNodeResult } from '../helpers/engine';
@@ -158,6 +159,21 @@ describe('the public URL check', () => {
 	});
 	afterEach(() => {
 		(dns as { lookup: unknown }).lookup = realLookup;
+	});
+
+	it.each([
+		['http://10.1.2.3:5678/webhook-waiting/7?signature=x', 'https://api.runcomfy.net', 'on 10.1.2.3, a private network address'],
+		['http://169.254.169.254/webhook-waiting/7?signature=x', 'https://api.runcomfy.net', 'on 169.254.169.254, a link-local address'],
+		['http://[::1]:5678/webhook-waiting/7?signature=x', 'https://api.runcomfy.net', 'on [::1], a loopback address'],
+		['not a url', 'https://api.runcomfy.net', 'no resume URL'],
+		['https://n8n.example.com/webhook-waiting/7?signature=x', 'https://api.runcomfy.net', undefined],
+		['http://127.0.0.1:5678/webhook-waiting/7?signature=x', 'http://127.0.0.1:41000', undefined],
+		['http://192.168.1.20:5678/webhook-waiting/7?signature=x', 'http://10.0.0.8:8080', undefined],
+	])('resume URL %s with the service at %s: %s', (resumeUrl, service, refusal) => {
+		const ctx = { getNode: () => ({ name: 'Run', type: 'x', typeVersion: 1, position: [0, 0], parameters: {} }) } as unknown as Parameters<typeof assertReachable>[0];
+		const check = () => assertReachable(ctx, resumeUrl, service, 'serverless');
+		if (refusal === undefined) expect(check).not.toThrow();
+		else expect(check).toThrow(new RegExp(refusal.replace(/[[\]]/g, '\\$&')));
 	});
 
 	it('refuses to park when n8n is on a loopback address and RunComfy is not: before any request, naming WEBHOOK_URL', async () => {

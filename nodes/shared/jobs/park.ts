@@ -13,7 +13,7 @@
  * - The resume URL must be reachable by the service: a loopback/private n8n address with a public service is
  *   refused before anything is paid.
  */
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { INTERNAL_ADDRESS_LABELS, internalAddressKind } from '../addresses';
@@ -98,7 +98,7 @@ export async function planParking<P extends JobItem, O>(batch: Batch<P, O>): Pro
  * a loopback, private or link-local address is refused, unless the service itself is on such an address (a
  * local stand-in on the same machine or network).
  */
-export function assertReachable(ctx: Batch<JobItem, unknown>['ctx'], resumeUrl: string, serviceBaseUrl: string, family: ApiFamily): void {
+export function assertReachable(ctx: IExecuteFunctions, resumeUrl: string, serviceBaseUrl: string, family: ApiFamily): void {
 	const fix =
 		'Set the N8N_WEBHOOK_URL environment variable (WEBHOOK_URL in older n8n) of every n8n process, main and workers, to its public https address (e.g. https://n8n.example.com/) and restart n8n, or choose the Wait Mode "Wait in This Execution". Nothing was submitted.';
 	let url: URL | undefined;

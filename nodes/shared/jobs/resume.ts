@@ -71,7 +71,8 @@ export async function answerCallback<P extends JobItem, O>(
 			return NO_RESPONSE;
 		}
 		const st = parkedState(executionId);
-		st.ended.set(call.job.id, { state: call.state, record: call.body });
+		// Only its status is kept: the result itself is fetched from the API when the batch is finished.
+		st.ended.set(call.job.id, { state: call.state, record: { status: call.body.status ?? call.body.outcome } });
 		if (st.finishing || st.scanning) {
 			st.lookAgain = true;
 			answer(200, {});
