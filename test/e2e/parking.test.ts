@@ -60,6 +60,12 @@ function items(execution: RunJson, node: string): ExecutionItem[] {
 	return list;
 }
 
+/** The sandbox's runs in item order: the item index is in each run's callback URL (`&item=<i>`). */
+function runsByItem(): Array<{ id: string; webhook?: string; body: unknown }> {
+	const item = (r: { webhook?: string }) => Number(new URL(String(r.webhook)).searchParams.get('item'));
+	return [...sandbox.state().runs].sort((a, b) => item(a) - item(b));
+}
+
 const prompts = (n: number, deployment = sdxl): ParkBody['items'] => Array.from({ length: n }, (_, i) => ({ deployment, prompt: `parked prompt ${i}` }));
 
 beforeAll(async () => {
@@ -94,13 +100,14 @@ describe('parked Inference → Run in a real n8n', () => {
 		expect(execution.status).toBe('success');
 
 		const log = sandbox.log();
-		const runs = sandbox.state().runs;
+		const runs = runsByItem();
 		expect(log.filter(isSubmit)).toHaveLength(4);
 		// Each request carries this execution's resume URL (its signature redacted in the log) and its item.
 		runs.forEach((r, i) => {
 			const url = new URL(String(r.webhook));
 			expect(url.pathname).toBe(`/webhook-waiting/${id}`);
 			expect([url.searchParams.get('signature'), url.searchParams.get('item')]).toEqual(['REDACTED', String(i)]);
+			expect(r.body).toEqual({ overrides: { 6: { inputs: { text: `parked prompt ${i}` } } } });
 		});
 		// While parked nothing polls: one status check per request before parking, the rest only on callbacks.
 		const firstCallback = log.find(isCallback)?.seq ?? Infinity;
@@ -128,7 +135,7 @@ describe('parked Inference → Run in a real n8n', () => {
 		const id = await run({ items: prompts(3), maxWait: 600, intermediate: true });
 		const execution = await finished(id);
 		expect(execution.status).toBe('success');
-		const runs = sandbox.state().runs;
+		const runs = runsByItem();
 		// Let the held and duplicated deliveries of the final events go out before looking at the log.
 		await waitFor('every final event delivered twice', async () =>
 			sandbox.log().filter((e) => isCallback(e) && e.duplicate && ['succeeded'].includes(String(e.event))).length >= 3 || undefined,
@@ -150,7 +157,7 @@ describe('parked Inference → Run in a real n8n', () => {
 		await waitForStatus(n8n.rest, workflow.id, id, ['waiting']);
 		await n8n.stop();
 		// The requests end while n8n is down: their callbacks fail and RunComfy retries them.
-		const ids = sandbox.state().runs.map((r) => r.id);
+		const ids = runsByItem().map((r) => r.id);
 		await waitFor('a failed callback for every request', async () =>
 			ids.every((rid) => sandbox.log().some((e) => isCallback(e) && e.requestId === rid && e.status !== 200)) || undefined,
 		{ limitMs: 30_000 });
@@ -165,7 +172,7 @@ describe('parked Inference → Run in a real n8n', () => {
 		sandbox.configure({ modelDurations: { [sdxl]: 500, [flux]: 8000 } });
 		const id = await run({ items: [{ deployment: sdxl, prompt: 'short' }, { deployment: flux, prompt: 'long' }], maxWait: 12, download: false });
 		await waitForStatus(n8n.rest, workflow.id, id, ['waiting']);
-		const [short, long] = sandbox.state().runs.map((r) => r.id);
+		const [short, long] = runsByItem().map((r) => r.id);
 		// The short request's callback lands; then every later callback is lost.
 		await waitFor('the first callback answered', async () => sandbox.log().some((e) => isCallback(e) && e.requestId === short && e.status === 200) || undefined);
 		sandbox.configure({ webhooks: { enabled: false } });

@@ -95,7 +95,9 @@ describe('parked Inference → Run in n8n queue mode (main + worker, PostgreSQL,
 		// Both processes go down while parked; the requests end meanwhile and their callbacks fail.
 		await stopWorker();
 		await (main as N8nInstance).stop();
-		const ids = sb.state().runs.map((r) => r.id);
+		// In item order: each run's callback URL names its item.
+		const item = (r: { webhook?: string }) => Number(new URL(String(r.webhook)).searchParams.get('item'));
+		const ids = [...sb.state().runs].sort((a, b) => item(a) - item(b)).map((r) => r.id);
 		await waitFor('a failed callback for every request', async () =>
 			ids.every((rid) => sb.log().some((e) => isCallback(e) && e.requestId === rid && e.status !== 200)) || undefined,
 		{ limitMs: 60_000 });
