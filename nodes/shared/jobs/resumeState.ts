@@ -41,9 +41,6 @@ export function parkedState(executionId: string): ParkedState {
 	return st;
 }
 
-/** How many executions this process remembers (for tests of the memory's release). */
-export const parkedStateCount = (): number => states.size;
-
 export interface Scan {
 	running: boolean;
 	failed: boolean;

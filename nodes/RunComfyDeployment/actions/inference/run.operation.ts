@@ -132,8 +132,8 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	...waitProperties(show, INFERENCE_WAIT),
-	...waitModeProperties(show),
+	// Wait for Completion, then the Wait Mode (and its notice), then Wait Options.
+	...waitProperties(show, INFERENCE_WAIT).flatMap((p) => (p.name === 'waitForCompletion' ? [p, ...waitModeProperties(show)] : [p])),
 	...downloadProperties({ ...show, waitForCompletion: [true] }),
 	{
 		displayName: 'Options',
