@@ -16,11 +16,14 @@
  *   detection  how soon a run's end is seen and how many status requests it takes: the built wait engine on its
  *              fake clock (learned timing vs plain backoff) against Wait 1 s / 5 s loops, runs of 2 s to 5 min
  *              with ±20 % spread (bench/lib/detection.js; simulated, so it needs neither sandbox nor n8n)
+ *   parking    queue-mode n8n (Redis + PostgreSQL, main + 1 worker of concurrency 2): N executions of one
+ *              deployment run each, parked until RunComfy calls back vs waited for in the execution; status
+ *              requests while parked; main and worker restarted while parked; RSS of the n8n processes
  *
  * The nodes run as built (dist/, rebuilt first when stale) inside n8n-core's engine in this process
  * (bench/lib/harness.js), or inside the real n8n (scripts/e2e/n8n.js) for `real`.
  *
- * Usage: npm run bench [-- --only=batch,cpu,memory,pickers,real,detection] [--quick] [--out=FILE] [--no-write]
+ * Usage: npm run bench [-- --only=batch,cpu,memory,pickers,real,detection,parking] [--quick] [--out=FILE] [--no-write]
  *                          [--json=FILE] [--from-json=FILE]
  *   --quick      smaller sizes (for trying the script; figures are not representative)
  *   --only       run some sections (BENCHMARKS.md is then only written with --out)
@@ -36,10 +39,11 @@ const { startSandboxProcess, credentialsFor } = require('./lib/sandbox');
 const inproc = require('./lib/inprocess');
 const { compareInRealN8n } = require('./lib/real-n8n');
 const { detection, detectionSection } = require('./lib/detection');
+const { parkingAtScale, parkingSection } = require('./lib/parking');
 const { machine, fmtS, fmtBytes, GiB, MiB } = require('./lib/measure');
 
 const ROOT = path.resolve(__dirname, '..');
-const SECTIONS = ['batch', 'cpu', 'memory', 'pickers', 'real', 'detection'];
+const SECTIONS = ['batch', 'cpu', 'memory', 'pickers', 'real', 'detection', 'parking'];
 
 function parseArgs(argv) {
 	const opts = { only: SECTIONS, quick: false, out: undefined, write: true, json: undefined, fromJson: undefined };
@@ -70,6 +74,7 @@ function config(quick) {
 				pickers: { catalogExtra: 5000, repeats: 5 },
 				real: { n: 5, scenarios: [{ runMs: 2000, waits: [1] }], pickerRepeats: 3 },
 				detection: { runs: 40, bounds: false },
+				parking: { n: 6, runMs: 10000 },
 			}
 		: {
 				runMs: 2000,
@@ -88,6 +93,7 @@ function config(quick) {
 					pickerRepeats: 5,
 				},
 				detection: { runs: 200, bounds: true },
+				parking: { n: 20, runMs: 30000 },
 			};
 }
 
@@ -400,6 +406,14 @@ function summaryLines(results) {
 			);
 		}
 	}
+	if (results.parking) {
+		const p = results.parking;
+		lines.push(
+			`Parking (queue mode, 1 worker of concurrency 2): ${p.n} executions of one ${p.runMs / 1000} s run all done in ${(p.parked.firstStartToLastEndMs / p.runMs).toFixed(2)}× one run parked ` +
+				`(${p.parked.statusWhileParked} status requests while parked), ${(p.inProcess.firstStartToLastEndMs / p.runMs).toFixed(1)}× waited for in the execution; ` +
+				`main and worker restarted while parked: ${p.restart.succeeded}/${p.n} succeeded.`,
+		);
+	}
 	return lines;
 }
 
@@ -431,7 +445,9 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	if (results.pickers || results.real) out.push('', pickersSection(results.pickers, results.real));
 	if (results.real) out.push('', realSection(results.real));
 	if (results.detection) out.push('', detectionSection(results.detection, table));
-	out.push('');
+	if (results.parking) out.push('', parkingSection(results.parking, table));
+	// How the figures are measured: kept in bench/method.md so every written BENCHMARKS.md carries it.
+	out.push('', fs.readFileSync(path.join(__dirname, 'method.md'), 'utf8').trimEnd(), '');
 	return out.join('\n');
 }
 
@@ -498,6 +514,10 @@ async function main() {
 			log('[bench] real n8n');
 			await h.ensureN8n({ log });
 			results.real = await compareInRealN8n(sb, { ...cfg.real, catalogExtra: cfg.pickers.catalogExtra, log });
+		}
+		if (opts.only.includes('parking')) {
+			log('[bench] parking at scale (queue mode)');
+			results.parking = await parkingAtScale(sb, { ...cfg.parking, log });
 		}
 	} finally {
 		await sb.close();

@@ -1,10 +1,21 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { webhook as parkedRunCallback } from './actions/inference/run.operation';
 import { router } from './actions/router';
 import { versionProperties } from './actions/versionDescription';
 import { listSearch, loadOptions, resourceMapping } from './methods';
 
+// Its one webhook is a restart webhook (like the Wait node's): the resume URL of a parked execution, never
+// registered with a service, so the trigger lifecycle (checkExists/create/delete) does not apply.
+// eslint-disable-next-line @n8n/community-nodes/webhook-lifecycle-complete
 export class RunComfyDeployment implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'RunComfy Deployment',
@@ -20,6 +31,8 @@ export class RunComfyDeployment implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'runComfyApi', required: true }],
+		// The resume URL of an execution parked by Inference → Run (Wait Mode "Park Until RunComfy Calls Back").
+		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', responseData: '', path: '', restartWebhook: true }],
 		properties: versionProperties,
 	};
 
@@ -27,5 +40,10 @@ export class RunComfyDeployment implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);
+	}
+
+	/** RunComfy calling back a parked Inference → Run (never throws: see shared/jobs/resume.ts). */
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await parkedRunCallback.call(this);
 	}
 }

@@ -209,6 +209,8 @@ export async function runNode(opts: RunNodeOptions): Promise<RunNodeResult> {
 		readBinary: readBinaryOf,
 		binaryPath: binaryPathOf,
 		run,
+		workflow,
+		additionalData,
 		taskData,
 		nodeDefinition: workflow.getNode(nodeName) ?? testNode,
 		stopped,

@@ -11,8 +11,10 @@ import type {
 	IRun,
 	ITaskData,
 	IVersionedNodeType,
+	IWorkflowExecuteAdditionalData,
 	IWorkflowSettings,
 	ExecutionError,
+	Workflow,
 } from 'n8n-workflow';
 
 export interface RunComfyCredentialData {
@@ -103,6 +105,9 @@ export interface RunNodeResult {
 	binaryPath(item: INodeExecutionData, property?: string): string;
 	/** The full run as n8n produced it. */
 	run: IRun;
+	/** The workflow and additional data the run used (e.g. to call the webhook of a parked execution). */
+	workflow: Workflow;
+	additionalData: IWorkflowExecuteAdditionalData;
 	/** The run data of the node under test (last run), if it ran. */
 	taskData?: ITaskData;
 	/** The node under test as it was in the workflow (with n8n's parameter defaults filled in). */

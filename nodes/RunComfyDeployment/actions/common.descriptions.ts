@@ -1,4 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 import { requestIdProperty as sharedRequestIdProperty } from '../../shared/descriptions';
 import { HARDWARE_SKUS } from '../../shared/types';
@@ -22,3 +22,43 @@ export const hardwareOptions = HARDWARE_SKUS.map((sku) => ({ name: sku, value: s
 
 export const HARDWARE_DESCRIPTION =
 	'GPU type of the instances (one SKU), e.g. AMPERE_48 = 48 GB, ADA_80_PLUS = 80 GB (H100), HOPPER_141 = 141 GB (H200)';
+
+/**
+ * "Wait Mode" of Inference → Run (RunComfy calls back for deployment requests): wait in this execution (the
+ * default) or park it until the callback (shared/jobs/park.ts), with a notice of what parking needs.
+ */
+export function waitModeProperties(show: IDisplayOptions['show']): INodeProperties[] {
+	const shown = { show: { ...show, waitForCompletion: [true] } };
+	return [
+		{
+			displayName: 'Wait Mode',
+			name: 'waitMode',
+			type: 'options',
+			noDataExpression: true,
+			default: 'inProcess',
+			displayOptions: shown,
+			options: [
+				{
+					name: 'Wait in This Execution',
+					value: 'inProcess',
+					description: 'Check the status until every request has finished; the execution stays active meanwhile (best for runs of seconds to a few minutes)',
+				},
+				{
+					name: 'Park Until RunComfy Calls Back',
+					value: 'park',
+					description:
+						'Save the execution as waiting (no memory, no worker slot) until RunComfy POSTs each result to n8n; needs an n8n reachable from the internet',
+				},
+			],
+			description: 'How to wait for the requests. An AI agent calling this node always waits in the execution.',
+		},
+		{
+			displayName:
+				'Parked: RunComfy calls this execution\'s resume URL when each request ends, so n8n\'s WEBHOOK_URL must be a public address (the node refuses to submit otherwise). Backups for lost callbacks: one status check before parking and on every callback, RunComfy\'s own retries for 24 h, and at Max Wait each request without result is output with its Request ID for Inference → Get Result. Downloads happen when the execution resumes.',
+			name: 'parkNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { ...show, waitForCompletion: [true], waitMode: ['park'] } },
+		},
+	];
+}

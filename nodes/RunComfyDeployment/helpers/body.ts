@@ -269,10 +269,6 @@ export async function buildInference(
 	if (webhookUrl && !/^https?:\/\/[^\s]+$/i.test(webhookUrl)) {
 		fail(ctx, itemIndex, `The Webhook URL "${webhookUrl}" is not a valid http(s) URL`, 'Enter the full URL RunComfy should POST progress and the result to, e.g. the Production URL of an n8n Webhook node.');
 	}
-	return {
-		body,
-		...(webhookUrl
-			? { webhookUrl, webhookIntermediateStatus: options.webhookIntermediateStatus === true }
-			: {}),
-	};
+	// The intermediate flag also applies to the callback URL of a parked run.
+	return { body, ...(webhookUrl ? { webhookUrl } : {}), webhookIntermediateStatus: options.webhookIntermediateStatus === true };
 }

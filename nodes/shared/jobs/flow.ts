@@ -6,7 +6,8 @@
  *   2. guards: the minimum balance;
  *   3. submit through one bounded pool (never retried here; the transport decides what is provably safe to
  *      retry), remembering each submission so n8n's Retry On Fail never pays twice, logging every paid one;
- *   4. wait for every job together with the one engine (or return at once);
+ *   4. wait for every job together with the one engine, or park the execution until the service calls back
+ *      (./park.ts, ./resume.ts), or return at once;
  *   5. fetch each finished job's result once;
  *   6. turn each outcome into the item's output in one place (./outcomes).
  *
@@ -26,6 +27,8 @@ import type { SubmissionMemory } from './memory';
 import { readCostCap, readMinimumBalance, readWaitOptions } from './options';
 import type { ReadWaitOptions } from './options';
 import { presentOutcomes, presentStopped } from './outcomes';
+import { parkOrFinish, planParking } from './park';
+import type { ParkPlan } from './park';
 import { submitAll } from './submit';
 import { jobTexts } from './texts';
 import { waitForJobs } from './waiting';
@@ -49,6 +52,8 @@ export interface Batch<P extends JobItem, O> {
 	checked: Array<Checked<P, O>>;
 	texts: ReturnType<typeof jobTexts>;
 	hosts: DownloadHosts;
+	/** Set when the batch parks (Wait Mode "Park Until RunComfy Calls Back"): where the service calls back. */
+	park?: ParkPlan;
 	/** The JSON an item gets (the agent form when the node runs as a tool). */
 	shape(json: IDataObject): IDataObject;
 	/** `status` in the nodes' one vocabulary (unless the kind keeps the service's words). */
@@ -90,6 +95,8 @@ export async function runJobs<P extends JobItem, O = undefined>(
 const isErrorValue = (v: unknown): boolean => v !== undefined && v !== null && v !== false;
 
 async function run<P extends JobItem, O>(batch: Batch<P, O>): Promise<INodeExecutionData[]> {
+	// Before anything else: a batch that cannot park (no public resume URL) is refused before any call.
+	batch.park = await planParking(batch);
 	await checkItems(batch);
 	if (batch.checked.length && !(await guardsAllow(batch))) return flatten(batch.output);
 
@@ -101,6 +108,10 @@ async function run<P extends JobItem, O>(batch: Batch<P, O>): Promise<INodeExecu
 	const wait = batch.checked[0]?.wait;
 	if (!wait?.enabled) {
 		await presentUnwaited(batch, tracked);
+		return flatten(batch.output);
+	}
+	if (batch.park) {
+		await parkOrFinish(batch, tracked, wait);
 		return flatten(batch.output);
 	}
 	const outcomes = await waitForJobs(batch, tracked, wait);
@@ -124,7 +135,7 @@ async function checkItems<P extends JobItem, O>(batch: Batch<P, O>): Promise<voi
 			const earlier = batch.memory.get(i);
 			const p = earlier && earlier.state !== 'ended' ? (earlier.prepared as P) : await kind.prepare(i, extra);
 			const options = kind.readOptions ? kind.readOptions(p) : (undefined as O);
-			const wait = readWaitOptions(ctx, i, kind.wait);
+			const wait = readWaitOptions(ctx, i, kind.wait, Boolean(kind.park));
 			if (kind.paid) readMinimumBalance(ctx, i);
 			if (kind.estimate) readCostCap(ctx, i);
 			batch.checked.push({ p, options, wait });

@@ -6,6 +6,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { DownloadHosts } from '../outputs';
+import type { ApiFamily } from '../types';
 import type { PollResult } from '../wait';
 import type { WaitDefaults } from './defaults';
 
@@ -75,9 +76,9 @@ export interface JobKind<P extends JobItem, O = undefined> {
 	ids(p: P): IDataObject;
 	/**
 	 * The submission. Thrown errors are per item. Without `submit`, `prepare` names an existing job in `jobId`
-	 * (Wait Until Ready).
+	 * (Wait Until Ready). `callbackUrl`: where the service must POST the end of this job (parking).
 	 */
-	submit?(p: P): Promise<Accepted>;
+	submit?(p: P, how?: { callbackUrl?: string }): Promise<Accepted>;
 	/** The existing job an item names, for kinds without `submit`. */
 	jobId?(p: P): string;
 	/** Submissions with the same key run one after the other, in item order (same file of one dataset). */
@@ -106,4 +107,14 @@ export interface JobKind<P extends JobItem, O = undefined> {
 	present(t: Tracked<P>, json: IDataObject, context: PresentContext<P, O>): Promise<INodeExecutionData | INodeExecutionData[]>;
 	/** The AI-agent form of an output JSON (used for every item when the node runs as a tool). */
 	toolJson?(json: IDataObject): IDataObject;
+	/**
+	 * Kinds whose service calls back when a job ends (deployment requests) can park the execution instead of
+	 * polling (./park.ts): `restore` rebuilds a parked job from the ids it was parked with (`ids(p)`), so it can
+	 * be polled, fetched, judged and presented when n8n calls the node's webhook.
+	 */
+	park?: {
+		/** The API family that calls back (its base URL decides whether n8n's resume URL must be public). */
+		family: ApiFamily;
+		restore(ids: IDataObject, itemIndex: number): P;
+	};
 }

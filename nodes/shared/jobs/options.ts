@@ -84,11 +84,29 @@ export function readBoolean(ctx: IExecuteFunctions, path: string, itemIndex: num
 
 const TIMEOUT_CHOICES: TimeoutBehaviour[] = ['fail', 'returnRunning', 'cancel'];
 
-export type ReadWaitOptions = WaitOptions & { enabled: boolean };
+/**
+ * How a job is waited for: `inProcess` polls in this execution (the wait engine); `park` saves the execution as
+ * waiting until the service calls back (./park.ts; only kinds with `park`, never for an AI agent).
+ */
+export type WaitMode = 'inProcess' | 'park';
+
+export type ReadWaitOptions = WaitOptions & { enabled: boolean; mode: WaitMode };
+
+/** "Wait Mode" of one item: `park` only where the kind can park, the wait is on and no agent is calling. */
+export function readWaitMode(ctx: IExecuteFunctions, itemIndex: number, parkable: boolean, enabled: boolean): WaitMode {
+	if (!parkable || !enabled || (ctx.isToolExecution?.() ?? false)) return 'inProcess';
+	const value = ctx.getNodeParameter('waitMode', itemIndex, 'inProcess') as unknown;
+	if (value === 'inProcess' || value === 'park') return value;
+	throw new NodeOperationError(ctx.getNode(), `"Wait Mode" of item ${itemIndex} must be inProcess or park, but is ${shown(value)}`, {
+		itemIndex,
+		description: 'Pick a value from the list. Nothing was submitted.',
+	});
+}
 
 /** Reads the wait options of one item into the engine's options; every number is checked. */
-export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defaults: WaitDefaults): ReadWaitOptions {
+export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defaults: WaitDefaults, parkable = false): ReadWaitOptions {
 	const enabled = readBoolean(ctx, 'waitForCompletion', itemIndex, defaults.waitByDefault, 'Wait for Completion');
+	const mode = readWaitMode(ctx, itemIndex, parkable, enabled);
 	const raw = ctx.getNodeParameter('waitOptions', itemIndex, {}) as IDataObject;
 	const toolCall = ctx.isToolExecution?.() ?? false;
 	const field = (name: string, fallback: number, rule: NumberRule) =>
@@ -115,8 +133,16 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 	}
 	// An agent gets the job back as still running (with its id) rather than an error, unless set otherwise.
 	onTimeout ??= toolCall ? 'returnRunning' : defaults.onTimeout;
+	if (mode === 'park' && onTimeout === 'cancel') {
+		throw new NodeOperationError(ctx.getNode(), `"On Timeout" of item ${itemIndex} cannot be "Cancel the Run" when the execution is parked`, {
+			itemIndex,
+			description:
+				'At Max Wait n8n resumes a parked node without running it, so nothing could cancel the run then. Choose "Fail" or "Return as Still Running", or the Wait Mode "Wait in This Execution". Nothing was submitted.',
+		});
+	}
 	return {
 		enabled,
+		mode,
 		initialIntervalMs: Math.min(MAX_TIMER_MS, Math.round(initial * 1000)),
 		maxIntervalMs: Math.min(MAX_TIMER_MS, Math.round(max * 1000)),
 		maxWaitMs: Math.round(maxWaitSeconds * 1000),

@@ -148,7 +148,8 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
  */
 async function answerOf<P extends JobItem, O>(batch: Batch<P, O>, p: P): Promise<Answer> {
 	const sentAt = Date.now();
-	const submission = (batch.kind.submit as (p: P) => Promise<Accepted>)(p).then(
+	const how = batch.park ? { callbackUrl: batch.park.callbackUrl(p.itemIndex) } : undefined;
+	const submission = (batch.kind.submit as NonNullable<typeof batch.kind.submit>)(p, how).then(
 		(accepted): Answer => ({ accepted, at: sentAt }),
 		(error: unknown): Answer => ({ error }),
 	);

@@ -37,6 +37,14 @@ export const jobTexts = (noun: JobNoun) => ({
 		message: `The execution was stopped while this item's ${noun.one} was being submitted, and RunComfy did not answer in time`,
 		description: `It may have been accepted. Check your RunComfy dashboard before you submit it again.`,
 	}),
+	/** A parked job without result when n8n resumed the execution at Max Wait. */
+	parkedNoResult: (id: string, waited: string): ErrorText => ({
+		message: `${capital(noun.one)} ${id} has no result: the parked execution reached Max Wait (${waited}) before RunComfy had reported every ${noun.one} of this batch`,
+		description: `It may have finished meanwhile, or still be running on RunComfy. Fetch it with ${noun.lookUp} and ${noun.idLabel} ${id}, or raise "Max Wait (Seconds)" in Wait Options if runs take longer.`,
+	}),
+	/** The node's output while the execution is parked. */
+	parkedWaiting: (waited: string): string =>
+		`Parked: the execution waits for RunComfy to call back (at most ${waited}, then each ${noun.one} without result is output with its ${noun.idLabel})`,
 	resultKept: (id: string): string =>
 		`The ${noun.one} ${id} succeeded; its outputs are listed in the output (${noun.lookUp} fetches them again).`,
 });

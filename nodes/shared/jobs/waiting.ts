@@ -66,9 +66,23 @@ export async function waitForJobs<P extends JobItem, O>(
 	}
 	if (signal?.aborted) return ends;
 
-	// 5. One result fetch per finished job.
+	await fetchResults(batch, firstOf, ends, wait.concurrency);
+	return ends;
+}
+
+/**
+ * 5. One result fetch per finished job (`firstOf`: the first item of each id). Also used when a parked
+ * execution resumes (./resume.ts). A failed fetch becomes the job's result as an Error.
+ */
+export async function fetchResults<P extends JobItem, O>(
+	batch: Batch<P, O>,
+	firstOf: Map<string, Tracked<P>>,
+	ends: Map<string, JobEnd>,
+	concurrency: number,
+): Promise<void> {
+	const { kind } = batch;
 	const done = [...ends.values()].filter((e) => e.outcome.kind === 'done');
-	await mapPool(done, wait.concurrency, async (end) => {
+	await mapPool(done, concurrency, async (end) => {
 		const t = firstOf.get(end.outcome.job.id) as Tracked<P>;
 		const record = end.outcome.kind === 'done' ? end.outcome.record : {};
 		if (!kind.fetch) {
@@ -81,5 +95,4 @@ export async function waitForJobs<P extends JobItem, O>(
 			end.result = error instanceof Error ? error : new Error(String(error));
 		}
 	});
-	return ends;
 }

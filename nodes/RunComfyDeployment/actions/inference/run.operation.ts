@@ -1,8 +1,8 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { downloadProperties, minimumBalanceOption, waitProperties } from '../../../shared/descriptions';
-import { INFERENCE_WAIT, SUBMIT_CONCURRENCY, requestVerdict, runJobs } from '../../../shared/jobs';
+import { INFERENCE_WAIT, SUBMIT_CONCURRENCY, answerCallback, readBoolean, readWaitMode, requestVerdict, runJobs } from '../../../shared/jobs';
 import type { JobItem, JobKind } from '../../../shared/jobs';
 import { normaliseStatus } from '../../../shared/status';
 import { timingKey } from '../../../shared/wait';
@@ -19,7 +19,7 @@ import { DeploymentCache, deploymentNotFound, readDeploymentId } from '../../hel
 import { presentResult, readResultOptions } from '../../helpers/present';
 import type { ResultOptions } from '../../helpers/present';
 import { deploymentErrorText, resultJson, toolJson } from '../../helpers/results';
-import { deleteAfterDownloadOption, deploymentLocatorProperty } from '../common.descriptions';
+import { deleteAfterDownloadOption, deploymentLocatorProperty, waitModeProperties } from '../common.descriptions';
 
 const show = { resource: ['inference'], operation: ['run'] };
 
@@ -134,7 +134,8 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	...waitProperties(show, INFERENCE_WAIT),
+	// Wait for Completion, then the Wait Mode (and its notice), then Wait Options.
+	...waitProperties(show, INFERENCE_WAIT).flatMap((p) => (p.name === 'waitForCompletion' ? [p, ...waitModeProperties(show)] : [p])),
 	...downloadProperties({ ...show, waitForCompletion: [true] }),
 	{
 		displayName: 'Options',
@@ -181,29 +182,49 @@ interface Prepared extends PreparedInference, JobItem {
 
 /**
  * Inference → Run through the one job flow: every item is checked against its deployment (no paid call before
- * that), then all are submitted, waited for together, fetched once, flattened and their outputs downloaded.
+ * that), then all are submitted, waited for together (or the execution parks until RunComfy calls back), fetched
+ * once, flattened and their outputs downloaded.
  */
 export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const cache = new DeploymentCache(this);
-	const kind: JobKind<Prepared, ResultOptions> = {
+	return await runJobs(this, items, inferenceRunKind(this, items));
+}
+
+/** A call to the resume URL of an execution that Inference → Run parked (see shared/jobs/resume.ts). */
+export async function webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	return await answerCallback(this, (ctx) => inferenceRunKind(ctx, []));
+}
+
+/** The job kind of Inference → Run on a context (`items`: the input items, for checking them). */
+function inferenceRunKind(ctx: IExecuteFunctions, items: INodeExecutionData[]): JobKind<Prepared, ResultOptions> {
+	const cache = new DeploymentCache(ctx);
+	return {
 		noun: { one: 'request', many: 'requests', idField: 'request_id', idLabel: 'Request ID', lookUp: 'Inference → Get Result' },
 		wait: INFERENCE_WAIT,
 		paid: true,
 		submitConcurrency: SUBMIT_CONCURRENCY,
 		prepare: async (i, extra) => {
-			const id = readDeploymentId(this, i);
+			const id = readDeploymentId(ctx, i);
 			extra.deployment_id = id;
 			const deployment = await cache.get(id).catch((error: unknown) => {
-				throw deploymentNotFound(this, error, id, i);
+				throw deploymentNotFound(ctx, error, id, i);
 			});
-			return { itemIndex: i, deploymentId: id, ...(await buildInference(this, i, items[i], id, deployment)) };
+			const prepared = { itemIndex: i, deploymentId: id, ...(await buildInference(ctx, i, items[i], id, deployment)) };
+			if (prepared.webhookUrl && parks(ctx, i)) {
+				throw new NodeOperationError(ctx.getNode(), `Item ${i}: "Webhook URL" cannot be used with the Wait Mode "Park Until RunComfy Calls Back"`, {
+					itemIndex: i,
+					description:
+						'RunComfy calls one URL per request, and a parked execution needs it to resume. Remove the Webhook URL option, or choose the Wait Mode "Wait in This Execution". Nothing was submitted.',
+				});
+			}
+			return prepared;
 		},
-		readOptions: (p) => readResultOptions(this, p.itemIndex),
+		readOptions: (p) => readResultOptions(ctx, p.itemIndex),
 		ids: (p) => ({ deployment_id: p.deploymentId }),
-		submit: async (p) => {
-			const handle = await submitDeploymentInference(this, p.deploymentId, p.body, {
-				webhookUrl: p.webhookUrl,
-				webhookIntermediateStatus: p.webhookIntermediateStatus,
+		submit: async (p, how) => {
+			const webhookUrl = how?.callbackUrl ?? p.webhookUrl;
+			const handle = await submitDeploymentInference(ctx, p.deploymentId, p.body, {
+				webhookUrl,
+				webhookIntermediateStatus: webhookUrl ? p.webhookIntermediateStatus === true : undefined,
 				itemIndex: p.itemIndex,
 			});
 			return { id: handle.request_id, json: { ...handle } };
@@ -211,11 +232,11 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 		queued: { status: 'in_queue' },
 		timingKey: (p) => timingKey('deployment', p.deploymentId),
 		poll: async (t) => {
-			const record = await getDeploymentRequestStatus(this, t.deploymentId, t.id);
+			const record = await getDeploymentRequestStatus(ctx, t.deploymentId, t.id);
 			return { state: normaliseStatus(record.status), record };
 		},
-		cancel: async (t) => await cancelDeploymentRequest(this, t.deploymentId, t.id),
-		fetch: async (t) => await getDeploymentRequestResult(this, t.deploymentId, t.id),
+		cancel: async (t) => await cancelDeploymentRequest(ctx, t.deploymentId, t.id),
+		fetch: async (t) => await getDeploymentRequestResult(ctx, t.deploymentId, t.id),
 		current: (_t, record) => ({ status: record.status ?? 'unknown' }),
 		verdict: (t, record, result) =>
 			requestVerdict({
@@ -229,8 +250,17 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 					'Check the overrides (for example that file URLs are public, data URIs are valid and values fit the nodes) and run again.',
 			}),
 		present: async (t, json, { succeeded, options, hosts }) =>
-			await presentResult(this, t.itemIndex, t.deploymentId, json, succeeded, hosts, options),
+			await presentResult(ctx, t.itemIndex, t.deploymentId, json, succeeded, hosts, options),
 		toolJson,
+		park: {
+			family: 'serverless',
+			restore: (ids, itemIndex) => ({ itemIndex, deploymentId: String(ids.deployment_id), body: {} }),
+		},
 	};
-	return await runJobs(this, items, kind);
+}
+
+/** Whether item `i` parks (read again here only to refuse a conflicting Webhook URL before paying). */
+function parks(ctx: IExecuteFunctions, i: number): boolean {
+	const enabled = readBoolean(ctx, 'waitForCompletion', i, INFERENCE_WAIT.waitByDefault, 'Wait for Completion');
+	return readWaitMode(ctx, i, true, enabled) === 'park';
 }

@@ -1,0 +1,92 @@
+/**
+ * What this process knows about each parked execution while its callbacks come in (./resume.ts): which jobs have
+ * ended (from callbacks and status checks: an ended job never runs again, so it is not checked twice), whether a
+ * callback is checking the others right now, and whether the batch is being finished.
+ *
+ * Only one callback of an execution checks at a time: one arriving meanwhile records its job as ended, asks for
+ * another look and is acknowledged at once. So when every job ends at the same moment, the batch costs one check
+ * of each job instead of one per callback per job. Callbacks handled by other processes (several mains or
+ * webhook processors) check on their own; correctness never depends on this memory.
+ */
+import { isTerminal } from '../status';
+import type { PollResult } from '../wait';
+import type { JobItem, JobKind, Tracked } from './kind';
+
+export interface ParkedState {
+	/** Jobs known to have ended, with how that was learnt. */
+	ended: Map<string, PollResult>;
+	scanning: boolean;
+	/** A final callback arrived while another one was checking: look again before settling on "still running". */
+	lookAgain: boolean;
+	finishing: boolean;
+	touched: number;
+}
+
+const states = new Map<string, ParkedState>();
+const FORGET_AFTER_MS = 24 * 60 * 60 * 1000;
+const FORGET_FINISHED_AFTER_MS = 10 * 60 * 1000;
+
+/** The state of an execution (created on first use); states untouched for a day, or finished long ago, go. */
+export function parkedState(executionId: string): ParkedState {
+	const now = Date.now();
+	for (const [id, st] of states) {
+		if (now - st.touched > (st.finishing ? FORGET_FINISHED_AFTER_MS : FORGET_AFTER_MS)) states.delete(id);
+	}
+	let st = states.get(executionId);
+	if (!st) {
+		st = { ended: new Map(), scanning: false, lookAgain: false, finishing: false, touched: now };
+		states.set(executionId, st);
+	}
+	st.touched = now;
+	return st;
+}
+
+export interface Scan {
+	running: boolean;
+	failed: boolean;
+}
+
+/**
+ * Checks, once each, the jobs not known to have ended, starting after the calling item and wrapping around, in
+ * groups that grow from one up to `concurrency`, and stops after the first group with a job still running: a
+ * batch whose jobs end in order costs one check per callback, and the last callback checks the rest in a few
+ * rounds. Ended jobs are added to `st.ended`.
+ */
+export async function checkOthers<P extends JobItem, O>(
+	kind: JobKind<P, O>,
+	tracked: Array<Tracked<P>>,
+	callerIndex: number,
+	st: ParkedState,
+	concurrency: number,
+): Promise<Scan> {
+	const after = tracked.filter((t) => t.itemIndex > callerIndex);
+	const before = tracked.filter((t) => t.itemIndex <= callerIndex);
+	const seen = new Set<string>();
+	const order: Array<Tracked<P>> = [];
+	for (const t of [...after, ...before]) {
+		if (seen.has(t.id) || st.ended.has(t.id)) continue;
+		seen.add(t.id);
+		order.push(t);
+	}
+	let failed = false;
+	for (let start = 0, size = 1; start < order.length; start += size, size = Math.min(concurrency, size * 2)) {
+		const group = order.slice(start, start + size).filter((t) => !st.ended.has(t.id));
+		const polled = await Promise.all(
+			group.map(async (t) => {
+				try {
+					return { t, r: await kind.poll(t) };
+				} catch {
+					return { t, r: undefined };
+				}
+			}),
+		);
+		let running = false;
+		for (const { t, r } of polled) {
+			if (!r) failed = true;
+			else if (isTerminal(r.state)) st.ended.set(t.id, r);
+			else running = true;
+		}
+		if (running) return { running: true, failed };
+	}
+	return { running: false, failed };
+}

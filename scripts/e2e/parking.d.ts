@@ -1,0 +1,33 @@
+/** Types of scripts/e2e/parking.js (parked Inference → Run in a real n8n). */
+import type { ExecutionSummary, RestClient, WorkflowJson } from './n8n';
+
+export const PARKING_NODE_IDS: Record<'webhook' | 'webhookId' | 'items' | 'run' | 'after', string>;
+
+export function parkingWorkflow(opts: { credential: { id: string; name: string }; path?: string; name?: string }): Omit<WorkflowJson, 'id'>;
+
+export function waitFor<T>(what: string, check: () => Promise<T | undefined | false | null>, opts?: { limitMs?: number; intervalMs?: number }): Promise<T>;
+
+/** The body of one run: `items` become the Run node's input items. */
+export interface ParkBody {
+	items: Array<{ deployment: string; prompt: string }>;
+	maxWait?: number;
+	onTimeout?: 'fail' | 'returnRunning';
+	intermediate?: boolean;
+	download?: boolean;
+}
+
+export function startRun(
+	rest: RestClient,
+	baseUrl: string,
+	opts: { path?: string; workflowId: string; known: Set<string>; body: ParkBody },
+): Promise<string>;
+
+export function executionSummary(rest: RestClient, workflowId: string, id: string): Promise<ExecutionSummary | undefined>;
+
+export function waitForStatus(
+	rest: RestClient,
+	workflowId: string,
+	id: string,
+	statuses: string[],
+	opts?: { limitMs?: number; intervalMs?: number },
+): Promise<ExecutionSummary>;

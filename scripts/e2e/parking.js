@@ -1,0 +1,134 @@
+'use strict';
+/**
+ * Parked Inference → Run in a real n8n, shared by test/e2e/parking.test.ts, test/queue/parking.test.ts and
+ * the benchmark (bench/lib/parking.js): a webhook-started workflow
+ *
+ *   Webhook (POST /webhook/<path>, answers at once) → Items (Split Out body.items) →
+ *   Run (RunComfy Deployment, Inference → Run, Wait Mode "Park Until RunComfy Calls Back") → After (No Op)
+ *
+ * whose Run node takes each item's `deployment` and `prompt`, and from the body `maxWait` (seconds),
+ * `onTimeout`, `intermediate` (webhook_intermediate_status) and `download` (Download Outputs); plus waiting
+ * on executions through n8n's REST API (bounded polling, no sleeps as synchronisation). Plain CommonJS.
+ */
+const h = require('./n8n');
+
+const IDS = {
+	webhook: 'c7a1e000-0000-4000-8000-000000000001',
+	webhookId: 'c7a1e000-0000-4000-8000-0000000000aa',
+	items: 'c7a1e000-0000-4000-8000-000000000002',
+	run: 'c7a1e000-0000-4000-8000-000000000003',
+	after: 'c7a1e000-0000-4000-8000-000000000004',
+};
+
+const BODY = "$('Webhook').first().json.body";
+
+/** The workflow (see the file comment); `path` is the Webhook node's path. */
+function parkingWorkflow({ credential, path = 'runcomfy-park', name = 'Parked deployment runs' }) {
+	return {
+		name,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: IDS.webhook,
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: IDS.webhookId,
+				parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+			},
+			{
+				id: IDS.items,
+				name: 'Items',
+				type: 'n8n-nodes-base.splitOut',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: { fieldToSplitOut: 'body.items', options: {} },
+			},
+			{
+				id: IDS.run,
+				name: 'Run',
+				type: h.NODE_TYPES.deployment,
+				typeVersion: 1,
+				position: [440, 0],
+				parameters: {
+					resource: 'inference',
+					operation: 'run',
+					deploymentId: { __rl: true, mode: 'id', value: '={{ $json.deployment }}' },
+					inputMode: 'json',
+					overridesJson: '={{ JSON.stringify({ "6": { "inputs": { "text": $json.prompt } } }) }}',
+					waitMode: 'park',
+					waitOptions: {
+						maxWaitSeconds: `={{ ${BODY}.maxWait ?? 600 }}`,
+						onTimeout: `={{ ${BODY}.onTimeout ?? "fail" }}`,
+					},
+					downloadOutputs: `={{ ${BODY}.download !== false }}`,
+					options: { webhookIntermediateStatus: `={{ ${BODY}.intermediate === true }}` },
+				},
+				credentials: { runComfyApi: { id: credential.id, name: credential.name } },
+			},
+			{ id: IDS.after, name: 'After', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [660, 0], parameters: {} },
+		],
+		connections: {
+			Webhook: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
+			Items: { main: [[{ node: 'Run', type: 'main', index: 0 }]] },
+			Run: { main: [[{ node: 'After', type: 'main', index: 0 }]] },
+		},
+	};
+}
+
+/**
+ * Polls `check` (async) every `intervalMs` until it returns a truthy value; throws after `limitMs`. A busy n8n
+ * may answer its REST API with 503 for a moment ("Database is not ready!"): such errors are retried too.
+ */
+async function waitFor(what, check, { limitMs = 60_000, intervalMs = 250 } = {}) {
+	const started = Date.now();
+	let lastError;
+	for (;;) {
+		let value;
+		try {
+			value = await check();
+		} catch (error) {
+			if (error.status !== 503) throw error;
+			lastError = error;
+		}
+		if (value) return value;
+		if (Date.now() - started > limitMs) throw new Error(`Timed out after ${limitMs} ms waiting for ${what}${lastError ? ` (last error: ${lastError.message})` : ''}`);
+		await new Promise((resolve) => setTimeout(resolve, intervalMs));
+	}
+}
+
+/**
+ * POSTs `body` to the workflow's webhook on `baseUrl` and resolves with the id of the execution it started
+ * (the one execution of `workflowId` not in `known`, a Set that is updated).
+ */
+async function startRun(rest, baseUrl, { path = 'runcomfy-park', workflowId, known, body }) {
+	const res = await fetch(`${baseUrl}/webhook/${path}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	if (res.status !== 200) throw new Error(`the webhook answered ${res.status}: ${await res.text()}`);
+	const id = await waitFor('the execution the webhook started', async () => {
+		const list = await rest.listExecutions({ workflowId, limit: 100 });
+		return list.map((e) => String(e.id)).find((x) => !known.has(x));
+	});
+	known.add(id);
+	return id;
+}
+
+/** The execution's summary (status, waitTill, ...) from the executions list. */
+async function executionSummary(rest, workflowId, id) {
+	const list = await rest.listExecutions({ workflowId, limit: 100 });
+	return list.find((e) => String(e.id) === String(id));
+}
+
+/** Waits until the execution's status is one of `statuses` (e.g. ['waiting']); resolves with its summary. */
+async function waitForStatus(rest, workflowId, id, statuses, opts = {}) {
+	return await waitFor(`execution ${id} to be ${statuses.join(' or ')}`, async () => {
+		const e = await executionSummary(rest, workflowId, id);
+		return e && statuses.includes(e.status) ? e : undefined;
+	}, opts);
+}
+
+module.exports = { parkingWorkflow, waitFor, startRun, executionSummary, waitForStatus, PARKING_NODE_IDS: IDS };
