@@ -123,11 +123,11 @@ describe('parking a batch', () => {
 		expect(sb.log().filter(isResult)).toHaveLength(3);
 	});
 
-	it('refuses before anything is paid: On Timeout "Cancel the Run", and a Webhook URL of its own', async () => {
+	it('refuses before anything is paid: On Timeout "Cancel the Run", and a Deliver Results To of its own', async () => {
 		const cancel = await park({ waitOptions: { onTimeout: 'cancel' } });
 		expect(cancel.error?.message).toMatch(/"On Timeout" of item 0 cannot be "Cancel the Run" when the execution is parked/);
 		const own = await park({ options: { webhookUrl: 'https://hooks.example.com/x' } });
-		expect(own.error?.message).toMatch(/"Webhook URL" cannot be used with the Wait Mode "Park Until RunComfy Calls Back"/);
+		expect(own.error?.message).toMatch(/"Deliver Results To" cannot be used with the Wait Mode "Park Until RunComfy Calls Back"/);
 		expect(inferences(sb)).toHaveLength(0);
 	});
 

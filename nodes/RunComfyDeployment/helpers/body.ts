@@ -267,7 +267,7 @@ export async function buildInference(
 
 	const webhookUrl = String(options.webhookUrl ?? '').trim();
 	if (webhookUrl && !/^https?:\/\/[^\s]+$/i.test(webhookUrl)) {
-		fail(ctx, itemIndex, `The Webhook URL "${webhookUrl}" is not a valid http(s) URL`, 'Enter the full URL RunComfy should POST progress and the result to, e.g. the Production URL of an n8n Webhook node.');
+		fail(ctx, itemIndex, `"Deliver Results To" is not a valid http(s) URL`, 'Enter the full URL RunComfy should POST the result to, e.g. the Production URL of a RunComfy Webhook Trigger.');
 	}
 	// The intermediate flag also applies to the callback URL of a parked run.
 	return { body, ...(webhookUrl ? { webhookUrl } : {}), webhookIntermediateStatus: options.webhookIntermediateStatus === true };

@@ -100,11 +100,16 @@ async function run<P extends JobItem, O>(batch: Batch<P, O>): Promise<INodeExecu
 	await checkItems(batch);
 	if (batch.checked.length && !(await guardsAllow(batch))) return flatten(batch.output);
 
-	const { tracked, stoppedDuring } = await submitAll(batch);
-	if (stoppedDuring || batch.signal?.aborted) {
-		await presentStopped(batch, tracked);
+	const submitted = await submitAll(batch);
+	if (submitted.stoppedDuring || batch.signal?.aborted) {
+		await presentStopped(batch, submitted.tracked);
 		return flatten(batch.output);
 	}
+	// Jobs whose results RunComfy delivers elsewhere (Deliver Results To) are output at once, with their ids.
+	const elsewhere = submitted.tracked.filter((t) => batch.kind.deliveredElsewhere?.(t) === true);
+	if (elsewhere.length) await presentUnwaited(batch, elsewhere);
+	const tracked = submitted.tracked.filter((t) => !elsewhere.includes(t));
+	if (!tracked.length) return flatten(batch.output);
 	const wait = batch.checked[0]?.wait;
 	if (!wait?.enabled) {
 		await presentUnwaited(batch, tracked);

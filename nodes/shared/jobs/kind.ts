@@ -83,6 +83,8 @@ export interface JobKind<P extends JobItem, O = undefined> {
 	jobId?(p: P): string;
 	/** Submissions with the same key run one after the other, in item order (same file of one dataset). */
 	serialKey?(p: P): string | undefined;
+	/** True when RunComfy delivers this job's result to another URL: the item is output at once, not waited for. */
+	deliveredElsewhere?(t: Tracked<P>): boolean;
 	/** Extra output fields of an accepted item that is not waited for (e.g. `{ status: 'in_queue' }`). */
 	queued?: IDataObject;
 	/** Keep the service's status words (datasets) instead of the nodes' one vocabulary (../status withPublicStatus). */

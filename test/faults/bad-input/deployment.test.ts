@@ -84,8 +84,8 @@ const ROWS: Row[] = [
 		name: 'webhook URL that is not a URL',
 		node: 'deployment',
 		parameters: inference(SDXL, { '6': { inputs: { text: 'x' } } }, { options: { webhookUrl: 'my-webhook' } }),
-		error: /The Webhook URL "my-webhook" is not a valid http\(s\) URL/,
-		fix: /Enter the full URL RunComfy should POST progress and the result to/,
+		error: /"Deliver Results To" is not a valid http\(s\) URL/,
+		fix: /Enter the full URL RunComfy should POST the result to/,
 	},
 	{
 		name: 'empty wallet on a deployment (the service refuses: 10001)',

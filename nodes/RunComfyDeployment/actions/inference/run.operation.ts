@@ -155,20 +155,20 @@ const properties: INodeProperties[] = [
 			},
 			minimumBalanceOption,
 			{
-				displayName: 'Webhook URL',
+				displayName: 'Deliver Results To',
 				name: 'webhookUrl',
 				type: 'string',
 				default: '',
-				placeholder: 'e.g. https://n8n.example.com/webhook/runcomfy',
+				placeholder: 'e.g. https://n8n.example.com/webhook/4f1c…/my-secret-token',
 				description:
-					'RunComfy POSTs the final result (and, if enabled, progress) to this URL, e.g. the Production URL of an n8n Webhook node. Polling still runs when waiting.',
+					"A URL RunComfy POSTs each request's result to, typically the Production URL of a RunComfy Webhook Trigger, whose workflow then starts once per finished request. The node returns at once with the request IDs instead of waiting. The URL must be reachable from the internet.",
 			},
 			{
-				displayName: 'Webhook Intermediate Status',
+				displayName: 'Deliver Intermediate Statuses',
 				name: 'webhookIntermediateStatus',
 				type: 'boolean',
 				default: false,
-				description: 'Whether the webhook also gets the in_queue and in_progress events, not only the final one',
+				description: 'Whether RunComfy also delivers the in_queue and in_progress events, not only the final one',
 			},
 		],
 	},
@@ -210,10 +210,10 @@ function inferenceRunKind(ctx: IExecuteFunctions, items: INodeExecutionData[]): 
 			});
 			const prepared = { itemIndex: i, deploymentId: id, ...(await buildInference(ctx, i, items[i], id, deployment)) };
 			if (prepared.webhookUrl && parks(ctx, i)) {
-				throw new NodeOperationError(ctx.getNode(), `Item ${i}: "Webhook URL" cannot be used with the Wait Mode "Park Until RunComfy Calls Back"`, {
+				throw new NodeOperationError(ctx.getNode(), `Item ${i}: "Deliver Results To" cannot be used with the Wait Mode "Park Until RunComfy Calls Back"`, {
 					itemIndex: i,
 					description:
-						'RunComfy calls one URL per request, and a parked execution needs it to resume. Remove the Webhook URL option, or choose the Wait Mode "Wait in This Execution". Nothing was submitted.',
+						'RunComfy calls one URL per request, and a parked execution needs it to resume. Remove the Deliver Results To option, or choose the Wait Mode "Wait in This Execution". Nothing was submitted.',
 				});
 			}
 			return prepared;
@@ -230,6 +230,7 @@ function inferenceRunKind(ctx: IExecuteFunctions, items: INodeExecutionData[]): 
 			return { id: handle.request_id, json: { ...handle } };
 		},
 		queued: { status: 'in_queue' },
+		deliveredElsewhere: (t) => Boolean(t.webhookUrl),
 		timingKey: (p) => timingKey('deployment', p.deploymentId),
 		poll: async (t) => {
 			const record = await getDeploymentRequestStatus(ctx, t.deploymentId, t.id);
@@ -259,7 +260,7 @@ function inferenceRunKind(ctx: IExecuteFunctions, items: INodeExecutionData[]): 
 	};
 }
 
-/** Whether item `i` parks (read again here only to refuse a conflicting Webhook URL before paying). */
+/** Whether item `i` parks (read again here only to refuse a conflicting Deliver Results To before paying). */
 function parks(ctx: IExecuteFunctions, i: number): boolean {
 	const enabled = readBoolean(ctx, 'waitForCompletion', i, INFERENCE_WAIT.waitByDefault, 'Wait for Completion');
 	return readWaitMode(ctx, i, true, enabled) === 'park';
