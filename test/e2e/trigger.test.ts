@@ -152,7 +152,7 @@ describe('RunComfy Trigger in a real n8n: an activated workflow polling the sand
 		const run2 = await n8n.rest.getExecution(all[1].id);
 		expect(run2.status).toBe('success');
 		const fired2 = items(run2, 'When Training Ends');
-		expect(fired2.map((i) => [i.json.event, i.json.job_id, i.json.state])).toEqual([['training.cancelled', jobB, 'cancelled']]);
+		expect(fired2.map((i) => [i.json.event, i.json.job_id, i.json.status])).toEqual([['training.cancelled', jobB, 'cancelled']]);
 		expect(items(run2, 'Only Finished Jobs')).toEqual([]);
 		expect(h.nodeItems(run2, 'Try the LoRA')).toBeUndefined();
 		expect(loraSubmits()).toHaveLength(1);
