@@ -1,5 +1,5 @@
 /**
- * The setup the transport suites (test/shared/transport.*.test.ts) share: one sandbox for the test file
+ * The setup the transport suites (test/shared/transport/) share: one sandbox for the test file
  * (started in `beforeAll`, reset to `config` before each test, closed in `afterAll`), credentials pointing at
  * it, `run` (a function under a real n8n ExecuteContext with those credentials) and `caught` (the error such a
  * function throws). Not a test file itself.
