@@ -10,8 +10,8 @@ import {
 	validateBody,
 	valueTypeOf,
 	type SchemaProblem,
-} from '../../nodes/RunComfyModel/helpers/schema';
-import type { InputSchema } from '../../nodes/shared/types';
+} from '../../../nodes/RunComfyModel/helpers/schema';
+import type { InputSchema } from '../../../nodes/shared/types';
 
 // ---------------------------------------------------------------------------------------------------------
 // Realistic schemas
