@@ -28,7 +28,7 @@ function fakeContext<T extends IHookFunctions | IWebhookFunctions>(pathToken: st
 	return ctx as unknown as T;
 }
 
-const GOOD_TOKEN = 'k7Qz2vX9mT4pR8sLw3nYb6cH';
+const ROUTE_SEGMENT = 'k7Qz2vX9mT4pR8sLw3nYb6cH';
 const methods = webhookTrigger.webhookMethods.default;
 
 afterEach(() => jest.restoreAllMocks());
@@ -42,13 +42,13 @@ describe('RunComfy Webhook Trigger: entry points', () => {
 	it('every delivery reaches handleDelivery with the webhook\'s context; its answer is the node\'s', async () => {
 		const answer = { webhookResponse: { received: true } };
 		const spy = jest.spyOn(handle, 'handleDelivery').mockResolvedValue(answer);
-		const ctx = fakeContext<IWebhookFunctions>(GOOD_TOKEN);
+		const ctx = fakeContext<IWebhookFunctions>(ROUTE_SEGMENT);
 		await expect(webhookTrigger.webhook.call(ctx)).resolves.toBe(answer);
 		expect(spy.mock.calls).toEqual([[ctx]]);
 	});
 
 	it('publishing accepts a strong Secret Path Token; unpublishing removes nothing at RunComfy', async () => {
-		const ctx = fakeContext<IHookFunctions>(GOOD_TOKEN);
+		const ctx = fakeContext<IHookFunctions>(ROUTE_SEGMENT);
 		await expect(methods.checkExists.call(ctx)).resolves.toBe(true);
 		await expect(methods.create.call(ctx)).resolves.toBe(true);
 		await expect(methods.delete.call(ctx)).resolves.toBe(true);
