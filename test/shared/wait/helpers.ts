@@ -3,6 +3,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { bellFraction, mulberry32 } from '../../../sandbox';
 import type { Clock, PollResult, WaitJob, WaitOptions } from '../../../nodes/shared/wait';
 import { waitForAll } from '../../../nodes/shared/wait';
 import type { RunState } from '../../../nodes/shared/types';
@@ -183,22 +184,10 @@ export const diffs = (times: number[]) => times.slice(1).map((t, k) => t - times
 // Runs that follow the clock: queued, then running, then finished at a given time after the submit.
 // ---------------------------------------------------------------------------------------------------------
 
-/** A deterministic random number generator (mulberry32) for seeded spreads. */
-export function seeded(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
 /** `count` run times of `meanMs` with a bell-shaped spread bounded by ±20 %. */
 export function spreadRuns(meanMs: number, count: number, seed = 1): number[] {
-	const rnd = seeded(seed);
-	return Array.from({ length: count }, () => meanMs * (1 + (0.2 * (rnd() * 2 - 1 + (rnd() * 2 - 1) + (rnd() * 2 - 1))) / 3));
+	const rnd = mulberry32(seed);
+	return Array.from({ length: count }, () => meanMs * (1 + 0.2 * bellFraction(rnd)));
 }
 
 export interface TimedRun {

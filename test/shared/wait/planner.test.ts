@@ -3,11 +3,12 @@
  * puts its polls (planner.ts). Deterministic: seeded spreads, no clock at all.
  */
 import { DurationStore, endDistribution, planPolls, type DurationSample, type EndDistribution } from '../../../nodes/shared/wait';
-import { mean, seeded, spreadRuns } from './helpers';
+import { mulberry32 } from '../../../sandbox';
+import { mean, spreadRuns } from './helpers';
 
 /** Samples as the engine records them: the end lies between two polls `gapMs` apart. */
 const observed = (ends: number[], gapMs: number, seed = 3): DurationSample[] => {
-	const rnd = seeded(seed);
+	const rnd = mulberry32(seed);
 	return ends.map((end) => {
 		const lo = end - rnd() * gapMs;
 		return { lo, hi: lo + gapMs };
@@ -16,7 +17,7 @@ const observed = (ends: number[], gapMs: number, seed = 3): DurationSample[] => 
 
 /** Where runs drawn from `dist` are seen with `polls`: share seen within `target`, and mean requests. */
 function evaluate(dist: EndDistribution, polls: number[], target: number, count = 2000) {
-	const rnd = seeded(99);
+	const rnd = mulberry32(99);
 	let inTime = 0;
 	let requests = 0;
 	for (let k = 0; k < count; k++) {
