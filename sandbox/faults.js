@@ -1,7 +1,8 @@
 'use strict';
 /**
  * Fault injection with a seeded PRNG. One roll per eligible request decides: drop, 5xx, 429, slow or none.
- * Eligible: API requests (not /__sandbox, not the file host unless `pathPrefixes` names its paths).
+ * Eligible: API requests (not /__sandbox, not the file host unless `pathPrefixes` names its paths), narrowed by
+ * `pathPrefixes` and `methods` when given.
  */
 
 /** mulberry32: small deterministic PRNG. */
@@ -27,10 +28,11 @@ class FaultInjector {
 	}
 
 	/** @returns {null | 'drop' | '5xx' | '429' | 'slow'} */
-	roll(api, path) {
+	roll(api, path, method) {
 		const f = this.faults;
 		const total = (f.rateDrop || 0) + (f.rate5xx || 0) + (f.rate429 || 0) + (f.rateSlow || 0);
 		if (total <= 0) return null;
+		if (Array.isArray(f.methods) && f.methods.length > 0 && !f.methods.includes(method)) return null;
 		if (Array.isArray(f.pathPrefixes) && f.pathPrefixes.length > 0) {
 			if (!f.pathPrefixes.some((p) => path.startsWith(p))) return null;
 		} else if (api === 'files' || api === 'foreign') {

@@ -49,6 +49,8 @@ export interface SandboxFaults {
 	paidFaultTiming?: 'before' | 'after';
 	/** Only these path prefixes get faults (any host, files too). Default: every API path; never /__sandbox, files host only when listed here. */
 	pathPrefixes?: string[];
+	/** Only requests with these HTTP methods get faults, e.g. ['POST'] to hit a model's submit but not its catalog entry (same path). Default: every method. */
+	methods?: string[];
 	/** Deterministic seed for the fault dice. */
 	seed?: number;
 }

@@ -164,7 +164,7 @@ async function dispatch(sb, family, req, res) {
 			throw apiError(400, 400001, 'InvalidResourceIdentifier: malformed percent-encoding in the path');
 		}
 		const found = sb.router.find(family, req.method, segs);
-		const fault = sb.faults.roll(api, url.pathname);
+		const fault = sb.faults.roll(api, url.pathname, req.method);
 		const route = found && found.route;
 		const deferFault = fault && route && route.paid && sb.faults.timing === 'after' && fault !== '429';
 		if (fault && !deferFault) {

@@ -4,7 +4,6 @@
  * comes before any download, well within the 10 s RunComfy waits for a 2xx.
  */
 import type {
-	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
@@ -12,12 +11,10 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { downloadAll } from '../shared/download';
 import type { FoundUrl } from '../shared/download';
 import { DEFAULT_MAX_DOWNLOAD_MB } from '../shared/jobs';
-import { outputUrlsOf } from '../shared/outputs';
-import { parseAllowedHosts } from '../shared/transport';
-import { CREDENTIAL_NAME } from '../shared/types';
+import { DownloadHosts, fetchFiles, filesOnItems, outputUrlsOf, skippedDownloadsNote } from '../shared/outputs';
+import type { DownloadChoice, FileLayout } from '../shared/jobs/options';
 import { FINAL_RANK, OUTPUT_KEYS, deliveryItem, parseDelivery } from './delivery';
 import type { Delivery } from './delivery';
 import { admit, rankOf, release, storedForm, storedHas } from './ledger';
@@ -115,37 +112,34 @@ async function fire(ctx: IWebhookFunctions, delivery: Delivery): Promise<IWebhoo
 	}
 	// Answered first: files can take longer than the 10 s RunComfy waits.
 	ctx.getResponseObject().status(200).json(started);
-	return { noWebhookResponse: true, workflowData: [[await withDownloads(ctx, json, urls)]] };
+	return { noWebhookResponse: true, workflowData: [await withDownloads(ctx, json, urls)] };
 }
 
-/** The item with the allowed files in binary data; what could not be fetched is listed, never thrown. */
-async function withDownloads(ctx: IWebhookFunctions, json: IDataObject, urls: FoundUrl[]): Promise<INodeExecutionData> {
+/**
+ * The item with the allowed files in binary data, laid out as "Output Files" says (one item, or one item per
+ * file); what could not be fetched is listed, never thrown.
+ */
+async function withDownloads(ctx: IWebhookFunctions, json: IDataObject, urls: FoundUrl[]): Promise<INodeExecutionData[]> {
 	const mb = Number(ctx.getNodeParameter('maxDownloadSizeMb', DEFAULT_MAX_DOWNLOAD_MB));
-	if (!Number.isFinite(mb) || mb < 1 || mb > DEFAULT_MAX_DOWNLOAD_MB) {
-		return {
-			json: {
-				...json,
-				download_error: `Nothing was downloaded: "Max Download Size (MB)" must be a number from 1 to ${DEFAULT_MAX_DOWNLOAD_MB} (it is ${JSON.stringify(ctx.getNodeParameter('maxDownloadSizeMb', null))})`,
-			},
-		};
-	}
+	const layout = ctx.getNodeParameter('outputFiles', 'allOnOneItem') as FileLayout;
+	const binaryField = String(ctx.getNodeParameter('outputBinaryField', 'data') ?? '').trim();
+	const problem =
+		!Number.isFinite(mb) || mb < 1 || mb > DEFAULT_MAX_DOWNLOAD_MB
+			? `"Max Download Size (MB)" must be a number from 1 to ${DEFAULT_MAX_DOWNLOAD_MB} (it is ${JSON.stringify(ctx.getNodeParameter('maxDownloadSizeMb', null))})`
+			: !['allOnOneItem', 'oneItemPerFile'].includes(layout)
+				? `"Output Files" must be "All Files on One Item" or "One Item per File" (it is ${JSON.stringify(layout)})`
+				: !/^[A-Za-z0-9_-]{1,100}$/.test(binaryField)
+					? `"Output Binary Field" must be letters, digits, "_" or "-" (it is ${JSON.stringify(binaryField)})`
+					: undefined;
+	if (problem) return [{ json: { ...json, download_error: `Nothing was downloaded: ${problem}` } }];
 	try {
-		const credentials = await ctx.getCredentials<ICredentialDataDecryptedObject>(CREDENTIAL_NAME);
-		// downloadAll uses getNode, helpers.httpRequest and helpers.prepareBinaryData (and the cancel signal when
-		// the context has one): a webhook context has them all.
-		const { binary, skipped } = await downloadAll(ctx as unknown as IExecuteFunctions, urls, {
-			maxBytes: Math.floor(mb * 1024 * 1024),
-			allowedHosts: parseAllowedHosts(credentials.allowedDownloadHosts),
-			fallbackName: 'output',
-		});
-		const item: INodeExecutionData = {
-			json: skipped.length
-				? { ...json, skipped_downloads: skipped.map((s) => ({ path: s.path, url: s.url, reason: s.reason })) }
-				: json,
-		};
-		if (Object.keys(binary).length) item.binary = binary;
-		return item;
+		// The download path uses getNode, getCredentials, helpers.httpRequest and helpers.prepareBinaryData (and the
+		// cancel signal when the context has one): a webhook context has them all.
+		const asExecute = ctx as unknown as IExecuteFunctions;
+		const choice: DownloadChoice = { enabled: true, maxBytes: Math.floor(mb * 1024 * 1024), layout, binaryField };
+		const fetched = await fetchFiles(asExecute, urls, choice, new DownloadHosts(asExecute));
+		return filesOnItems({ json }, fetched, choice, skippedDownloadsNote);
 	} catch (error) {
-		return { json: { ...json, download_error: `Nothing was downloaded: ${messageOf(error)}` } };
+		return [{ json: { ...json, download_error: `Nothing was downloaded: ${messageOf(error)}` } }];
 	}
 }

@@ -1,7 +1,7 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { DEFAULT_MAX_DOWNLOAD_MB } from './jobs/defaults';
-import { DEFAULT_BINARY_FIELD, readBoolean, readNumber } from './jobs/options';
+import { DEFAULT_BINARY_FIELD, MAX_LIST_LIMIT, readBoolean, readNumber } from './jobs/options';
 import type { WaitDefaults } from './jobs/defaults';
 import type { TimeoutBehaviour } from './wait';
 
@@ -48,7 +48,7 @@ export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefa
 					displayName: 'First Poll Interval (Seconds)',
 					name: 'pollIntervalSeconds',
 					type: 'number',
-					typeOptions: { minValue: 0.05, numberPrecision: 2 },
+					typeOptions: { minValue: 0.05, maxValue: 3600, numberPrecision: 2 },
 					default: pollIntervalSeconds,
 					description: 'Status is checked this often at first, then less often up to the maximum interval',
 				},
@@ -56,7 +56,7 @@ export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefa
 					displayName: 'Max Poll Interval (Seconds)',
 					name: 'maxPollIntervalSeconds',
 					type: 'number',
-					typeOptions: { minValue: 0.05, numberPrecision: 2 },
+					typeOptions: { minValue: 0.05, maxValue: 3600, numberPrecision: 2 },
 					default: maxPollIntervalSeconds,
 					description: 'Upper bound of the interval between two status checks of one job',
 				},
@@ -64,7 +64,7 @@ export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefa
 					displayName: 'Max Wait (Seconds)',
 					name: 'maxWaitSeconds',
 					type: 'number',
-					typeOptions: { minValue: 1 },
+					typeOptions: { minValue: 1, maxValue: 30 * 24 * 3600 },
 					default: maxWaitSeconds,
 					description: 'Longest time to wait for each job, counted from when waiting starts',
 				},
@@ -155,7 +155,7 @@ export const minimumBalanceOption: INodeProperties = {
 	displayName: 'Minimum Balance (USD)',
 	name: 'minimumBalanceUsd',
 	type: 'number',
-	typeOptions: { minValue: 0, numberPrecision: 2 },
+	typeOptions: { minValue: 0, maxValue: 1_000_000, numberPrecision: 2 },
 	default: 0,
 	description:
 		'Stop before submitting anything when the account balance is below this amount. 0 turns the check off.',
@@ -166,7 +166,7 @@ export const maxEstimatedCostOption: INodeProperties = {
 	displayName: 'Max Estimated Cost (USD)',
 	name: 'maxEstimatedCostUsd',
 	type: 'number',
-	typeOptions: { minValue: 0, numberPrecision: 2 },
+	typeOptions: { minValue: 0, maxValue: 1_000_000, numberPrecision: 2 },
 	default: 0,
 	description:
 		"Refuse the whole batch before submitting anything when its estimated cost (the catalog's base price × the outputs or seconds asked for), added to what this node already submitted in this execution, is above this amount. Items whose cost cannot be estimated are refused while a cap is set. 0 turns the cap off.",
@@ -199,7 +199,7 @@ export function returnAllProperties(): INodeProperties[] {
 			displayName: 'Limit',
 			name: 'limit',
 			type: 'number',
-			typeOptions: { minValue: 1 },
+			typeOptions: { minValue: 1, maxValue: MAX_LIST_LIMIT },
 			default: 50,
 			description: 'Max number of results to return',
 			displayOptions: { show: { returnAll: [false] } },
@@ -210,5 +210,12 @@ export function returnAllProperties(): INodeProperties[] {
 /** What "Return All" and "Limit" of a Get Many allow for one item: Infinity, or the checked limit. */
 export function readLimit(ctx: IExecuteFunctions, itemIndex: number): number {
 	if (readBoolean(ctx, 'returnAll', itemIndex, false, 'Return All')) return Infinity;
-	return readNumber(ctx, 'limit', itemIndex, 50, { label: 'Limit', min: 1, integer: true, example: 'a whole number, e.g. 50' });
+	return readNumber(ctx, 'limit', itemIndex, 50, {
+		label: 'Limit',
+		min: 1,
+		max: MAX_LIST_LIMIT,
+		integer: true,
+		example: `a whole number from 1 to ${MAX_LIST_LIMIT}, e.g. 50, or switch on Return All`,
+		outcome: 'Nothing was read.',
+	});
 }

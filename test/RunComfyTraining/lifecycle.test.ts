@@ -127,7 +127,7 @@ describe('Cancel, Edit and Resume', () => {
 		expect(sb.log().filter((e) => e.method === 'POST')).toHaveLength(0);
 
 		const cancelled = await run({ operation: 'cancel', jobId });
-		expect(cancelled.items[0].json).toMatchObject({ job_id: jobId, status: 'CANCELED' });
+		expect(cancelled.items[0].json).toMatchObject({ job_id: jobId, status: 'cancelled', service_status: 'CANCELED' });
 		expect(jobState(jobId).status).toBe('CANCELED');
 		const result = await run({ operation: 'getResult', jobId });
 		expect((result.items[0].json.checkpoint_urls as string[]).length).toBeGreaterThanOrEqual(1);

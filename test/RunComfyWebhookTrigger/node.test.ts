@@ -115,6 +115,29 @@ describe('RunComfy Webhook Trigger: downloads and restarts', () => {
 		expect(sb.log().filter((e) => e.api === 'foreign')).toHaveLength(0);
 	});
 
+	it('"One Item per File" starts the workflow with one item per output file, in the chosen binary field', async () => {
+		const allowedUrl = (((succeeded.outputs as IDataObject)['9'] as IDataObject).images as IDataObject[])[0].url as string;
+		const foreignUrl = `${sb.urls.foreignFiles}/files/elsewhere.png`;
+		const outputs = { ...(succeeded.outputs as IDataObject), extra: { images: [{ url: foreignUrl }] } };
+		const result = await deliver({
+			node: webhookTrigger,
+			parameters: { ...params, downloadOutputs: true, outputFiles: 'oneItemPerFile', outputBinaryField: 'image' },
+			credentials: credentialsFor(sb),
+			store: { data: {} },
+			body: delivery({ outputs }),
+			workflowId: 'webhook-per-file',
+		});
+		expect(result.started).toBe(true);
+		const urls = result.items.map((i) => i.json.file_url);
+		expect(urls).toEqual(expect.arrayContaining([allowedUrl, foreignUrl]));
+		const downloaded = result.items.find((i) => i.json.file_url === allowedUrl);
+		expect(downloaded?.binary?.image).toMatchObject({ mimeType: 'image/png' });
+		expect(downloaded?.json).toMatchObject({ request_id: requestId, event: 'request.succeeded' });
+		const skipped = result.items.find((i) => i.json.file_url === foreignUrl);
+		expect(skipped?.binary).toBeUndefined();
+		expect(skipped?.json.skipped_downloads).toEqual([expect.objectContaining({ url: foreignUrl })]);
+	});
+
 	it('a Max Download Size that is not a number downloads nothing and says so; the workflow still starts', async () => {
 		const result = await deliver({
 			node: webhookTrigger,

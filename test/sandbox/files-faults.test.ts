@@ -151,6 +151,16 @@ describe('sandbox faults and control API', () => {
 		expect((await models()).status).toBe(200);
 	});
 
+	it('methods narrows faults to those HTTP methods (a model submit, not its catalog entry on the same path)', async () => {
+		sb.configure({ faults: { rate5xx: 1, methods: ['POST'], pathPrefixes: [`/v1/models/${STABLE_MODELS.textToImage}`] } });
+		expect((await client(sb).get(`${sb.urls.modelApi}/v1/models/${STABLE_MODELS.textToImage}`)).status).toBe(200);
+		expect((await submit()).status).toBe(500);
+		expect(sb.log().map((e) => [e.method, e.fault])).toEqual([
+			['GET', undefined],
+			['POST', '5xx'],
+		]);
+	});
+
 	it('paid faults "before": nothing is created', async () => {
 		sb.configure({ faults: { rate5xx: 1, paidFaultTiming: 'before' } });
 		expect((await submit()).status).toBe(500);

@@ -2,6 +2,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { checkNumber } from '../../shared/jobs';
 import { HARDWARE_SKUS } from '../../shared/types';
 
 const NOTHING = 'Nothing was changed on the service.';
@@ -17,21 +18,18 @@ export function checkHardware(ctx: IExecuteFunctions, itemIndex: number, raw: un
 	return sku;
 }
 
-export function checkCount(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	raw: unknown,
-	label: string,
-	minimum: number,
-): number {
-	const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
-	if (typeof n !== 'number' || !Number.isInteger(n) || n < minimum) {
-		throw new NodeOperationError(ctx.getNode(), `${label} must be a whole number of at least ${minimum}, got "${String(raw)}"`, {
-			itemIndex,
-			description: `Enter a whole number ≥ ${minimum} in "${label}". ${NOTHING}`,
-		});
-	}
-	return n;
+/** Bounds of the scaling fields (the service publishes none; beyond these a value is a mistake that costs money). */
+export const SCALING_LIMITS = {
+	minInstances: { label: 'Min Instances', min: 0, max: 1000 },
+	maxInstances: { label: 'Max Instances', min: 1, max: 1000 },
+	queueSize: { label: 'Queue Size', min: 0, max: 10_000 },
+	keepWarmSeconds: { label: 'Keep Warm (Seconds)', min: 0, max: 86_400 },
+} as const;
+
+/** A whole number within its field's bounds (NaN, "10s", objects, negatives and huge values are refused). */
+export function checkCount(ctx: IExecuteFunctions, itemIndex: number, raw: unknown, field: keyof typeof SCALING_LIMITS): number {
+	const { label, min, max } = SCALING_LIMITS[field];
+	return checkNumber(ctx, raw, { label, min, max, integer: true, example: `a whole number from ${min} to ${max}`, outcome: NOTHING }, itemIndex);
 }
 
 export function checkMinMax(ctx: IExecuteFunctions, itemIndex: number, min: number, max: number): void {
@@ -79,12 +77,19 @@ export function scalingBody(ctx: IExecuteFunctions, itemIndex: number, fields: I
 		body.workflow_version = version;
 	}
 	if (fields.hardware !== undefined) body.hardware = [checkHardware(ctx, itemIndex, fields.hardware)];
-	if (fields.minInstances !== undefined) body.min_instances = checkCount(ctx, itemIndex, fields.minInstances, 'Min Instances', 0);
-	if (fields.maxInstances !== undefined) body.max_instances = checkCount(ctx, itemIndex, fields.maxInstances, 'Max Instances', 1);
-	if (fields.queueSize !== undefined) body.queue_size = checkCount(ctx, itemIndex, fields.queueSize, 'Queue Size', 0);
-	if (fields.keepWarmSeconds !== undefined) {
-		body.keep_warm_duration_in_seconds = checkCount(ctx, itemIndex, fields.keepWarmSeconds, 'Keep Warm (Seconds)', 0);
+	if (fields.minInstances !== undefined) body.min_instances = checkCount(ctx, itemIndex, fields.minInstances, 'minInstances');
+	if (fields.maxInstances !== undefined) body.max_instances = checkCount(ctx, itemIndex, fields.maxInstances, 'maxInstances');
+	if (fields.queueSize !== undefined) body.queue_size = checkCount(ctx, itemIndex, fields.queueSize, 'queueSize');
+	if (fields.keepWarmSeconds !== undefined) body.keep_warm_duration_in_seconds = checkCount(ctx, itemIndex, fields.keepWarmSeconds, 'keepWarmSeconds');
+	if (fields.enabled !== undefined) {
+		// Anything but true/false is refused: read loosely, "yes" would pause the deployment.
+		if (fields.enabled !== true && fields.enabled !== false && fields.enabled !== 'true' && fields.enabled !== 'false') {
+			throw new NodeOperationError(ctx.getNode(), `"Enabled" of item ${itemIndex} must be true or false, but is ${JSON.stringify(fields.enabled) ?? String(fields.enabled)}`, {
+				itemIndex,
+				description: `Switch it on or off, or make the expression produce true or false. ${NOTHING}`,
+			});
+		}
+		body.is_enabled = fields.enabled === true || fields.enabled === 'true';
 	}
-	if (fields.enabled !== undefined) body.is_enabled = fields.enabled === true || fields.enabled === 'true';
 	return body;
 }

@@ -6,6 +6,7 @@ import type { FoundUrl } from '../../shared/download';
 import { collectUrls } from '../../shared/download';
 import { classifyStoppedJob, normaliseStatus, withPublicStatus } from '../../shared/status';
 import { checkpointStep, pickLatestCheckpoint } from '../../shared/checkpoints';
+import { readNumber } from '../../shared/jobs';
 import type { RunState } from '../../shared/types';
 import { TRAINING_GPU_TYPES } from '../../shared/types';
 
@@ -75,7 +76,7 @@ export function gpuProblem(gpuType: string, gpuCount: number): string | undefine
 
 export function readGpu(ctx: IExecuteFunctions, itemIndex: number): { gpuType: string; gpuCount: number } {
 	const gpuType = String(ctx.getNodeParameter('gpuType', itemIndex, 'ADA_80_PLUS'));
-	const gpuCount = Number(ctx.getNodeParameter('gpuCount', itemIndex, 1));
+	const gpuCount = readNumber(ctx, 'gpuCount', itemIndex, 1, { label: 'GPU Count', min: 1, max: 8, integer: true, example: '1, or 8 with ADA_80_PLUS' });
 	const problem = gpuProblem(gpuType, gpuCount);
 	if (problem) {
 		throw new NodeOperationError(ctx.getNode(), problem, {

@@ -1,3 +1,5 @@
+import { checkNumber } from '../../shared/jobs';
+import type { NumberRule } from '../../shared/jobs';
 import { getBalance } from '../../shared/transport';
 import { fireForExistingProperty } from './options';
 import type { Observation, TriggerEvent } from './types';
@@ -7,13 +9,16 @@ const show = { event: ['balanceBelow'] };
 /** USD → whole microdollars (the unit the service counts in). */
 export const toMicrodollars = (usd: number): number => Math.round(usd * 1_000_000);
 
+/** An expression giving "5$" or NaN would otherwise turn the watch off without a word. */
+const THRESHOLD: NumberRule = { label: 'Threshold (USD)', min: 0, max: 1_000_000, example: 'US dollars, e.g. 5', outcome: 'Nothing was checked.' };
+
 export const balanceEvent: TriggerEvent = {
 	properties: [
 		{
 			displayName: 'Threshold (USD)',
 			name: 'thresholdUsd',
 			type: 'number',
-			typeOptions: { minValue: 0, numberPrecision: 2 },
+			typeOptions: { minValue: 0, maxValue: 1_000_000, numberPrecision: 2 },
 			required: true,
 			default: 5,
 			description:
@@ -29,7 +34,7 @@ export const balanceEvent: TriggerEvent = {
 	],
 
 	async observe(ctx) {
-		const thresholdUsd = Number(ctx.getNodeParameter('thresholdUsd', 0));
+		const thresholdUsd = checkNumber(ctx, ctx.getNodeParameter('thresholdUsd', 0), THRESHOLD, undefined);
 		// Compared in whole microdollars: floating dollars would misjudge balances a fraction of a cent around it.
 		const thresholdMicro = toMicrodollars(thresholdUsd);
 		const balance = await getBalance(ctx);

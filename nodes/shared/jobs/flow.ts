@@ -76,15 +76,18 @@ export async function runJobs<P extends JobItem, O = undefined>(
 		shape: (json) => forCaller(ctx, json, kind.toolJson),
 		publish: (json) => (kind.keepServiceStatus ? json : withPublicStatus(json)),
 	};
-	let failed = true;
+	let mayRunAgain = true;
 	try {
 		const out = await run(batch);
-		failed = false;
+		mayRunAgain = isErrorValue(out[0]?.json.error);
 		return out;
 	} finally {
-		memory.settle(failed);
+		memory.settle(mayRunAgain);
 	}
 }
+
+/** n8n's test (workflow-execute.js checkFailure) for running a node again under Retry On Fail: its first item's `error`. */
+const isErrorValue = (v: unknown): boolean => v !== undefined && v !== null && v !== false;
 
 async function run<P extends JobItem, O>(batch: Batch<P, O>): Promise<INodeExecutionData[]> {
 	await checkItems(batch);
@@ -116,7 +119,10 @@ async function checkItems<P extends JobItem, O>(batch: Batch<P, O>): Promise<voi
 	for (let i = 0; i < batch.items.length; i++) {
 		const extra: IDataObject = {};
 		try {
-			const p = await kind.prepare(i, extra);
+			// An item an earlier try of the node submitted is not checked again (its job may have changed what the
+			// checks see, e.g. a resumed job is running now); it is followed, never submitted again.
+			const earlier = batch.memory.get(i);
+			const p = earlier && earlier.state !== 'ended' ? (earlier.prepared as P) : await kind.prepare(i, extra);
 			const options = kind.readOptions ? kind.readOptions(p) : (undefined as O);
 			const wait = readWaitOptions(ctx, i, kind.wait);
 			if (kind.paid) readMinimumBalance(ctx, i);

@@ -82,5 +82,18 @@ export function assertCostCap(ctx: IExecuteFunctions, capUsd: number, estimates:
 			},
 		);
 	}
+	if (!ledger.has(key)) freeAtExecutionEnd(ctx, key);
 	ledger.set(key, { usd: (beforeMicro + batchMicro) / 1_000_000, touched: now });
 }
+
+/** The booking lives as long as its execution (the sweep above is the fallback where n8n has no such hook). */
+function freeAtExecutionEnd(ctx: IExecuteFunctions, key: string): void {
+	try {
+		ctx.onExecutionFinish?.(() => ledger.delete(key));
+	} catch {
+		// no lifecycle hooks in this context
+	}
+}
+
+/** How many executions' nodes have bookings against a cap right now (for tests of their release). */
+export const bookedCount = (): number => ledger.size;

@@ -3,7 +3,7 @@ export { runJobs } from './flow';
 export type { Accepted, JobItem, JobKind, JobNoun, PresentContext, Tracked, Verdict } from './kind';
 export { CANCEL_WAIT, DATASET_WAIT, DEFAULT_MAX_DOWNLOAD_MB, INFERENCE_WAIT, SUBMIT_CONCURRENCY, TOOL_MAX_WAIT_SECONDS, TRAINING_WAIT } from './defaults';
 export type { WaitDefaults } from './defaults';
-export { DEFAULT_BINARY_FIELD, FILE_LAYOUTS, checkNumber, readBoolean, readDownloadOptions, readMinimumBalance, readNumber, readWaitOptions } from './options';
+export { DEFAULT_BINARY_FIELD, FILE_LAYOUTS, MAX_LIST_LIMIT, checkNumber, readBoolean, readDownloadOptions, readMinimumBalance, readNumber, readWaitOptions } from './options';
 export type { DownloadChoice, FileLayout, NumberRule, ReadWaitOptions } from './options';
 export { cancelOutcomeOf } from './waiting';
 export { requestVerdict } from './verdicts';

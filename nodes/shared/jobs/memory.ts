@@ -2,26 +2,30 @@
  * What an execution's node already submitted, so n8n's Retry On Fail never pays twice.
  *
  * When a node throws and "Retry On Fail" is on, n8n runs its execute() again in the same process, for the same
- * execution and items (n8n-core `workflow-execute.js`). The flow remembers, per execution and node, each item's
- * submission: a retry picks up what was accepted (or may have been) instead of submitting it again, and submits
- * again only what the service refused or what definitively failed there. The memory is freed when the node
- * succeeds, when it fails for the last time, and in any case after a day.
+ * execution, run index and items, up to Max Tries times (n8n-core `workflow-execute.js`). It does the same when
+ * the node returns with an `error` on its first output item (Continue on Fail). The flow remembers, per
+ * execution, node and run index, each item's submission: a retry picks up what was accepted (or may have been)
+ * instead of submitting it again, and submits again only what the service refused or what definitively failed
+ * there. The memory is freed when n8n can no longer run the node again (it succeeded, or used its last try),
+ * when the execution ends, and in any case a day after its last try.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { Accepted } from './kind';
+import type { Accepted, JobItem } from './kind';
 
 export type Remembered =
-	/** The service took it; follow this id. */
-	| { state: 'accepted'; accepted: Accepted }
+	/** The service took it; follow this id. `prepared` is the checked item of that try (not checked again). */
+	| { state: 'accepted'; accepted: Accepted; prepared: JobItem }
 	/** No answer was seen: it may have been taken. Never sent again. */
-	| { state: 'maybe'; error: Error }
+	| { state: 'maybe'; error: Error; prepared: JobItem }
 	/** It ran and definitively failed or was cancelled: a retry may submit it again. */
 	| { state: 'ended'; accepted: Accepted };
 
 interface Memory {
 	tries: number;
 	items: Map<number, Remembered>;
+	/** A try is running (never swept then: a wait may last days). */
+	active: boolean;
 	touched: number;
 }
 
@@ -29,15 +33,25 @@ const memories = new Map<string, Memory>();
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** n8n's own bounds of Max Tries (workflow-execute.js): default 3, between 2 and 5. */
+/** n8n's own bounds of Max Tries (workflow-execute.js getRetryParams): default 3, between 2 and 5. */
 const triesAllowed = (ctx: IExecuteFunctions): number => {
 	const node = ctx.getNode();
-	if (!node.retryOnFail) return 1;
-	const max = Number(node.maxTries ?? 3);
-	return Math.min(5, Math.max(2, Number.isFinite(max) ? max : 3));
+	if (node.retryOnFail !== true) return 1;
+	const max = Number(node.maxTries) || 3;
+	return Math.min(5, Math.max(2, max));
 };
 
-const keyOf = (ctx: IExecuteFunctions): string | undefined => {
+/** The run index of this execution of the node: a node in a loop runs again with other items (a new index). */
+function runIndexOf(ctx: IExecuteFunctions): number {
+	try {
+		const index = ctx.getWorkflowDataProxy(0).$runIndex as unknown;
+		return typeof index === 'number' ? index : 0;
+	} catch {
+		return 0;
+	}
+}
+
+const executionKey = (ctx: IExecuteFunctions): string | undefined => {
 	const executionId = ctx.getExecutionId?.();
 	if (!executionId) return undefined;
 	const node = ctx.getNode();
@@ -45,20 +59,36 @@ const keyOf = (ctx: IExecuteFunctions): string | undefined => {
 };
 
 function sweep(now: number): void {
-	for (const [key, memory] of memories) if (now - memory.touched > DAY_MS) memories.delete(key);
+	for (const [key, memory] of memories) if (!memory.active && now - memory.touched > DAY_MS) memories.delete(key);
 }
 
-/** The memory of this execution's node, counting this try. */
+/** Frees every memory of this execution's node when the execution ends (n8n ≥ 2.x lifecycle hook, if present). */
+function freeAtExecutionEnd(ctx: IExecuteFunctions, prefix: string): void {
+	try {
+		ctx.onExecutionFinish?.(() => {
+			for (const key of [...memories.keys()]) if (key.startsWith(prefix)) memories.delete(key);
+		});
+	} catch {
+		// no lifecycle hooks in this context: `settle` and the sweep free it
+	}
+}
+
+/** The memory of this execution's node run, counting this try. */
 export function beginTry(ctx: IExecuteFunctions): SubmissionMemory {
 	const now = Date.now();
 	sweep(now);
-	const key = keyOf(ctx);
+	const prefix = executionKey(ctx);
+	const key = prefix === undefined ? undefined : `${prefix}\u0000${runIndexOf(ctx)}`;
 	let memory = key ? memories.get(key) : undefined;
 	if (!memory) {
-		memory = { tries: 0, items: new Map(), touched: now };
-		if (key) memories.set(key, memory);
+		memory = { tries: 0, items: new Map(), active: false, touched: now };
+		if (key && prefix) {
+			memories.set(key, memory);
+			freeAtExecutionEnd(ctx, prefix);
+		}
 	}
 	memory.tries++;
+	memory.active = true;
 	memory.touched = now;
 	return new SubmissionMemory(ctx, key, memory);
 }
@@ -84,12 +114,17 @@ export class SubmissionMemory {
 		this.memory.touched = Date.now();
 	}
 
-	/** After this try: keep the memory only while n8n may still retry the node. */
-	settle(failed: boolean): void {
+	/**
+	 * After this try. `mayRunAgain`: the node threw, or its first output item carries `error` (then n8n runs it
+	 * again when Retry On Fail is on). The memory is kept only while n8n may still run the node again.
+	 */
+	settle(mayRunAgain: boolean): void {
+		this.memory.active = false;
+		this.memory.touched = Date.now();
 		if (!this.key) return;
-		if (!failed || this.memory.tries >= triesAllowed(this.ctx)) memories.delete(this.key);
+		if (!mayRunAgain || this.memory.tries >= triesAllowed(this.ctx)) memories.delete(this.key);
 	}
 }
 
-/** How many executions' nodes are remembered right now (for tests of the memory's release). */
+/** How many executions' node runs are remembered right now (for tests of the memory's release). */
 export const rememberedCount = (): number => memories.size;

@@ -4,7 +4,7 @@
  * field, the item and the value, never a silent NaN (which once meant no sleep between polls, no workers, or
  * no size cap).
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { MAX_TIMER_MS } from '../wait';
@@ -23,12 +23,15 @@ export interface NumberRule {
 	integer?: boolean;
 	/** How the value is meant, for the error's description: "seconds, e.g. 600". */
 	example: string;
+	/** What the refusal means for the service; default "Nothing was submitted." */
+	outcome?: string;
 }
 
+/** A value as the user can recognise it: "10s" quoted, NaN and Infinity as such, objects as JSON. */
 const shown = (value: unknown): string => {
 	let text: string;
 	try {
-		text = typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value);
+		text = typeof value === 'number' ? String(value) : typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value);
 	} catch {
 		text = String(value);
 	}
@@ -37,13 +40,14 @@ const shown = (value: unknown): string => {
 
 /**
  * A number from a parameter value: numbers, and strings that hold only a number ("10"), are accepted; anything
- * else ("10s", "auto", NaN, Infinity, objects) and values out of range are refused.
+ * else ("10s", "auto", NaN, Infinity, objects) and values out of range are refused. Without `itemIndex` (a
+ * trigger's parameter) the error names no item.
  */
-export function checkNumber(ctx: IExecuteFunctions, value: unknown, rule: NumberRule, itemIndex: number): number {
+export function checkNumber(ctx: { getNode(): INode }, value: unknown, rule: NumberRule, itemIndex?: number): number {
 	const refuse = (why: string) =>
-		new NodeOperationError(ctx.getNode(), `"${rule.label}" of item ${itemIndex} ${why}`, {
+		new NodeOperationError(ctx.getNode(), `"${rule.label}"${itemIndex === undefined ? '' : ` of item ${itemIndex}`} ${why}`, {
 			itemIndex,
-			description: `Enter a plain number (${rule.example}); an expression must produce one. Nothing was submitted.`,
+			description: `Enter a plain number (${rule.example}); an expression must produce one. ${rule.outcome ?? 'Nothing was submitted.'}`,
 		});
 	let n: number | undefined;
 	if (typeof value === 'number') n = value;
@@ -195,3 +199,6 @@ export function readCostCap(ctx: IExecuteFunctions, itemIndex: number): number {
 		example: 'US dollars, e.g. 10',
 	});
 }
+
+/** Largest "Limit" of a list operation (Return All has none). */
+export const MAX_LIST_LIMIT = 10_000;

@@ -2,7 +2,11 @@
  * Every paid submission leaves a trace outside the node's memory: a line in n8n's log (and its log streaming),
  * and the ids in the execution's custom data, which the execution list shows. n8n keeps at most 10 custom data
  * keys of 512 characters, so each node writes one key, `runcomfy_<node>`, listing "item:id" pairs; what does
- * not fit is counted ("+N more, see the log").
+ * not fit is counted ("+N more, see the log"). The key grows over the whole execution: later tries of the node
+ * (Retry On Fail) and later runs of it in a loop add to it, never replace it.
+ *
+ * n8n saves custom data with the execution when the execution ends (not while a node runs), so after a crash
+ * mid-node the log line is the record that survives (docs/money.md).
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -10,8 +14,6 @@ import type { Batch } from './flow';
 import type { Accepted, JobItem } from './kind';
 
 const VALUE_LIMIT = 512;
-
-const paidSoFar = new WeakMap<object, string[]>();
 
 export function recordPaid<P extends JobItem, O>(batch: Batch<P, O>, p: P, accepted: Accepted): void {
 	const { ctx, kind } = batch;
@@ -22,11 +24,9 @@ export function recordPaid<P extends JobItem, O>(batch: Batch<P, O>, p: P, accep
 		itemIndex: p.itemIndex,
 		...ids,
 	});
-	const list = paidSoFar.get(batch) ?? [];
-	list.push(`${p.itemIndex}:${accepted.id}`);
-	paidSoFar.set(batch, list);
 	try {
-		ctx.customData.set(customDataKey(node.name), customDataValue(list));
+		const key = customDataKey(node.name);
+		ctx.customData.set(key, appendPaid(ctx.customData.get(key), `${p.itemIndex}:${accepted.id}`));
 	} catch {
 		// custom data is a convenience (unavailable in some contexts); the log line above is the record
 	}
@@ -36,15 +36,18 @@ export function recordPaid<P extends JobItem, O>(batch: Batch<P, O>, p: P, accep
 export const customDataKey = (nodeName: string): string =>
 	`runcomfy_${nodeName.normalize('NFKD').replace(/[^\p{L}\p{N}_]+/gu, '_')}`.slice(0, 50);
 
-/** "0:id 1:id …" up to n8n's 512 characters; the rest is counted. */
-export function customDataValue(list: string[]): string {
-	let value = '';
-	for (let n = 0; n < list.length; n++) {
-		const next = value ? `${value} ${list[n]}` : list[n];
-		const rest = list.length - n - 1;
-		const tail = rest > 0 ? ` +${rest} more, see the log` : '';
-		if (next.length + tail.length > VALUE_LIMIT) return `${value} +${list.length - n} more, see the log`.trim();
-		value = next;
+const MORE = / \+(\d+) more, see the log$|^\+(\d+) more, see the log$/;
+
+/** "0:id 1:id …" up to n8n's 512 characters, then "+N more, see the log": `entry` added to what `value` holds. */
+export function appendPaid(value: string | undefined, entry: string): string {
+	const before = value ?? '';
+	const more = MORE.exec(before);
+	if (more) {
+		const listed = before.slice(0, more.index);
+		return `${listed ? `${listed} ` : ''}+${Number(more[1] ?? more[2]) + 1} more, see the log`;
 	}
-	return value;
+	const next = before ? `${before} ${entry}` : entry;
+	// Leave room for the count that may follow later entries.
+	if (next.length + ' +999999 more, see the log'.length <= VALUE_LIMIT) return next;
+	return `${before ? `${before} ` : ''}+1 more, see the log`;
 }

@@ -36,7 +36,7 @@ type Answer = { accepted: Accepted; at: number } | { error: unknown } | { noAnsw
 export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promise<Submitted<P>> {
 	const { ctx, kind, memory, signal } = batch;
 	const tracked: Array<Tracked<P>> = [];
-	let failure: { itemIndex: number; error: unknown } | undefined;
+	let failure: { itemIndex: number; p: P; error: unknown } | undefined;
 	let stoppedDuring = false;
 	const track = (p: P, accepted: Accepted, submittedAt?: number) => tracked.push({ ...p, id: accepted.id, accepted: accepted.json, submittedAt });
 
@@ -64,7 +64,7 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 					description: `Retry On Fail never sends a submission twice when the first one may have reached RunComfy. Check your RunComfy dashboard. Earlier error: ${(earlier.error as Error).message}`,
 				},
 			);
-			if (!batch.continueOnFail) failure ??= { itemIndex: p.itemIndex, error };
+			if (!batch.continueOnFail) failure ??= { itemIndex: p.itemIndex, p, error };
 			else batch.output[p.itemIndex] = [failedItem(ctx, error, p.itemIndex, kind.ids(p))];
 		} else {
 			toSubmit.push(p);
@@ -83,7 +83,7 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 	const submitOne = async (p: P): Promise<void> => {
 		const answer = await answerOf(batch, p);
 		if ('accepted' in answer) {
-			memory.set(p.itemIndex, { state: 'accepted', accepted: answer.accepted });
+			memory.set(p.itemIndex, { state: 'accepted', accepted: answer.accepted, prepared: p });
 			if (kind.paid) recordPaid(batch, p, answer.accepted);
 			track(p, answer.accepted, answer.at);
 			return;
@@ -91,21 +91,31 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 		if ('noAnswer' in answer) {
 			stoppedDuring = true;
 			const text = batch.texts.noAnswerAfterStop();
-			memory.set(p.itemIndex, { state: 'maybe', error: new Error(text.message) });
+			memory.set(p.itemIndex, { state: 'maybe', error: new Error(text.message), prepared: p });
 			batch.output[p.itemIndex] = [
 				{ json: batch.shape({ ...kind.ids(p), stopped: true, may_have_been_accepted: true, note: `${text.message}. ${text.description}` }), pairedItem: { item: p.itemIndex } },
 			];
 			return;
 		}
 		const { error } = answer;
-		if (mayHaveBeenAccepted(error)) memory.set(p.itemIndex, { state: 'maybe', error: error as Error });
-		if (!batch.continueOnFail) failure ??= { itemIndex: p.itemIndex, error };
-		else batch.output[p.itemIndex] = [failedItem(ctx, error, p.itemIndex, kind.ids(p))];
+		if (mayHaveBeenAccepted(error)) memory.set(p.itemIndex, { state: 'maybe', error: error as Error, prepared: p });
+		if (batch.continueOnFail) batch.output[p.itemIndex] = [failedItem(ctx, error, p.itemIndex, kind.ids(p))];
+		else if (signal?.aborted) batch.output[p.itemIndex] = [stoppedWithError(p, error)];
+		else failure ??= { itemIndex: p.itemIndex, p, error };
+	};
+
+	/** After Stop the node returns what it has: an item's submit error is reported on its item, not dropped. */
+	const stoppedWithError = (p: P, error: unknown) => {
+		const nodeError = toNodeError(ctx, error, p.itemIndex);
+		const maybe = mayHaveBeenAccepted(error) ? { may_have_been_accepted: true } : {};
+		return {
+			json: batch.shape({ ...kind.ids(p), stopped: true, ...maybe, error: nodeError.message, errorDescription: nodeError.description ?? '' }),
+			pairedItem: { item: p.itemIndex },
+		};
 	};
 
 	await mapPool([...chains.values()], kind.submitConcurrency, async (chain) => {
 		for (const p of chain) {
-			if (failure) return;
 			if (signal?.aborted) {
 				stoppedDuring = true;
 				const text = batch.texts.stoppedBeforeSubmit();
@@ -114,13 +124,15 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 				];
 				continue;
 			}
+			if (failure) return;
 			await submitOne(p);
 		}
 	});
 	tracked.sort((a, b) => a.itemIndex - b.itemIndex);
 
-	// After Stop a failed submission is just the interrupted one: go on, so the accepted ones get cancelled.
-	if (failure && !signal?.aborted) {
+	// After Stop a failed submission is reported on its item: go on, so the accepted ones get cancelled.
+	if (failure && signal?.aborted) batch.output[failure.itemIndex] ??= [stoppedWithError(failure.p, failure.error)];
+	else if (failure) {
 		const nodeError = toNodeError(ctx, failure.error, failure.itemIndex);
 		if (kind.submit && tracked.length) {
 			addToDescription(nodeError, batch.texts.alreadySubmitted(tracked.map((t) => `item ${t.itemIndex}: ${t.id}`).join(', ')));

@@ -9,6 +9,9 @@
  *   jitter, sleeping with the execution cancel signal. A paid submission (or any request marked
  *   `retry: 'notAccepted'`) is only repeated when the service provably did not take it (429, connection
  *   refused); otherwise it fails with "may have been accepted, check before resubmitting".
+ * - Stop: no attempt starts after it. A paid submission already on the wire is not cut off (cutting it would
+ *   lose the id of a run the service may have taken): it ends with its answer or its own timeout, and the job
+ *   flow waits a bounded grace for it and cancels what was accepted.
  */
 import type { IAllExecuteFunctions, IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
@@ -51,7 +54,7 @@ export interface ApiRequestSpec {
 	path: string;
 	qs?: IDataObject;
 	body?: unknown;
-	/** A paid submission: never retried unless the service provably did not accept it. */
+	/** A paid submission: never retried unless the service provably did not accept it; not cut off by Stop once sent. */
 	paid?: boolean;
 	/** Item index for error attribution. */
 	itemIndex?: number;
@@ -173,10 +176,10 @@ export function classifyThrown(error: unknown, signal?: AbortSignal): Outcome {
 }
 
 /**
- * n8n's httpRequestWithAuthentication ties every request to the execution cancel signal when its `this`
- * has `getExecutionCancelSignal`, so after Stop it would abort the very cancel requests Stop must send.
- * This view of the context hides that method (and only that), so the request keeps n8n's credential and
- * proxy handling but is bounded by its own timeout instead.
+ * n8n's httpRequestWithAuthentication ties every request to the execution cancel signal when its `this` has
+ * `getExecutionCancelSignal`, so Stop would abort the cancels Stop must send, and paid submissions on the wire.
+ * This view of the context hides that method (only that): n8n's credential and proxy handling stay, the
+ * request is bounded by its own timeout instead.
  */
 function detachedFromStop(ctx: RunComfyContext): RunComfyContext {
 	return new Proxy(ctx, {
@@ -190,10 +193,10 @@ async function attemptOnce(
 	ctx: RunComfyContext,
 	options: IHttpRequestOptions,
 	signal?: AbortSignal,
-	survivesStop = false,
+	detached = false,
 ): Promise<Outcome> {
 	try {
-		const self = survivesStop ? detachedFromStop(ctx) : ctx;
+		const self = detached ? detachedFromStop(ctx) : ctx;
 		const response = (await self.helpers.httpRequestWithAuthentication.call(
 			self as IAllExecuteFunctions,
 			CREDENTIAL_NAME,
@@ -248,6 +251,8 @@ async function send(
 	const mode: RetryMode = spec.paid ? 'notAccepted' : (spec.retry ?? 'auto');
 	const policy = activePolicy;
 	const signal = spec.survivesStop ? undefined : cancelSignalOf(ctx);
+	// Bound to Stop on the wire: everything but paid submissions (see the file comment).
+	const wireSignal = spec.paid ? undefined : signal;
 	const operation = spec.operation ?? (spec.paid ? 'paid submission' : 'request');
 	const errorContext: ErrorContext = {
 		node,
@@ -264,9 +269,11 @@ async function send(
 			: 'check on runcomfy.com (or with the matching List operation) whether it exists.');
 	const why = spec.paid ? 'to avoid paying twice' : 'to avoid doing it twice';
 	const onAbort = () => cancelledError(node, spec.paid || mode === 'notAccepted' ? operation : undefined, spec.itemIndex);
+	// Stopped before an attempt: every earlier one was provably not taken (else it would not be repeated).
+	const onStopBeforeSending = () => cancelledError(node, undefined, spec.itemIndex);
 
 	for (let attempt = 1; ; attempt++) {
-		if (signal?.aborted) throw onAbort();
+		if (signal?.aborted) throw onStopBeforeSending();
 		const prepared = prepareBody(spec.body);
 		const headers: IDataObject = { Accept: 'application/json', ...(spec.headers ?? {}) };
 		if (prepared.contentType && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) {
@@ -286,9 +293,9 @@ async function send(
 		};
 		if (spec.qs && Object.keys(spec.qs).length > 0) options.qs = spec.qs;
 		if (prepared.body !== undefined) options.body = prepared.body;
-		if (signal) options.abortSignal = signal;
+		if (wireSignal) options.abortSignal = wireSignal;
 
-		const outcome = await attemptOnce(ctx, options, signal, spec.survivesStop);
+		const outcome = await attemptOnce(ctx, options, wireSignal, spec.survivesStop || spec.paid);
 		if (outcome.kind === 'aborted') throw onAbort();
 
 		let delay: number;
@@ -364,7 +371,7 @@ async function send(
 			}
 			delay = backoffDelay(attempt, policy);
 		}
-		await pause(delay, signal, onAbort);
+		await pause(delay, signal, onStopBeforeSending);
 	}
 }
 

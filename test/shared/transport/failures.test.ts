@@ -393,7 +393,46 @@ describe('stopping the execution', () => {
 			error = e;
 		}
 		expect((error as Error).message).toMatch(/execution was stopped/);
-		expect((error as NodeOperationError).description).toMatch(/may already have reached RunComfy/);
+		// Nothing went out, so nothing can have been accepted.
+		expect((error as NodeOperationError).description).toBe('Nothing else was sent.');
 		expect(api()).toHaveLength(0);
+	});
+
+	it('a paid submit on the wire is not cut off by Stop: it ends with its answer (the run id is not lost)', async () => {
+		// The run is created at once, its answer comes 600 ms later; Stop is pressed in between.
+		sb.configure({ faults: { rateSlow: 1, slowMs: 600, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: ['/v1/models/'] } });
+		let stop: (() => void) | undefined;
+		let stopped = false;
+		const handle = await withExecuteContext({ credentials: credentials(), onStart: (s) => (stop = s) }, async (ctx) => {
+			const pending = submitModelRun(ctx, FLUX, { prompt: 'x' });
+			pending.catch(() => undefined);
+			while (!api().some((e) => e.createdId)) await new Promise((resolve) => setImmediate(resolve));
+			stop?.();
+			stopped = ctx.getExecutionCancelSignal()?.aborted === true;
+			return await pending;
+		});
+		expect(stopped).toBe(true);
+		const [submit] = api();
+		expect(handle.request_id).toBe(submit.createdId);
+		expect(submit.status).toBe(200);
+	});
+
+	it('a read on the wire is cut off by Stop', async () => {
+		sb.configure({ faults: { rateSlow: 1, slowMs: 5000, pathPrefixes: ['/v1/requests/'] } });
+		let stop: (() => void) | undefined;
+		let error: unknown;
+		try {
+			await withExecuteContext({ credentials: credentials(), onStart: (s) => (stop = s) }, async (ctx) => {
+				const pending = getModelRequestStatus(ctx, 'rid-1');
+				pending.catch(() => undefined);
+				while (api().length === 0) await new Promise((resolve) => setImmediate(resolve));
+				stop?.();
+				return await pending;
+			});
+		} catch (e) {
+			error = e;
+		}
+		expect((error as Error).message).toMatch(/execution was stopped/);
+		expect(api()[0].status).toBe(0);
 	});
 });

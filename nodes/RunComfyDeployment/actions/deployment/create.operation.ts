@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { createDeployment } from '../../../shared/transport';
-import { checkMinMax, scalingBody } from '../../helpers/scaling';
+import { SCALING_LIMITS, checkMinMax, scalingBody } from '../../helpers/scaling';
 import { HARDWARE_DESCRIPTION, hardwareOptions } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
@@ -44,7 +44,7 @@ const properties: INodeProperties[] = [
 		displayName: 'Min Instances',
 		name: 'minInstances',
 		type: 'number',
-		typeOptions: { minValue: 0 },
+		typeOptions: { minValue: 0, maxValue: SCALING_LIMITS.minInstances.max },
 		default: 0,
 		description: 'Instances kept running at all times. 0 scales to zero when idle (no cost, but a cold start).',
 	},
@@ -52,7 +52,7 @@ const properties: INodeProperties[] = [
 		displayName: 'Max Instances',
 		name: 'maxInstances',
 		type: 'number',
-		typeOptions: { minValue: 1 },
+		typeOptions: { minValue: 1, maxValue: SCALING_LIMITS.maxInstances.max },
 		default: 1,
 		description: 'Upper bound of autoscaling; at least Min Instances',
 	},
@@ -60,7 +60,7 @@ const properties: INodeProperties[] = [
 		displayName: 'Queue Size',
 		name: 'queueSize',
 		type: 'number',
-		typeOptions: { minValue: 0 },
+		typeOptions: { minValue: 0, maxValue: SCALING_LIMITS.queueSize.max },
 		default: 1,
 		description: 'Requests waiting per instance before another instance is started',
 	},
@@ -68,7 +68,7 @@ const properties: INodeProperties[] = [
 		displayName: 'Keep Warm (Seconds)',
 		name: 'keepWarmSeconds',
 		type: 'number',
-		typeOptions: { minValue: 0 },
+		typeOptions: { minValue: 0, maxValue: SCALING_LIMITS.keepWarmSeconds.max },
 		default: 60,
 		description: 'How long an idle instance stays up before it is shut down',
 	},

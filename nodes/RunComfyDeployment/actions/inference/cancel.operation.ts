@@ -38,10 +38,11 @@ export const description = updateDisplayOptions({ show }, properties);
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const deploymentId = readDeploymentId(this, itemIndex);
 	const requestId = readRequestId(this, itemIndex);
+	// Every option is checked before the cancel is sent.
+	const wait = readWaitOptions(this, itemIndex, CANCEL_WAIT);
 	const response = await cancelDeploymentRequest(this, deploymentId, requestId);
 	const outcome = cancelOutcomeOf(response);
 	const json: IDataObject = { deployment_id: deploymentId, request_id: requestId, ...response, cancel_outcome: outcome };
-	const wait = readWaitOptions(this, itemIndex, CANCEL_WAIT);
 	const accepted = normaliseStatus(outcome);
 	if (wait.enabled && accepted === 'cancelling') {
 		const [result] = await waitForAll(

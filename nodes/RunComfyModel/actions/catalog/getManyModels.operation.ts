@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { readLimit, returnAllProperties } from '../../../shared/descriptions';
+import { readNumber } from '../../../shared/jobs';
 import { listModels } from '../../../shared/transport';
 import type { ModelEntry } from '../../../shared/types';
 
@@ -80,6 +81,14 @@ export const description = updateDisplayOptions({ show: { resource: ['catalog'],
 /** Catalog → Get Many Models: one item per model; Return All pages through `offset`/`total`. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = readLimit(this, itemIndex);
+	let offset = readNumber(this, 'options.offset', itemIndex, 0, {
+		label: 'Skip First',
+		min: 0,
+		max: 10_000_000,
+		integer: true,
+		example: 'a whole number of models to skip, e.g. 100',
+		outcome: 'Nothing was read.',
+	});
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const query = {
@@ -89,7 +98,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		includeSchema: options.includeSchema === true,
 	};
 	const models: ModelEntry[] = [];
-	let offset = Math.max(0, Math.floor(Number(options.offset ?? 0)));
 	for (;;) {
 		const pageSize = Math.min(MAX_PAGE, limit - models.length);
 		const page = await listModels(this, { ...query, limit: pageSize, offset });

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { withPublicStatus } from '../../../shared/status';
 import { cancelModelRequest } from '../../../shared/transport';
 import { readRequestId } from '../../helpers/ids';
 import { requestIdProperty } from '../common.descriptions';
@@ -13,5 +14,6 @@ export const description = updateDisplayOptions({ show: { resource: ['model'], o
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const requestId = readRequestId(this, itemIndex);
 	const outcome = await cancelModelRequest(this, requestId);
-	return { request_id: requestId, ...outcome };
+	// The run's status in the nodes' one vocabulary (the service's word stays in service_status).
+	return withPublicStatus({ request_id: requestId, ...outcome });
 }

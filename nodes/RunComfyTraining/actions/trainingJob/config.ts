@@ -10,6 +10,7 @@ import type { ConfigFacts, ConfigFormat } from '../../helpers/config/readConfig'
 import { extractConfigFacts, readConfigText } from '../../helpers/config/readConfig';
 import type { SimpleConfigInput } from '../../helpers/config/simpleForm';
 import { buildSimpleConfigText, checkSimpleInput } from '../../helpers/config/simpleForm';
+import { SIMPLE_NUMBERS, readSimpleNumbers } from '../../helpers/config/simpleNumbers';
 
 export function configTextProperties(show: IDisplayOptions['show']): INodeProperties[] {
 	return [
@@ -71,7 +72,7 @@ export function simpleFormProperties(show: IDisplayOptions['show']): INodeProper
 			displayName: 'Steps',
 			name: 'steps',
 			type: 'number',
-			typeOptions: { minValue: 1 },
+			typeOptions: { minValue: 1, maxValue: SIMPLE_NUMBERS.steps.max },
 			default: 2000,
 			description: 'Total training steps; 500–4000 is the usual range',
 			displayOptions: on(),
@@ -80,7 +81,7 @@ export function simpleFormProperties(show: IDisplayOptions['show']): INodeProper
 			displayName: 'Learning Rate',
 			name: 'learningRate',
 			type: 'number',
-			typeOptions: { minValue: 0, numberPrecision: 6 },
+			typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 6 },
 			default: 0.0001,
 			displayOptions: on(),
 		},
@@ -120,12 +121,12 @@ export function simpleFormProperties(show: IDisplayOptions['show']): INodeProper
 			default: {},
 			displayOptions: on(),
 			options: [
-				{ displayName: 'Batch Size', name: 'batchSize', type: 'number', typeOptions: { minValue: 1 }, default: 1 },
+				{ displayName: 'Batch Size', name: 'batchSize', type: 'number', typeOptions: { minValue: 1, maxValue: SIMPLE_NUMBERS.batchSize.max }, default: 1 },
 				{
 					displayName: 'Keep Last N Checkpoints',
 					name: 'maxStepSavesToKeep',
 					type: 'number',
-					typeOptions: { minValue: 1 },
+					typeOptions: { minValue: 1, maxValue: SIMPLE_NUMBERS.maxStepSavesToKeep.max },
 					default: 4,
 					description: 'How many intermediate checkpoints are kept',
 				},
@@ -141,18 +142,18 @@ export function simpleFormProperties(show: IDisplayOptions['show']): INodeProper
 					displayName: 'Sample Every N Steps',
 					name: 'sampleEvery',
 					type: 'number',
-					typeOptions: { minValue: 1 },
+					typeOptions: { minValue: 1, maxValue: SIMPLE_NUMBERS.sampleEvery.max },
 					default: 250,
 				},
 				{
 					displayName: 'Save Every N Steps',
 					name: 'saveEvery',
 					type: 'number',
-					typeOptions: { minValue: 1 },
+					typeOptions: { minValue: 1, maxValue: SIMPLE_NUMBERS.saveEvery.max },
 					default: 250,
 					description: 'A checkpoint is saved this often; an early-stopped job resumes from the last one',
 				},
-				{ displayName: 'Seed', name: 'seed', type: 'number', default: 42, description: 'Seed of the sample images' },
+				{ displayName: 'Seed', name: 'seed', type: 'number', typeOptions: { minValue: 0, maxValue: SIMPLE_NUMBERS.seed.max }, default: 42, description: 'Seed of the sample images' },
 			],
 		},
 	];
@@ -249,37 +250,25 @@ export async function prepareTextConfig(
 export async function prepareSimpleConfig(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedConfig> {
 	const datasetId = String(ctx.getNodeParameter('dataset', itemIndex, '', { extractValue: true }) ?? '').trim();
 	if (!datasetId) throw refuse(ctx, itemIndex, ['no dataset was chosen: pick one from the list or enter its ID'], 'The Simple form');
-	const options = ctx.getNodeParameter('simpleOptions', itemIndex, {}) as {
-		batchSize?: number;
-		maxStepSavesToKeep?: number;
-		resolution?: string;
-		sampleEvery?: number;
-		saveEvery?: number;
-		seed?: number;
-	};
-	const resolution = String(options.resolution ?? '')
+	const numbers = readSimpleNumbers(ctx, itemIndex);
+	const resolutionText = String((ctx.getNodeParameter('simpleOptions', itemIndex, {}) as IDataObject).resolution ?? '')
 		.split(/[\s,]+/)
-		.filter((s) => s.length > 0)
-		.map(Number);
+		.filter((s) => s.length > 0);
+	const notWhole = resolutionText.find((r) => !/^\d+$/.test(r));
+	if (notWhole !== undefined) throw refuse(ctx, itemIndex, [`Resolution "${notWhole}" is not a whole number from 64 to 4096`], 'The Simple form');
+	const resolution = resolutionText.map(Number);
 	const prompts = String(ctx.getNodeParameter('samplePrompts', itemIndex, '') ?? '')
 		.split(/\r?\n/)
 		.map((p) => p.trim())
 		.filter((p) => p.length > 0);
 	const input: SimpleConfigInput = {
+		...numbers,
 		name: String(ctx.getNodeParameter('jobName', itemIndex, '') ?? '').trim(),
 		baseModel: String(ctx.getNodeParameter('baseModel', itemIndex, 'flux-dev')),
 		datasetName: '(pending)',
-		steps: Number(ctx.getNodeParameter('steps', itemIndex, 2000)),
-		learningRate: Number(ctx.getNodeParameter('learningRate', itemIndex, 0.0001)),
-		rank: Number(ctx.getNodeParameter('rank', itemIndex, 0)),
 		triggerWord: String(ctx.getNodeParameter('triggerWord', itemIndex, '') ?? ''),
 		samplePrompts: prompts,
-		saveEvery: options.saveEvery,
-		sampleEvery: options.sampleEvery,
-		maxStepSavesToKeep: options.maxStepSavesToKeep,
-		batchSize: options.batchSize,
 		resolution: resolution.length ? resolution : undefined,
-		seed: options.seed,
 	};
 	const problems = checkSimpleInput(input);
 	if (problems.length) throw refuse(ctx, itemIndex, problems, 'The Simple form');

@@ -3,7 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getTrainingJobResult } from '../../../shared/transport';
 import { artifactDownloadProperties, readArtifactOptions, withArtifacts } from '../../helpers/artifacts';
-import { describeResult, jobIdProperty, readJobId } from '../../helpers/jobs';
+import { describeResult, jobIdProperty, jobState, readJobId } from '../../helpers/jobs';
+import { withPublicStatus } from '../../../shared/status';
 import { DownloadHosts } from '../../../shared/outputs';
 
 const properties: INodeProperties[] = [jobIdProperty(), ...artifactDownloadProperties({})];
@@ -19,5 +20,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const choice = readArtifactOptions(this, itemIndex);
 	const result = await getTrainingJobResult(this, jobId);
 	const described = describeResult(jobId, result);
-	return await withArtifacts(this, { json: { ...described }, pairedItem: { item: itemIndex } }, described, choice, new DownloadHosts(this));
+	// The job's status in the nodes' one vocabulary, judged from the result alone (STOPPED with an error: stopped early).
+	const json = withPublicStatus({ ...described }, jobState(result, result));
+	return await withArtifacts(this, { json, pairedItem: { item: itemIndex } }, described, choice, new DownloadHosts(this));
 }

@@ -112,10 +112,13 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			)) as IDataObject;
 			const jobId = String(job.job_id ?? job.id ?? '');
 			if (!jobId) {
-				throw new NodeOperationError(this.getNode(), 'RunComfy accepted the training job but returned no job ID', {
+				const error = new NodeOperationError(this.getNode(), 'RunComfy accepted the training job but returned no job ID', {
 					itemIndex: p.itemIndex,
 					description: 'Do not submit again blindly: the job may be running. Check the RunComfy dashboard for it.',
 				});
+				// Never sent again, not even by Retry On Fail.
+				error.context.mayHaveBeenAccepted = true;
+				throw error;
 			}
 			const json: IDataObject = { job_id: jobId, status: job.status ?? 'IN_QUEUE', job };
 			if (job.name !== undefined) json.name = job.name;

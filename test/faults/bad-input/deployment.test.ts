@@ -1,0 +1,180 @@
+/**
+ * The bad-input table (runner and rules: ./table.ts). Deployment: ids, paused deployments, overrides, create/update, and every numeric option.
+ */
+import type { FixtureName, Row } from './table';
+import { DEPLOYMENT_FIX, GUARD_FIX, NO_SUCH_DEPLOYMENT, OVERRIDES_FIX, PAUSED, SDXL, TOP_UP, byId, createDeployment, inference, noRequests, noWrites, useBadInputTable } from './table';
+import { numericFixtures, numericRows } from './numbers';
+
+const ROWS: Row[] = [
+	// Deployment
+	{
+		name: 'unknown deployment id',
+		node: 'deployment',
+		parameters: inference(NO_SUCH_DEPLOYMENT, { '6': { inputs: { text: 'x' } } }),
+		error: new RegExp(`No deployment with ID "${NO_SUCH_DEPLOYMENT}" exists`),
+		fix: DEPLOYMENT_FIX,
+	},
+	{
+		name: 'deployment id "../x" (path injection)',
+		node: 'deployment',
+		parameters: inference('={{ "../x" }}', { '6': { inputs: { text: 'x' } } }),
+		error: /The Deployment ID "\.\.\/x" is not valid/,
+		fix: DEPLOYMENT_FIX,
+		check: noRequests,
+	},
+	{
+		name: 'paused deployment inference',
+		node: 'deployment',
+		parameters: inference(PAUSED, { '6': { inputs: { text: 'x' } } }),
+		error: /The deployment "paused-text-to-image" \(5f0c3a52-6b1e-4c8e-9a0d-2d4f7b8e1a03\) is paused/,
+		fix: /Resume it first/,
+	},
+	{
+		name: 'override naming an unknown node id',
+		node: 'deployment',
+		parameters: inference(SDXL, { '99': { inputs: { text: 'x' } } }),
+		error: /node "99" is not in the deployment's workflow \(its nodes: 3 \(KSampler\)/,
+		fix: OVERRIDES_FIX,
+	},
+	{
+		name: 'override naming an unknown input of a node',
+		node: 'deployment',
+		parameters: inference(SDXL, { '6': { inputs: { prompt_text: 'x' } } }),
+		error: /#6 has no input "prompt_text" \(its inputs: text, clip\)/,
+		fix: OVERRIDES_FIX,
+	},
+	{
+		name: 'overrides that are not valid JSON',
+		node: 'deployment',
+		parameters: inference(SDXL, '{"6": {"inputs": {"text": "x"}'),
+		error: /"Overrides \(JSON\)" is not valid JSON/,
+		fix: /Enter a JSON object such as \{"6": \{"inputs": \{"text": "a red fox"\}\}\}, with double quotes/,
+	},
+	{
+		name: 'overrides wrapped in "overrides"',
+		node: 'deployment',
+		parameters: inference(SDXL, { overrides: { '6': { inputs: { text: 'x' } } } }),
+		error: /node "overrides" is not in the deployment's workflow/,
+		fix: /Enter only the overrides object, without an "overrides" wrapper/,
+	},
+	{
+		name: 'empty inference body',
+		node: 'deployment',
+		parameters: inference(SDXL, {}),
+		error: /^No overrides to send$/,
+		fix: /The service refuses an empty body\. Enter at least one override/,
+	},
+	{
+		name: 'full workflow not in ComfyUI API format',
+		node: 'deployment',
+		parameters: inference(SDXL, '', { inputMode: 'fullWorkflow', workflowJson: JSON.stringify({ nodes: [], links: [] }) }),
+		error: /The workflow is not in ComfyUI's API format/,
+		fix: /Export the workflow from ComfyUI with "Export \(API\)"/,
+	},
+	{
+		name: 'binary input from an item without binary data',
+		node: 'deployment',
+		parameters: inference('5f0c3a52-6b1e-4c8e-9a0d-2d4f7b8e1a02', { '6': { inputs: { text: 'x' } } }, {
+			binaryInputs: { files: [{ nodeId: '10', inputName: 'image', binaryPropertyName: 'data' }] },
+		}),
+		error: /Binary Input: the item has no binary field "data"/,
+		fix: /Add a node before this one that reads or downloads the file/,
+	},
+	{
+		name: 'webhook URL that is not a URL',
+		node: 'deployment',
+		parameters: inference(SDXL, { '6': { inputs: { text: 'x' } } }, { options: { webhookUrl: 'my-webhook' } }),
+		error: /The Webhook URL "my-webhook" is not a valid http\(s\) URL/,
+		fix: /Enter the full URL RunComfy should POST progress and the result to/,
+	},
+	{
+		name: 'empty wallet on a deployment (the service refuses: 10001)',
+		node: 'deployment',
+		parameters: inference(SDXL, { '6': { inputs: { text: 'x' } } }),
+		config: { walletMicrodollars: 0 },
+		paidRefused: true,
+		error: /402 \(10001 InsufficientFunds\)/,
+		fix: TOP_UP,
+	},
+	{
+		name: 'minimum-balance guard on a deployment',
+		node: 'deployment',
+		parameters: inference(SDXL, { '6': { inputs: { text: 'x' } } }, { options: { minimumBalanceUsd: 100 } }),
+		error: /below the minimum of \$100\.00/,
+		fix: GUARD_FIX,
+	},
+	{
+		name: 'create: min instances above max',
+		node: 'deployment',
+		parameters: createDeployment({ minInstances: 3, maxInstances: 1 }),
+		error: /^Min Instances \(3\) is above Max Instances \(1\)$/,
+		fix: /Lower "Min Instances" or raise "Max Instances" so that min ≤ max/,
+		check: noWrites,
+	},
+	{
+		name: 'create: unknown hardware SKU',
+		node: 'deployment',
+		parameters: createDeployment({ hardware: 'RTX_4090_FAKE' }),
+		error: /"RTX_4090_FAKE" is not a known hardware SKU/,
+		fix: /Choose one of .*AMPERE_48/,
+		check: noWrites,
+	},
+	{
+		name: 'update: min instances above max',
+		node: 'deployment',
+		parameters: { resource: 'deployment', operation: 'update', deploymentId: byId(SDXL), updateFields: { minInstances: 5, maxInstances: 2 } },
+		error: /Min Instances \(5\) is above Max Instances \(2\)/,
+		fix: /Lower "Min Instances" or raise "Max Instances"/,
+		check: noWrites,
+	},
+	{
+		name: 'update of a deployment that does not exist',
+		node: 'deployment',
+		parameters: { resource: 'deployment', operation: 'update', deploymentId: byId(NO_SUCH_DEPLOYMENT), updateFields: { maxInstances: 2 } },
+		error: new RegExp(`No deployment with ID "${NO_SUCH_DEPLOYMENT}" exists`),
+		fix: DEPLOYMENT_FIX,
+		check: (log) => expect(log.filter((e) => e.method === 'PATCH' && e.status < 400)).toEqual([]),
+	},
+	{
+		name: 'delete of a deployment that does not exist',
+		node: 'deployment',
+		parameters: { resource: 'deployment', operation: 'delete', deploymentId: byId(NO_SUCH_DEPLOYMENT) },
+		error: new RegExp(`No deployment with ID "${NO_SUCH_DEPLOYMENT}" exists`),
+		fix: DEPLOYMENT_FIX,
+	},
+	{
+		name: 'Get Result of a deployment request id that does not exist',
+		node: 'deployment',
+		parameters: { resource: 'inference', operation: 'getResult', deploymentId: byId(SDXL), requestId: 'f033c4a2-0000-4000-8000-000000000000' },
+		error: /404 \(404001 ResourceNotFound\).*f033c4a2-0000-4000-8000-000000000000/,
+		fix: /the request id must come from an inference on this deployment/,
+	},
+	{
+		name: 'instance proxy path escaping the proxy route ("../../")',
+		node: 'deployment',
+		parameters: { resource: 'inference', operation: 'callInstanceProxy', deploymentId: byId(SDXL), instanceId: 'inst-1', path: 'api/../../../prod/v2/balance' },
+		error: /The backend path "api\/\.\.\/\.\.\/\.\.\/prod\/v2\/balance" has an empty, "\." or "\.\." segment/,
+		fix: /Give the backend path without the host/,
+		check: noRequests,
+	},
+	{
+		name: 'create: Keep Warm "forever" on the second item: an error naming item 1 (one create per item: item 0 was made first)',
+		node: 'deployment',
+		parameters: createDeployment({ keepWarmSeconds: '={{ $json.warm }}' }),
+		inputItems: [{ json: { warm: 60 } }, { json: { warm: 'forever' } }],
+		error: /^"Keep Warm \(Seconds\)" of item 1 must be a number, but is "forever"$/,
+		fix: /Nothing was changed on the service\./,
+		check: (log) => expect(log.filter((e) => e.method === 'POST' && e.path === '/prod/v2/deployments' && e.status < 400)).toHaveLength(1),
+	},
+	{
+		name: 'update: Enabled "yes" (would pause the deployment if read loosely)',
+		node: 'deployment',
+		parameters: { resource: 'deployment', operation: 'update', deploymentId: byId(SDXL), updateFields: { enabled: '={{ "yes" }}' } },
+		error: /^"Enabled" of item 0 must be true or false, but is "yes"$/,
+		fix: /Nothing was changed on the service\./,
+		check: noRequests,
+	},
+	...numericRows('deployment'),
+];
+
+useBadInputTable(ROWS, [...new Set<FixtureName>([...numericFixtures('deployment')])]);

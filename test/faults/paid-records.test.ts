@@ -1,0 +1,165 @@
+/**
+ * Paid ids outside the node's memory: every paid submission logs one info line through n8n's logger (node, item,
+ * id, model or deployment) and is listed in the execution's custom data under `runcomfy_<node>` ("item:id"), the
+ * key the execution list shows. Checked for Model → Run, Inference → Run, Training → Submit and Resume, across
+ * the tries of Retry On Fail, and for n8n's 512-character limit of a custom data value.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { appendPaid, customDataKey } from '../../nodes/shared/jobs/paidRecord';
+import { RunComfyDeployment } from '../../nodes/RunComfyDeployment/RunComfyDeployment.node';
+import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
+import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
+import { getRuntime, runNode } from '../helpers/engine';
+import type { RunNodeResult } from '../helpers/engine';
+import { captureLogs } from '../helpers/faults-capture';
+import type { CapturedLine } from '../helpers/faults-capture';
+import {
+	STABLE,
+	credentialsFor,
+	flashPromptRun,
+	isInference,
+	isModelSubmit,
+	isTrainingPaid,
+	readyDataset,
+	trainingConfig,
+	until,
+	useFaultSandbox,
+} from '../helpers/faults-setup';
+
+const WAIT = { pollIntervalSeconds: 0.02, maxPollIntervalSeconds: 0.05, maxWaitSeconds: 30 };
+const sb = useFaultSandbox();
+let capture: { lines: CapturedLine[]; stop: () => void };
+
+beforeAll(async () => {
+	await getRuntime();
+	capture = captureLogs();
+});
+afterAll(() => capture.stop());
+beforeEach(() => {
+	sb.reset({ runDurationMs: 30, queueMs: 0, trainingStepMs: 1, trainingQueueMs: 0, datasetReadyMs: 10, walletMicrodollars: 50_000_000 });
+	capture.lines.length = 0;
+});
+
+/** The info lines of paid submissions, as n8n's logger received them. */
+const paidLines = () =>
+	capture.lines.filter((l) => l.source === 'n8n-logger' && l.level === 'info' && /^RunComfy: paid .* submitted/.test(String(l.message)));
+
+/** The execution's custom data (what n8n saves as execution metadata). */
+const customData = (result: RunNodeResult): Record<string, string> => (result.run.data.resultData.metadata ?? {}) as Record<string, string>;
+
+/** "0:id 1:id" → sorted pairs. */
+const pairs = (value: string | undefined) => (value ?? '').split(' ').filter(Boolean).sort();
+
+describe('every paid submission is logged and listed in the execution custom data', () => {
+	it('Model → Run: one info line per run (node, item, request id, model) and runcomfy_<node> lists every item:id', async () => {
+		const result = await runNode({ node: new RunComfyModel(), nodeName: 'Make Images', credentials: credentialsFor(sb), ...flashPromptRun(3, WAIT) });
+		expect(result.status).toBe('success');
+		const submits = sb.log().filter(isModelSubmit);
+		const expected = submits.map((e) => `${String((e.body as IDataObject).prompt).replace('item ', '')}:${e.createdId}`).sort();
+
+		const lines = paidLines();
+		expect(lines).toHaveLength(3);
+		for (const line of lines) {
+			const meta = line.metadata as IDataObject;
+			expect(meta).toMatchObject({ node: 'Make Images', model_id: STABLE.flash });
+			expect(expected).toContain(`${meta.itemIndex}:${meta.request_id}`);
+			expect(String(line.message)).toContain(String(meta.request_id));
+		}
+		expect(Object.keys(customData(result))).toEqual(['runcomfy_Make_Images']);
+		expect(pairs(customData(result).runcomfy_Make_Images)).toEqual(expected);
+	});
+
+	it('Inference → Run: the deployment and request ids', async () => {
+		const deploymentId = sb.stable.deployments.textToImage;
+		const result = await runNode({
+			node: new RunComfyDeployment(),
+			credentials: credentialsFor(sb),
+			inputItems: [{ json: { prompt: 'a' } }, { json: { prompt: 'b' } }],
+			parameters: {
+				resource: 'inference',
+				operation: 'run',
+				deploymentId: { __rl: true, mode: 'id', value: deploymentId },
+				inputMode: 'json',
+				overridesJson: '={{ JSON.stringify({ "6": { "inputs": { "text": $json.prompt } } }) }}',
+				downloadOutputs: false,
+				waitForCompletion: false,
+			},
+		});
+		expect(result.status).toBe('success');
+		const ids = sb.log().filter(isInference).map((e) => e.createdId as string);
+		expect(paidLines().map((l) => l.metadata as IDataObject)).toEqual(
+			expect.arrayContaining(ids.map((id) => expect.objectContaining({ node: 'RunComfy Deployment', deployment_id: deploymentId, request_id: id }))),
+		);
+		expect(paidLines()).toHaveLength(2);
+		const value = customData(result)[customDataKey('RunComfy Deployment')];
+		expect(pairs(value).map((p) => p.split(':')[1]).sort()).toEqual([...ids].sort());
+	});
+
+	it('Training → Submit and Resume: the job ids', async () => {
+		const dataset = await readyDataset(sb, 'records-set');
+		const submitted = await runNode({
+			node: new RunComfyTraining(),
+			credentials: credentialsFor(sb),
+			inputItems: [{ json: { config: trainingConfig('preempt_records', dataset.name, 20, 10) } }],
+			parameters: { resource: 'trainingJob', operation: 'submit', configMode: 'text', configText: '={{ JSON.stringify($json.config) }}', configFormat: 'json' },
+		});
+		const jobId = String(submitted.items[0].json.job_id);
+		expect(paidLines().map((l) => l.metadata)).toEqual([expect.objectContaining({ node: 'RunComfy Training', itemIndex: 0, job_id: jobId })]);
+		expect(customData(submitted).runcomfy_RunComfy_Training).toBe(`0:${jobId}`);
+
+		await until(() => sb.state().jobs[0]?.status === 'STOPPED', 'the job stops half-way');
+		capture.lines.length = 0;
+		const resumed = await runNode({
+			node: new RunComfyTraining(),
+			credentials: credentialsFor(sb),
+			parameters: { resource: 'trainingJob', operation: 'resume', jobId },
+		});
+		expect(resumed.status).toBe('success');
+		expect(sb.log().filter(isTrainingPaid)).toHaveLength(2);
+		expect(paidLines().map((l) => l.metadata)).toEqual([expect.objectContaining({ node: 'RunComfy Training', itemIndex: 0, job_id: jobId })]);
+		expect(customData(resumed).runcomfy_RunComfy_Training).toBe(`0:${jobId}`);
+	});
+
+	it('Retry On Fail: the ids of every try stay listed (a later try adds to the key, never replaces it)', async () => {
+		const result = await runNode({
+			node: new RunComfyModel(),
+			credentials: credentialsFor(sb),
+			nodeOverrides: { retryOnFail: true, maxTries: 3, waitBetweenTries: 10 },
+			inputItems: [0, 1, 2].map((i) => ({ json: { prompt: `item ${i}`, model: i === 1 ? STABLE.fails : STABLE.flash } })),
+			parameters: {
+				...flashPromptRun(3, WAIT).parameters,
+				model: { __rl: true, mode: 'id', value: '={{ $json.model }}' },
+			},
+		});
+		expect(result.status).toBe('error');
+		// Items 0 and 2 once, item 1 on each of the three tries: five paid runs, five lines, five entries.
+		const runs = sb.state().runs;
+		expect(runs).toHaveLength(5);
+		expect(paidLines()).toHaveLength(5);
+		const listed = pairs(customData(result).runcomfy_RunComfy_Model);
+		expect(listed.map((p) => p.split(':')[1]).sort()).toEqual(runs.map((r) => r.id).sort());
+		expect(listed.filter((p) => p.startsWith('1:'))).toHaveLength(3);
+	});
+});
+
+describe('the custom data value', () => {
+	it('stays within n8n\'s 512 characters and counts what did not fit', () => {
+		let value: string | undefined;
+		const ids = Array.from({ length: 100 }, (_, i) => `${i}:0b5c${String(i).padStart(4, '0')}-dead-4bad-beef-000000000000`);
+		for (const id of ids) value = appendPaid(value, id);
+		const text = value as string;
+		expect(text.length).toBeLessThanOrEqual(512);
+		const match = / \+(\d+) more, see the log$/.exec(text);
+		expect(match).not.toBeNull();
+		const listed = text.slice(0, match?.index).split(' ');
+		expect(listed).toEqual(ids.slice(0, listed.length));
+		expect(listed.length + Number(match?.[1])).toBe(100);
+	});
+
+	it('a node name becomes a valid key (letters, digits, underscores; at most 50 characters)', () => {
+		expect(customDataKey('Generate images (batch) – v2')).toBe('runcomfy_Generate_images_batch_v2');
+		expect(customDataKey('x'.repeat(80))).toHaveLength(50);
+		expect(customDataKey('Bilder für Café')).toMatch(/^runcomfy_[\p{L}\p{N}_]+$/u);
+	});
+});
