@@ -5,7 +5,7 @@
  */
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
-import { beginTry, rememberedCount } from '../../nodes/shared/jobs/memory';
+import { beginTry, rememberedCount } from '../../../nodes/shared/jobs/memory';
 
 interface FakeContext {
 	ctx: IExecuteFunctions;
