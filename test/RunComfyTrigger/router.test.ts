@@ -4,7 +4,7 @@
  * rename cannot lose it while "Fetch Test Event" keeps none. A small fake IPollFunctions (parameters from a plain
  * object) runs the real poll(); the events' observe() are spies that say which one was reached.
  */
-import type { IDataObject, INode, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { RunComfyTrigger } from '../../nodes/RunComfyTrigger/RunComfyTrigger.node';
@@ -14,6 +14,7 @@ import { requestEvent } from '../../nodes/RunComfyTrigger/events/request';
 import { trainingJobEvent } from '../../nodes/RunComfyTrigger/events/trainingJob';
 import type { TriggerEvent, WatchReport } from '../../nodes/RunComfyTrigger/events/types';
 import { stateKeyOf } from '../../nodes/RunComfyTrigger/state';
+import { testNode } from '../helpers/testNode';
 
 const trigger = new RunComfyTrigger();
 
@@ -25,14 +26,7 @@ const EVENTS: Record<string, TriggerEvent> = {
 	trainingJob: trainingJobEvent,
 };
 
-const node: INode = {
-	id: 'trigger-under-test',
-	name: 'RunComfy Trigger',
-	type: 'n8n-nodes-runcomfy.runComfyTrigger',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node = testNode({ id: 'trigger-under-test', name: 'RunComfy Trigger', type: 'n8n-nodes-runcomfy.runComfyTrigger' });
 
 interface Poll {
 	ctx: IPollFunctions;

@@ -4,20 +4,14 @@
  * Token (a weak one refused with a NodeOperationError that says how to make one). Small fake contexts
  * (parameters from a plain object) run the node's real methods; handleDelivery is a spy.
  */
-import type { IHookFunctions, INode, IWebhookFunctions } from 'n8n-workflow';
+import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import * as handle from '../../nodes/RunComfyWebhookTrigger/handle';
+import { testNode } from '../helpers/testNode';
 import { webhookTrigger } from './setup';
 
-const node: INode = {
-	id: 'webhook-trigger-under-test',
-	name: 'RunComfy Webhook Trigger',
-	type: 'n8n-nodes-runcomfy.runComfyWebhookTrigger',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node = testNode({ id: 'webhook-trigger-under-test', name: 'RunComfy Webhook Trigger', type: 'n8n-nodes-runcomfy.runComfyWebhookTrigger' });
 
 function fakeContext<T extends IHookFunctions | IWebhookFunctions>(pathToken: string): T {
 	const parameters: Record<string, unknown> = { event: 'deploymentRequest', pathToken };

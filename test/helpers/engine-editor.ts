@@ -28,6 +28,7 @@ import {
 	credentialsHelperFor,
 	defaultNodeName,
 } from './engine-workflow';
+import { testNode } from './testNode';
 
 // ---------------------------------------------------------------------------------------------
 // Editor methods: listSearch / loadOptions / resourceMapping
@@ -150,15 +151,8 @@ export async function testCredential(
 			],
 		},
 	};
-	const node: INode = {
-		id: 'temp',
-		name: 'Temp-Node',
-		type: 'n8n-nodes-base.noOp',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-		credentials: structuredClone(NODE_CREDENTIALS),
-	};
+	// The temporary node n8n's CredentialsTester builds.
+	const node = testNode({ id: 'temp', name: 'Temp-Node', type: 'n8n-nodes-base.noOp', credentials: structuredClone(NODE_CREDENTIALS) });
 	const workflow = new Workflow({
 		nodes: [node],
 		connections: {},

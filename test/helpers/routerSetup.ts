@@ -14,6 +14,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { testNode } from './testNode';
+
 /** Every resource with every operation of a node's `node.type.ts`; the compiler refuses a missing or extra one. */
 export type OperationsOf<T extends { resource: string; operation: string }> = {
 	[R in T['resource']]: { [O in Extract<T, { resource: R }>['operation']]: true };
@@ -31,14 +33,7 @@ export interface FakeContext {
 
 /** The parts of IExecuteFunctions the router and the item policy read; parameters come from a plain object. */
 export function fakeExecuteFunctions(o: FakeContext): IExecuteFunctions {
-	const node: INode = {
-		id: 'router-test-node',
-		name: 'Node under test',
-		type: 'n8n-nodes-runcomfy.nodeUnderTest',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: o.parameters as INode['parameters'],
-	};
+	const node = testNode({ id: 'router-test-node', name: 'Node under test', parameters: o.parameters as INode['parameters'] });
 	const items = o.items ?? [{ json: {} }];
 	const ctx: Partial<IExecuteFunctions> = {
 		getNode: () => node,

@@ -1,16 +1,11 @@
 /** The sandbox Model API: the run state machine, the wallet, and the errors-as-HTTP-200 quirk. */
-import { startSandbox, STABLE_MODELS, type Sandbox } from '../../sandbox';
-import { client, distinct, pollUntil } from './helpers';
+import { STABLE_MODELS } from '../../sandbox';
+import { client, distinct, pollUntil, useStartedSandbox } from './helpers';
 
 const T2I = STABLE_MODELS.textToImage;
 
 describe('sandbox Model API: runs', () => {
-	let sb: Sandbox;
-	beforeAll(async () => {
-		sb = await startSandbox({ runDurationMs: 40, queueMs: 20 });
-	});
-	afterAll(async () => sb.close());
-	beforeEach(() => sb.reset());
+	const sb = useStartedSandbox({ runDurationMs: 40, queueMs: 20 });
 
 	const M = () => sb.urls.modelApi;
 

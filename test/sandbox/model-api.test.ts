@@ -1,16 +1,11 @@
 /** The sandbox Model API: auth and hosts, the catalog, and the checks of a submit. */
-import { startSandbox, STABLE_MODELS, type Sandbox } from '../../sandbox';
-import { client } from './helpers';
+import { STABLE_MODELS } from '../../sandbox';
+import { client, useStartedSandbox } from './helpers';
 
 const T2I = STABLE_MODELS.textToImage;
 
 describe('sandbox Model API', () => {
-	let sb: Sandbox;
-	beforeAll(async () => {
-		sb = await startSandbox({ runDurationMs: 40, queueMs: 20 });
-	});
-	afterAll(async () => sb.close());
-	beforeEach(() => sb.reset());
+	const sb = useStartedSandbox({ runDurationMs: 40, queueMs: 20 });
 
 	const M = () => sb.urls.modelApi;
 

@@ -1,16 +1,10 @@
 /** The sandbox trainer's training jobs: validation before queueing, the job state machine, results and billing. */
-import { startSandbox, type Sandbox } from '../../sandbox';
 import { readyDataset as readyDatasetIn } from '../helpers/sandboxCalls';
-import { client, distinct, pollUntil } from './helpers';
+import { client, distinct, pollUntil, useStartedSandbox } from './helpers';
 import { D, J, TRAINER_SANDBOX, config, form } from './trainer-helpers';
 
 describe('sandbox trainer: training jobs', () => {
-	let sb: Sandbox;
-	beforeAll(async () => {
-		sb = await startSandbox(TRAINER_SANDBOX);
-	});
-	afterAll(async () => sb.close());
-	beforeEach(() => sb.reset());
+	const sb = useStartedSandbox(TRAINER_SANDBOX);
 
 	const T = () => sb.urls.trainer;
 

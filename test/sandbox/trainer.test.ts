@@ -2,17 +2,11 @@
 /** The sandbox trainer's datasets: names, uploads (direct and signed), processing and deletion. */
 import { Readable } from 'stream';
 
-import { startSandbox, type Sandbox } from '../../sandbox';
-import { client, distinct, pollUntil } from './helpers';
+import { client, distinct, pollUntil, useStartedSandbox } from './helpers';
 import { D, TRAINER_SANDBOX, form, multipartStream } from './trainer-helpers';
 
 describe('sandbox trainer: datasets', () => {
-	let sb: Sandbox;
-	beforeAll(async () => {
-		sb = await startSandbox(TRAINER_SANDBOX);
-	});
-	afterAll(async () => sb.close());
-	beforeEach(() => sb.reset());
+	const sb = useStartedSandbox(TRAINER_SANDBOX);
 
 	const T = () => sb.urls.trainer;
 

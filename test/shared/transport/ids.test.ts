@@ -1,16 +1,9 @@
 import { NodeOperationError, UserError } from 'n8n-workflow';
-import type { INode } from 'n8n-workflow';
 
 import { encodeId, encodeModelId, encodeProxyPath } from '../../../nodes/shared/transport';
+import { testNode } from '../../helpers/testNode';
 
-const node: INode = {
-	id: 'n1',
-	name: 'RunComfy Model',
-	type: 'n8n-nodes-runcomfy.runComfyModel',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node = testNode();
 
 describe('encodeModelId', () => {
 	it('keeps the slashes and encodes each segment', () => {

@@ -1,12 +1,13 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals */
 /** Shared by the wait engine tests: a virtual clock, scripted jobs and the model-run wait options. */
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { bellFraction, mulberry32 } from '../../../sandbox';
 import type { Clock, PollResult, WaitJob, WaitOptions } from '../../../nodes/shared/wait';
 import { waitForAll } from '../../../nodes/shared/wait';
 import type { RunState } from '../../../nodes/shared/types';
+import { testNode } from '../../helpers/testNode';
 
 // ---------------------------------------------------------------------------------------------------------
 // A virtual clock: sleeps are timers on a virtual time line; `run` advances time only when every pending
@@ -98,14 +99,7 @@ export class VirtualClock implements Clock {
 	}
 }
 
-export const node: INode = {
-	id: 'n1',
-	name: 'RunComfy Model',
-	type: 'n8n-nodes-runcomfy.runComfyModel',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+export const node = testNode();
 
 export const apiError = (httpCode: number, extra: IDataObject = {}) => {
 	const e = new NodeApiError(node, { message: `HTTP ${httpCode}`, ...extra }, { httpCode: String(httpCode) });
