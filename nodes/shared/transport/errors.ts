@@ -114,10 +114,10 @@ const SUBJECT_HINT: Record<SubjectKind, (id: string) => string> = {
 	deploymentRequest: (id) =>
 		`No request "${id}" was found on this deployment. Check the deployment id and the request id: the request id must come from an inference on this deployment (Model API request ids are not valid here), and results are kept for 7 days.`,
 	deployment: (id) =>
-		`No deployment "${id}" was found. Check the deployment id (use List Deployments); it may have been deleted.`,
+		`No deployment "${id}" was found. Check the deployment id (Deployment → Get Many lists them); it may have been deleted.`,
 	instance: (id) =>
 		`No running instance "${id}" was found. Instance ids are only valid while the instance runs; read a fresh one from the request status while it is in progress.`,
-	dataset: (id) => `No dataset "${id}" was found. Check the dataset id (use List Datasets); it may have been deleted.`,
+	dataset: (id) => `No dataset "${id}" was found. Check the dataset id (Dataset → Get Many lists them); it may have been deleted.`,
 	job: (id) => `No training job "${id}" was found. Check the job id returned when the job was submitted.`,
 };
 
@@ -145,7 +145,7 @@ export function hintFor(status: number, code: string | undefined, body: unknown,
 		return 'RunComfy did not accept the access token. Open the RunComfy API credential and paste the current token from your RunComfy profile page (Profile → API Token), without "Bearer ". A token rotated on the website stops working at once.';
 	}
 	if (status === 402 || (code !== undefined && INSUFFICIENT_FUNDS_CODES.has(code))) return TOP_UP_HINT;
-	if (code === '10002') return 'The deployment is disabled (paused). Enable it again (Update Deployment with Enabled = true), then retry.';
+	if (code === '10002') return 'The deployment is disabled (paused). Resume it (Deployment → Resume), then retry.';
 	if (code === '10003') return 'The deployment was deleted. Create a new deployment or use another deployment id.';
 	if (status === 403) {
 		return 'The access token is valid but may not use this resource: it belongs to another account, or the account lacks permission. Check that the id belongs to the account of this credential.';

@@ -69,7 +69,7 @@ const ROWS: Row[] = [
 		node: 'dataset',
 		parameters: dataset('getStatus', 'ds-does-not-exist'),
 		error: /404 \(40401 DATASET_NOT_FOUND\)/,
-		fix: /No dataset "ds-does-not-exist" was found\. Check the dataset id \(use List Datasets\)/,
+		fix: /No dataset "ds-does-not-exist" was found\. Check the dataset id \(Dataset → Get Many lists them\)/,
 	},
 	{
 		name: 'dataset name with characters the service refuses',

@@ -154,7 +154,7 @@ describe('HTTP 200 with an error_code', () => {
 			await apiRequest(ctx, { family: 'serverless', method: 'POST', path: '/prod/v1/deployments/d-1/inference', body: {}, paid: true }),
 		);
 		expect(error.message).toBe('RunComfy API error (10002 DisabledDeployment): Deployment is paused');
-		expect(error.description).toMatch(/Enable it again/);
+		expect(error.description).toMatch(/Resume it \(Deployment → Resume\)/);
 		expect(error.description).toContain('(answered HTTP 200 with error_code 10002)');
 		expect(error.httpCode).toBeNull();
 		expect(error.context).toMatchObject({ httpStatus: 200, errorCode: '10002' });

@@ -209,7 +209,7 @@ describe('inference', () => {
 		const error = await caught(async (ctx) => await submitDeploymentInference(ctx, PAUSED, OVERRIDES));
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error.message).toContain('10002 DisabledDeployment');
-		expect(error.description).toMatch(/Enable it again/);
+		expect(error.description).toMatch(/Resume it \(Deployment → Resume\)/);
 		expect(sb.state().runs).toHaveLength(0);
 	});
 

@@ -29,7 +29,7 @@ export const createDataset = async (ctx: RunComfyContext, name?: string): Promis
 		body: trimmed ? { name: trimmed } : {},
 		retry: 'notAccepted',
 		operation: 'dataset creation',
-		checkHint: 'list your datasets (List Datasets) to see whether it was created.',
+		checkHint: 'list your datasets (Dataset → Get Many) to see whether it was created.',
 	});
 	const obj = asObject(body);
 	return normaliseDataset(obj.dataset && typeof obj.dataset === 'object' && !obj.id ? obj.dataset : obj);

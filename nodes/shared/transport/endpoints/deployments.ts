@@ -104,7 +104,7 @@ export const createDeployment = async (ctx: RunComfyContext, body: IDataObject):
 		body: normaliseHardware(body),
 		retry: 'notAccepted',
 		operation: 'deployment creation',
-		checkHint: 'list your deployments (List Deployments) to see whether it was created.',
+		checkHint: 'list your deployments (Deployment → Get Many) to see whether it was created.',
 	});
 	const obj = asObject(answer);
 	return normaliseDeployment(obj.deployment && typeof obj.deployment === 'object' && !obj.id ? obj.deployment : obj);
