@@ -287,3 +287,8 @@ export const LIVE_QUIRKS: SandboxQuirks;
 export function parseQuirkList(list: string): SandboxQuirks;
 /** Defaults of every knob. */
 export const DEFAULTS: Required<Pick<SandboxConfig, 'token' | 'walletMicrodollars' | 'runDurationMs' | 'queueMs'>> & SandboxConfig;
+
+/** The sandbox's deterministic PRNG (mulberry32): numbers in [0, 1) from `seed`. */
+export function mulberry32(seed: number): () => number;
+/** The mean of three uniforms on [-1, 1] drawn from `random`: bell-shaped, bounded by ±1 (run-time spreads). */
+export function bellFraction(random: () => number): number;

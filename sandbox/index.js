@@ -6,10 +6,10 @@
 const crypto = require('crypto');
 const { Router, createServer, listen } = require('./server');
 const { RequestLog } = require('./log');
-const { FaultInjector } = require('./faults');
+const { FaultInjector, mulberry32 } = require('./faults');
 const { buildCatalog, STABLE_MODELS } = require('./catalog');
 const { runState, touch } = require('./runs');
-const { seededStream } = require('./timing');
+const { bellFraction, seededStream } = require('./timing');
 const { Webhooks } = require('./webhooks');
 const { WEBHOOK_DEFAULTS } = require('./webhook-delivery');
 const modelApi = require('./model-api');
@@ -251,4 +251,15 @@ async function startSandbox(options = {}) {
 	return api;
 }
 
-module.exports = { startSandbox, DEFAULTS, DEFAULT_TOKEN, LIVE_QUIRKS, parseQuirkList, STABLE_MODELS, STABLE_DEPLOYMENTS: deployments.STABLE_DEPLOYMENTS };
+module.exports = {
+	startSandbox,
+	DEFAULTS,
+	DEFAULT_TOKEN,
+	LIVE_QUIRKS,
+	parseQuirkList,
+	STABLE_MODELS,
+	STABLE_DEPLOYMENTS: deployments.STABLE_DEPLOYMENTS,
+	// The sandbox's seeded randomness, for tests and the benchmark that need the same draws (one copy).
+	mulberry32,
+	bellFraction,
+};

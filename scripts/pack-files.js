@@ -4,7 +4,7 @@
  * credential with their icons, codex files and data the nodes import (e.g. the base-model presets), plus package.json, README.md, LICENSE and CHANGELOG.md.
  * No source maps and no type declarations (n8n loads the JavaScript; nobody imports this package as a
  * library, and maps would point at TypeScript sources that are not shipped), no tests, sandbox or scripts.
- * Used by scripts/release-check.js and test/package/publish-workflow.test.ts. Needs a built dist/.
+ * Used by scripts/release-check.js and test/project/publish-workflow.test.ts. Needs a built dist/.
  */
 const { execFileSync } = require('child_process');
 const path = require('path');

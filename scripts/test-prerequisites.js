@@ -4,9 +4,9 @@
  * the background while jest runs the in-process suites first (scripts/jest-sequencer.js puts the real-n8n
  * suites last):
  *
- *   test/e2e, test/queue   Node 24 + the pinned n8n (scripts/provision-n8n.sh) and the built package
+ *   test/e2e               Node 24 + the pinned n8n (scripts/provision-n8n.sh) and the built package
  *   test/e2e/editor        Debian's chromium
- *   test/queue             Debian's redis-server and postgresql
+ *   test/e2e/queue         Debian's redis-server and postgresql
  *
  * System packages are installed as root (or with password-less sudo); otherwise the step fails with one line
  * naming the command to run. A failed step is reported here and again by the tests that need it (they run
@@ -32,11 +32,12 @@ function pathPatterns(args) {
 	return patterns;
 }
 
+/** The test files under `dir`, its subfolders included. */
 function testFiles(dir) {
 	const abs = path.join(ROOT, dir);
 	if (!fs.existsSync(abs)) return [];
 	return fs
-		.readdirSync(abs)
+		.readdirSync(abs, { recursive: true })
 		.filter((f) => /\.test\.[jt]s$/.test(f))
 		.map((f) => path.join(abs, f));
 }
@@ -54,9 +55,9 @@ function prerequisitesFor(args) {
 			}
 		});
 	const e2e = testFiles('test/e2e').filter(selected);
-	const queue = testFiles('test/queue').filter(selected);
+	const queue = testFiles('test/e2e/queue').filter(selected);
 	return {
-		n8n: e2e.length > 0 || queue.length > 0,
+		n8n: e2e.length > 0,
 		chromium: e2e.some((f) => path.basename(f).startsWith('editor.')),
 		queueServices: queue.length > 0,
 	};

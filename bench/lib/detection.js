@@ -22,24 +22,15 @@
  */
 const path = require('path');
 
+const { bellFraction, mulberry32 } = require('../../sandbox');
+
 const ROOT = path.resolve(__dirname, '..', '..');
 
 // ------------------------------------------------------------------------------------------------------------
 // Deterministic randomness and a virtual clock
 
-function mulberry32(seed) {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
-/** s in [−0.2, 0.2], bell-shaped: 0.2 × mean of three uniforms on [−1, 1]. */
-const spreadOf = (rnd) => (0.2 * (rnd() * 2 - 1 + (rnd() * 2 - 1) + (rnd() * 2 - 1))) / 3;
+/** s in [−0.2, 0.2], bell-shaped: 0.2 × the mean of three uniforms on [−1, 1] (the sandbox's run-time law). */
+const spreadOf = (rnd) => 0.2 * bellFraction(rnd);
 const QUEUE_MAX_MS = 600;
 /** A second learned configuration: the goal's delay limit as the target, to show what it saves. */
 const ECONOMY_TARGET_MS = 500;
@@ -337,7 +328,7 @@ function detectionSection(d, table) {
 	return out.join('\n');
 }
 
-module.exports = { detection, detectionSection, loadEngine, VirtualClock, mulberry32, requestsLowerBound };
+module.exports = { detection, detectionSection, loadEngine, VirtualClock, requestsLowerBound };
 
 if (require.main === module) {
 	// Quick look without the rest of the suite: node bench/lib/detection.js [runs] (uses dist/; run npm run build first)

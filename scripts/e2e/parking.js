@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Parked Inference → Run in a real n8n, shared by test/e2e/parking.test.ts, test/queue/parking.test.ts and
+ * Parked Inference → Run in a real n8n, shared by test/e2e/parking.test.ts, test/e2e/queue/parking.test.ts and
  * the benchmark (bench/lib/parking.js): a webhook-started workflow
  *
  *   Webhook (POST /webhook/<path>, answers at once) → Items (Split Out body.items) →

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * n8n queue mode on one machine, for the queue-mode test (test/queue) and anyone trying it by hand
+ * n8n queue mode on one machine, for the queue-mode test (test/e2e/queue) and anyone trying it by hand
  * (docs/queue-mode.md): Redis + PostgreSQL from Debian's packages on loopback (scripts/queue/services.sh),
  * one `n8n start` main and N `n8n worker` processes sharing one user folder (so all load this package as a
  * community package), PostgreSQL as n8n's database and Redis as the Bull queue.

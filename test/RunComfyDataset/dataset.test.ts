@@ -7,7 +7,7 @@ import { listSearch, runNode } from '../helpers/engine';
 import {
 	FAST,
 	FAST_WAIT,
-	createDatasetDirect,
+	createDataset,
 	credentialsFor,
 	datasetNode,
 	datasetParams,
@@ -15,7 +15,7 @@ import {
 	readyDataset,
 	trainerCalls,
 	until,
-	uploadTextDirect,
+	uploadTexts,
 	useSandbox,
 } from './setup';
 
@@ -33,7 +33,7 @@ describe('Create, List, Get Status, Delete', () => {
 		const id = created.items[0].json.id as string;
 		expect(sb.state().datasets).toEqual([expect.objectContaining({ id, name: 'faces-v1' })]);
 
-		await uploadTextDirect(sb, id, { 'a.jpg': 'x', 'a.txt': 'cap a', 'b.png': 'x', 'clip.mp4': 'x', 'notes.json': '{}' });
+		await uploadTexts(sb, id, { 'a.jpg': 'x', 'a.txt': 'cap a', 'b.png': 'x', 'clip.mp4': 'x', 'notes.json': '{}' });
 		const status = await run(datasetParams('getStatus', id));
 		expect(status.error).toBeUndefined();
 		const json = status.items[0].json;
@@ -50,8 +50,8 @@ describe('Create, List, Get Status, Delete', () => {
 
 	it('lists with a limit and filters by status and name', async () => {
 		await readyDataset(sb, 'alpha-ready');
-		await createDatasetDirect(sb, 'beta-draft');
-		await createDatasetDirect(sb, 'gamma-draft');
+		await createDataset(sb, 'beta-draft');
+		await createDataset(sb, 'gamma-draft');
 		const limited = await run({ resource: 'dataset', operation: 'getAll', returnAll: false, limit: 2 });
 		expect(limited.items).toHaveLength(2);
 		const ready = await run({ resource: 'dataset', operation: 'getAll', returnAll: true, filters: { status: ['READY'] } });
@@ -61,7 +61,7 @@ describe('Create, List, Get Status, Delete', () => {
 	});
 
 	it('deletes a dataset permanently', async () => {
-		const id = await createDatasetDirect(sb, 'to-delete');
+		const id = await createDataset(sb, 'to-delete');
 		const deleted = await run(datasetParams('delete', id));
 		expect(deleted.items[0].json).toMatchObject({ id, deleted: true });
 		expect(sb.state().datasets).toEqual([]);
@@ -89,7 +89,7 @@ describe('Create, List, Get Status, Delete', () => {
 describe('dataset picker', () => {
 	it('lists datasets with their status (and file count when the service gives one), filtered as the user types', async () => {
 		await readyDataset(sb, 'portraits');
-		await createDatasetDirect(sb, 'landscapes');
+		await createDataset(sb, 'landscapes');
 		const all = await listSearch({ node: datasetNode, method: 'searchDatasets', credentials: credentialsFor(sb), parameters: {} });
 		expect(all.results.map((r) => r.name).sort()).toEqual(['landscapes — DRAFT', 'portraits — READY']);
 		const filtered = await listSearch({
@@ -105,7 +105,7 @@ describe('dataset picker', () => {
 
 describe('Get Upload URLs', () => {
 	it('returns the signed URL per file for the exact sizes given', async () => {
-		const id = await createDatasetDirect(sb, 'raw-urls');
+		const id = await createDataset(sb, 'raw-urls');
 		const result = await run(datasetParams('getUploadUrls', id, { fileSizes: '{"big.mp4": 200000000, "big.txt": 12}' }));
 		expect(result.error).toBeUndefined();
 		const uploads = result.items[0].json.uploads as Record<string, { upload_url: string; method: string; headers: object }>;
@@ -123,7 +123,7 @@ describe('Get Upload URLs', () => {
 		['a fractional size', '{"a.jpg": 1.5}'],
 		['a path as name', '{"dir/a.jpg": 10}'],
 	])('refuses %s before calling the service', async (_what, fileSizes) => {
-		const id = await createDatasetDirect(sb, 'raw-urls-bad');
+		const id = await createDataset(sb, 'raw-urls-bad');
 		sb.clearLog();
 		const result = await run(datasetParams('getUploadUrls', id, { fileSizes }));
 		expect(result.status).toBe('error');
@@ -135,8 +135,8 @@ describe('Get Upload URLs', () => {
 describe('Wait Until Ready', () => {
 	it('polls until READY and reports missing captions as warnings, not errors', async () => {
 		sb.configure({ datasetReadyMs: 60_000 });
-		const id = await createDatasetDirect(sb, 'settling');
-		await uploadTextDirect(sb, id, { 'x.jpg': 'x' });
+		const id = await createDataset(sb, 'settling');
+		await uploadTexts(sb, id, { 'x.jpg': 'x' });
 		const isPoll = (e: { method: string; path: string }) => e.method === 'GET' && e.path.endsWith(`/${id}/status`);
 		const result = await run(datasetParams('waitUntilReady', id), {
 			// the dataset becomes READY only after the node has seen it UPLOADING
@@ -148,8 +148,8 @@ describe('Wait Until Ready', () => {
 	});
 
 	it('fails with the service\'s error when the dataset becomes FAILED', async () => {
-		const id = await createDatasetDirect(sb, 'broken');
-		await uploadTextDirect(sb, id, { 'fail_0001.jpg': 'x' });
+		const id = await createDataset(sb, 'broken');
+		await uploadTexts(sb, id, { 'fail_0001.jpg': 'x' });
 		const result = await run(datasetParams('waitUntilReady', id));
 		expect(result.status).toBe('error');
 		expect(result.error?.message).toBe(
@@ -158,7 +158,7 @@ describe('Wait Until Ready', () => {
 	});
 
 	it('fails at once for an empty DRAFT dataset, which would never become READY', async () => {
-		const id = await createDatasetDirect(sb, 'empty');
+		const id = await createDataset(sb, 'empty');
 		const result = await run(datasetParams('waitUntilReady', id));
 		expect(result.error?.message).toMatch(/DRAFT and has no files/);
 		expect(sb.log().filter((e) => e.path.endsWith('/status'))).toHaveLength(1);
@@ -166,8 +166,8 @@ describe('Wait Until Ready', () => {
 
 	it('on timeout either fails naming the dataset or returns it as still processing', async () => {
 		sb.configure({ datasetReadyMs: 60_000 });
-		const id = await createDatasetDirect(sb, 'slow');
-		await uploadTextDirect(sb, id, { 'x.jpg': 'x' });
+		const id = await createDataset(sb, 'slow');
+		await uploadTexts(sb, id, { 'x.jpg': 'x' });
 		const short = { ...FAST_WAIT, maxWaitSeconds: 0.2 };
 		const failed = await run(datasetParams('waitUntilReady', id, { waitOptions: short }));
 		expect(failed.error?.message).toBe(`Dataset ${id} did not finish within 0.2 s (status: UPLOADING)`);

@@ -15,7 +15,7 @@ import { uploadViaSignedUrl } from '../../nodes/RunComfyDataset/actions/dataset/
 import {
 	FAST,
 	PNG,
-	createDatasetDirect,
+	createDataset,
 	credentialsFor,
 	datasetNode,
 	datasetParams,
@@ -23,7 +23,7 @@ import {
 	isDatasetUpload,
 	isSignedPut,
 	isUploadEndpoint,
-	uploadTextDirect,
+	uploadTexts,
 	useSandbox,
 } from './setup';
 
@@ -52,7 +52,7 @@ function bigStream(total: number): Readable {
 
 describe('Upload File', () => {
 	it('uploads every item directly, writes captions from a field, waits until READY and warns about the missing caption', async () => {
-		const id = await createDatasetDirect(sb, 'captioned');
+		const id = await createDataset(sb, 'captioned');
 		const result = await runNode({
 			node: datasetNode,
 			credentials: credentialsFor(sb),
@@ -96,7 +96,7 @@ describe('Upload File', () => {
 	});
 
 	it('names files with the File Name option (an expression per item); re-uploading a name overwrites it', async () => {
-		const id = await createDatasetDirect(sb, 'renamed');
+		const id = await createDataset(sb, 'renamed');
 		const big = Buffer.concat([PNG, Buffer.alloc(100)]);
 		const result = await runNode({
 			node: datasetNode,
@@ -121,7 +121,7 @@ describe('Upload File', () => {
 	});
 
 	it('refuses items without a usable file name before uploading anything', async () => {
-		const id = await createDatasetDirect(sb, 'names');
+		const id = await createDataset(sb, 'names');
 		sb.clearLog();
 		const noName = await runNode({
 			node: datasetNode,
@@ -150,7 +150,7 @@ describe('Upload File', () => {
 	});
 
 	it('with Continue on Fail uploads the good items and returns the bad one as an error item', async () => {
-		const id = await createDatasetDirect(sb, 'partial');
+		const id = await createDataset(sb, 'partial');
 		const result = await runNode({
 			node: datasetNode,
 			credentials: credentialsFor(sb),
@@ -168,7 +168,7 @@ describe('Upload File', () => {
 
 	// Heavy by nature (200 MB written to n8n's binary store, then streamed): a generous timeout for loaded machines.
 	it('sends a 200 MB file through a signed URL, streamed from n8n\'s binary store: exact size, no token, flat memory', async () => {
-		const id = await createDatasetDirect(sb, 'big-files');
+		const id = await createDataset(sb, 'big-files');
 		const size = 200 * 1024 * 1024;
 		v8.setFlagsFromString('--expose_gc');
 		const gc = vm.runInNewContext('gc') as () => void;
@@ -275,7 +275,7 @@ describe('signed upload URL that expired', () => {
 	}
 
 	it('requests a fresh URL once and succeeds (storage hung up on the streaming expired upload)', async () => {
-		const id = await createDatasetDirect(sb, 'expiry-ok');
+		const id = await createDataset(sb, 'expiry-ok');
 		const proxy = await expiringProxy(1);
 		try {
 			// 32 MB streamed: storage answers 403 "Request has expired" and closes while the bytes still flow
@@ -291,7 +291,7 @@ describe('signed upload URL that expired', () => {
 	});
 
 	it('gives up after one fresh URL, telling the user what happened', async () => {
-		const id = await createDatasetDirect(sb, 'expiry-bad');
+		const id = await createDataset(sb, 'expiry-bad');
 		const proxy = await expiringProxy(5);
 		try {
 			const error = await signedUpload(proxy.url, id, 1000, () => Buffer.alloc(1000)).catch((e: Error & { description?: string; httpCode?: string }) => e);
@@ -311,8 +311,8 @@ describe('signed upload URL that expired', () => {
 
 describe('Upload Caption', () => {
 	it('writes the caption next to its image (same base name, .txt) and keeps a .txt name as given', async () => {
-		const id = await createDatasetDirect(sb, 'captions');
-		await uploadTextDirect(sb, id, { 'img_0001.jpg': 'x', 'clip.mp4': 'x' });
+		const id = await createDataset(sb, 'captions');
+		await uploadTexts(sb, id, { 'img_0001.jpg': 'x', 'clip.mp4': 'x' });
 		const result = await runNode({
 			node: datasetNode,
 			credentials: credentialsFor(sb),

@@ -16,7 +16,7 @@ import { getService } from '../helpers/engine-runtime';
 import { LoopbackHost, streamBytes } from '../helpers/loopbackHost';
 import { guardConnections } from '../helpers/netGuard';
 import type { NetGuard } from '../helpers/netGuard';
-import { FAST, createDatasetDirect, credentialsFor, datasetNode, datasetParams, isDatasetUpload, trainerCalls, useSandbox } from './setup';
+import { FAST, createDataset, credentialsFor, datasetNode, datasetParams, isDatasetUpload, trainerCalls, useSandbox } from './setup';
 
 const sb = useSandbox();
 
@@ -83,7 +83,7 @@ afterEach(() => {
 
 describe('Upload From URL', () => {
 	it('fetches a public file without the token and uploads it under its URL name (or the File Name option)', async () => {
-		const id = await createDatasetDirect(sb, 'from-url');
+		const id = await createDataset(sb, 'from-url');
 		const result = await runNode({
 			node: datasetNode,
 			credentials: credentialsFor(sb),
@@ -109,7 +109,7 @@ describe('Upload From URL', () => {
 	});
 
 	it('names the file from a Content-Disposition with a stray "%" (no URIError)', async () => {
-		const id = await createDatasetDirect(sb, 'disposition');
+		const id = await createDataset(sb, 'disposition');
 		const result = await runNode({ node: datasetNode, credentials: credentialsFor(sb), parameters: datasetParams('uploadFromUrl', id, { url: host.url('/?id=1') }) });
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json).toMatchObject({ file_name: '100%.png', size_bytes: 3 });
@@ -132,7 +132,7 @@ describe('Upload From URL', () => {
 			],
 			['0.0.0.0', () => `http://0.0.0.0:${port()}/files/a.png`, '0.0.0.0 is an unspecified address (this machine)'],
 		])('refuses %s before any call, naming the fix', async (_what, url, problem) => {
-			const id = await createDatasetDirect(sb, 'internal');
+			const id = await createDataset(sb, 'internal');
 			sb.clearLog();
 			// the credential's default Allowed Download Hosts (the sandbox's usual list allows 127.0.0.1)
 			const credentials = credentialsFor(sb, { allowedDownloadHosts: '*.runcomfy.net, *.runcomfy.com' });
@@ -149,7 +149,7 @@ describe('Upload From URL', () => {
 			['http://redis:6379/', '10.0.0.7', 'a private network address'],
 			['http://cgnat.example/a.png', '100.64.0.9', 'a carrier-grade NAT address (100.64.0.0/10, inside a provider network)'],
 		])('resolves %s through n8n (→ %s) and refuses it before connecting', async (url, address, label) => {
-			const id = await createDatasetDirect(sb, 'resolved');
+			const id = await createDataset(sb, 'resolved');
 			sb.clearLog();
 			const result = await runNode({ node: datasetNode, credentials: credentialsFor(sb, { allowedDownloadHosts: '*' }), parameters: datasetParams('uploadFromUrl', id, { url }) });
 			const name = new URL(url).hostname;
@@ -161,7 +161,7 @@ describe('Upload From URL', () => {
 		});
 
 		it('refuses an internal host that only a wildcard allows ("*" or "*.name"), before any call', async () => {
-			const id = await createDatasetDirect(sb, 'star');
+			const id = await createDataset(sb, 'star');
 			for (const allowed of ['*', '*.localhost']) {
 				sb.clearLog();
 				const url = `${sb.urls.foreignFiles}/files/a.png`;
@@ -173,7 +173,7 @@ describe('Upload From URL', () => {
 		});
 
 		it('fetches an internal host that Allowed Download Hosts names exactly', async () => {
-			const id = await createDatasetDirect(sb, 'allowed-internal');
+			const id = await createDataset(sb, 'allowed-internal');
 			sb.clearLog();
 			const result = await runNode({
 				node: datasetNode,
@@ -200,7 +200,7 @@ describe('Upload From URL', () => {
 				},
 			}).start();
 			try {
-				const id = await createDatasetDirect(sb, 'redirected');
+				const id = await createDataset(sb, 'redirected');
 				sb.clearLog();
 				const start = redirector.url('/photo.png');
 				const refused = await runNode({ node: datasetNode, credentials: credentialsFor(sb), parameters: datasetParams('uploadFromUrl', id, { url: start }) });
@@ -233,7 +233,7 @@ describe('Upload From URL', () => {
 	});
 
 	it('says what the file host answered when it is not the file (HTTP 404), uploading nothing', async () => {
-		const id = await createDatasetDirect(sb, 'gone');
+		const id = await createDataset(sb, 'gone');
 		const url = `${sb.urls.files}/files/outputs/no-such-request/0.png`;
 		const result = await runNode({ node: datasetNode, credentials: credentialsFor(sb), parameters: datasetParams('uploadFromUrl', id, { url }) });
 		expect(result.error?.message).toBe(`Cannot upload from "${url}": the file host answered HTTP 404`);
@@ -243,7 +243,7 @@ describe('Upload From URL', () => {
 	});
 
 	it('refuses a file whose Content-Length is over 150 MB, reading and uploading nothing', async () => {
-		const id = await createDatasetDirect(sb, 'too-big');
+		const id = await createDataset(sb, 'too-big');
 		const result = await runNode({
 			node: datasetNode,
 			credentials: credentialsFor(sb),
@@ -256,7 +256,7 @@ describe('Upload From URL', () => {
 	});
 
 	it('streams a file without Content-Length into the upload and stops at 150 MB: connection closed, nothing kept, memory flat', async () => {
-		const id = await createDatasetDirect(sb, 'chunked-over');
+		const id = await createDataset(sb, 'chunked-over');
 		const url = host.url('/big/clip.mp4');
 		// Live buffers after a forced GC, sampled while the node runs (a buffered fetch holds the 150 MB). Never
 		// more than a quarter of the time in forced GCs, so the sampling does not starve the transfer.
@@ -291,7 +291,7 @@ describe('Upload From URL', () => {
 	}, 120_000);
 
 	it('streams a file with Content-Length into the upload with the exact size', async () => {
-		const id = await createDatasetDirect(sb, 'sized');
+		const id = await createDataset(sb, 'sized');
 		const result = await runNode({ node: datasetNode, credentials: credentialsFor(sb), parameters: datasetParams('uploadFromUrl', id, { url: host.url('/sized/5000000/frame.png') }) });
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json).toMatchObject({ file_name: 'frame.png', size_bytes: 5_000_000 });
@@ -301,7 +301,7 @@ describe('Upload From URL', () => {
 	});
 
 	it('repeats an upload that failed with a 5xx, fetching the file again (a stream is sent once)', async () => {
-		const id = await createDatasetDirect(sb, 'retried');
+		const id = await createDataset(sb, 'retried');
 		// seed 8: the first upload answers 500, the second goes through
 		sb.configure({ faults: { rate5xx: 0.5, seed: 8, pathPrefixes: [`/prod/v1/trainers/datasets/${id}/upload`] } });
 		const result = await runNode({ node: datasetNode, credentials: credentialsFor(sb), parameters: datasetParams('uploadFromUrl', id, { url: host.url('/sized/1000/retry.png') }) });

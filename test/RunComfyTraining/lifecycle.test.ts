@@ -6,41 +6,16 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
-import { runNode } from '../helpers/engine';
-import {
-	FAST,
-	FAST_WAIT,
-	credentialsFor,
-	isJobCall,
-	isJobSubmit,
-	readyDataset,
-	until,
-	useSandbox,
-} from '../RunComfyDataset/setup';
+import type { RunNodeOptions } from '../helpers/engine';
+import { FAST, isJobCall, isJobSubmit, readyDataset, runTraining, textConfig, until, useSandbox } from './setup';
 
-const node = new RunComfyTraining();
 const sb = useSandbox();
 beforeEach(() => sb.reset(FAST));
 
-const run = async (parameters: INodeParameters, extra: Partial<Parameters<typeof runNode>[0]> = {}) =>
-	await runNode({ node, credentials: credentialsFor(sb), parameters: { resource: 'trainingJob', waitOptions: FAST_WAIT, ...parameters }, ...extra });
+const run = async (parameters: INodeParameters, extra: Partial<RunNodeOptions> = {}) => await runTraining(sb, parameters, extra);
 
-const config = (name: string, o: { steps?: number; model?: string } = {}) => `job: extension
-config:
-  name: ${name}
-  process:
-    - type: sd_trainer
-      training_folder: /app/ai-toolkit/output
-      datasets:
-        - folder_path: /app/ai-toolkit/datasets/life-ds
-      save:
-        save_every: 10
-      train:
-        steps: ${o.steps ?? 40}
-      model:
-        name_or_path: ${o.model ?? 'black-forest-labs/FLUX.1-dev'}
-`;
+const config = (name: string, o: { steps?: number; model?: string } = {}) =>
+	textConfig({ name, dataset: 'life-ds', steps: o.steps ?? 40, model: o.model });
 
 async function submit(name: string, extra: INodeParameters = {}): Promise<string> {
 	const result = await run({ operation: 'submit', configMode: 'text', configText: config(name), waitForCompletion: false, ...extra });

@@ -6,38 +6,15 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
-import { runNode } from '../helpers/engine';
-import { FAST, FAST_WAIT, credentialsFor, isJobSubmit, readyDataset, useSandbox } from '../RunComfyDataset/setup';
+import { FAST, isJobSubmit, readyDataset, runTraining, textConfig, useSandbox } from './setup';
 
-const node = new RunComfyTraining();
 const sb = useSandbox();
 beforeEach(() => sb.reset(FAST));
 
 /** 20 steps, a checkpoint and two samples every 10: the latest checkpoint plus four samples to download. */
-const config = (name: string, dataset: string) => `job: extension
-config:
-  name: ${name}
-  process:
-    - type: sd_trainer
-      training_folder: /app/ai-toolkit/output
-      datasets:
-        - folder_path: /app/ai-toolkit/datasets/${dataset}
-      save:
-        save_every: 10
-      sample:
-        sample_every: 10
-        prompts:
-          - first prompt
-          - second prompt
-      train:
-        steps: 20
-      model:
-        name_or_path: black-forest-labs/FLUX.1-dev
-`;
+const config = (name: string, dataset: string) => textConfig({ name, dataset, samples: ['first prompt', 'second prompt'] });
 
-const run = async (parameters: INodeParameters) =>
-	await runNode({ node, credentials: credentialsFor(sb), parameters: { resource: 'trainingJob', waitOptions: FAST_WAIT, ...parameters } });
+const run = async (parameters: INodeParameters) => await runTraining(sb, parameters);
 
 const downloads = { downloadOutputs: true, artifactsToDownload: ['latestCheckpoint', 'samples'] };
 

@@ -6,23 +6,22 @@
 import YAML from 'yaml';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
 import { listSearch, runNode } from '../helpers/engine';
 import {
 	FAST,
 	FAST_WAIT,
 	byId,
-	createDatasetDirect,
+	createDataset,
 	credentialsFor,
 	isJobCall,
 	isJobSubmit,
+	node,
 	readyDataset,
 	until,
-	uploadTextDirect,
+	uploadTexts,
 	useSandbox,
-} from '../RunComfyDataset/setup';
+} from './setup';
 
-const node = new RunComfyTraining();
 const sb = useSandbox();
 beforeEach(() => sb.reset(FAST));
 
@@ -109,13 +108,13 @@ describe('Simple form', () => {
 	});
 
 	it.each([
-		['DRAFT', async () => await createDatasetDirect(sb, 'empty-ds'), /dataset "empty-ds" is DRAFT, not READY/],
+		['DRAFT', async () => await createDataset(sb, 'empty-ds'), /dataset "empty-ds" is DRAFT, not READY/],
 		[
 			'UPLOADING',
 			async () => {
 				sb.configure({ datasetReadyMs: 60_000 });
-				const id = await createDatasetDirect(sb, 'busy-ds');
-				await uploadTextDirect(sb, id, { 'a.jpg': 'x' });
+				const id = await createDataset(sb, 'busy-ds');
+				await uploadTexts(sb, id, { 'a.jpg': 'x' });
 				return id;
 			},
 			/dataset "busy-ds" is UPLOADING, not READY/,
@@ -124,8 +123,8 @@ describe('Simple form', () => {
 			'FAILED',
 			async () => {
 				sb.configure({ datasetReadyMs: 0 });
-				const id = await createDatasetDirect(sb, 'bad-ds');
-				await uploadTextDirect(sb, id, { 'fail.jpg': 'x' });
+				const id = await createDataset(sb, 'bad-ds');
+				await uploadTexts(sb, id, { 'fail.jpg': 'x' });
 				return id;
 			},
 			/dataset "bad-ds" FAILED \(Processing of 'fail.jpg' failed/,
@@ -217,8 +216,8 @@ describe('YAML or JSON config', () => {
 
 	it('refuses a dataset that is not READY (looked up by name)', async () => {
 		sb.configure({ datasetReadyMs: 60_000 });
-		const id = await createDatasetDirect(sb, 'slow-ds');
-		await uploadTextDirect(sb, id, { 'a.jpg': 'x' });
+		const id = await createDataset(sb, 'slow-ds');
+		await uploadTexts(sb, id, { 'a.jpg': 'x' });
 		const result = await run(textParams(yamlConfig({ dataset: '/app/ai-toolkit/datasets/slow-ds' })));
 		expect(result.error?.message).toMatch(/Dataset "slow-ds" is UPLOADING, not READY/);
 		expect(submits()).toHaveLength(0);

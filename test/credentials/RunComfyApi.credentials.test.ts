@@ -11,6 +11,7 @@ import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
 import { testCredential, withExecuteContext } from '../helpers/engine';
 import type { RunComfyCredentialData } from '../helpers/engine';
+import { credentialsFor } from '../helpers/sandboxSetup';
 
 let sb: Sandbox;
 
@@ -24,14 +25,7 @@ afterAll(async () => {
 
 beforeEach(() => sb.reset());
 
-const credentials = (over: Partial<RunComfyCredentialData> = {}): RunComfyCredentialData => ({
-	accessToken: sb.token,
-	modelApiBaseUrl: sb.urls.modelApi,
-	serverlessApiBaseUrl: sb.urls.serverless,
-	trainerApiBaseUrl: sb.urls.trainer,
-	allowedDownloadHosts: '127.0.0.1',
-	...over,
-});
+const credentials = (over: Partial<RunComfyCredentialData> = {}): RunComfyCredentialData => credentialsFor(sb, over);
 
 describe('credential test request', () => {
 	it('passes with the right token (GET /prod/v2/balance on the serverless host, trailing slashes trimmed)', async () => {

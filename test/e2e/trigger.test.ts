@@ -16,7 +16,7 @@ import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
 import type { CredentialJson, N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
-import { JOBS, client, jobReaches, jobState, readyDataset, submitJob } from '../RunComfyTrigger/setup';
+import { JOBS, client, jobReaches, jobState, readyDataset, submitJob } from '../helpers/sandboxCalls';
 import { triggerKit } from './triggerKit';
 
 const EXAMPLE = 'examples/trigger-training-finished.json';

@@ -1,16 +1,14 @@
 /**
- * What the editor and the trigger machinery call outside a workflow run: listSearch / loadOptions /
- * resourceMapping methods, a polling trigger's poll(), and the credential's Test button.
+ * What the editor calls outside a workflow run: listSearch / loadOptions / resourceMapping methods, and the
+ * credential's Test button. (A polling trigger's poll() is in ./engine-trigger.ts.)
  */
-import { LoadOptionsContext, PollContext, PollTriggerExecutor, RoutingNode, ExecuteContext } from 'n8n-core';
+import { LoadOptionsContext, RoutingNode, ExecuteContext } from 'n8n-core';
 import type {
 	IExecuteData,
 	INode,
-	INodeExecutionData,
 	INodeListSearchResult,
 	INodePropertyOptions,
 	INodeType,
-	IPollFunctions,
 	ResourceMapperFields,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeHelpers, Workflow, createRunExecutionData } from 'n8n-workflow';
@@ -20,10 +18,9 @@ import {
 	createAdditionalData,
 	defaultTypeVersion,
 	getRuntime,
-	getService,
 	qualifiedTypeName,
 } from './engine-runtime';
-import type { EditorMethodOptions, PollOptions, RunComfyCredentialData } from './engine-types';
+import type { EditorMethodOptions, RunComfyCredentialData } from './engine-types';
 import {
 	CREDENTIAL_TYPE,
 	NODE_CREDENTIALS,
@@ -31,6 +28,7 @@ import {
 	credentialsHelperFor,
 	defaultNodeName,
 } from './engine-workflow';
+import { testNode } from './testNode';
 
 // ---------------------------------------------------------------------------------------------
 // Editor methods: listSearch / loadOptions / resourceMapping
@@ -116,69 +114,6 @@ export async function resourceMapping(opts: EditorMethodOptions): Promise<Resour
 }
 
 // ---------------------------------------------------------------------------------------------
-// poll
-
-/**
- * Runs the trigger's poll() through n8n-core's PollTriggerExecutor with a real PollContext.
- * Resolves with what the poll emitted (null when it returned null); rejects with the poll's error.
- */
-export async function poll(opts: PollOptions): Promise<INodeExecutionData[][] | null> {
-	await getRuntime();
-	const mode = opts.mode ?? 'trigger';
-	const typeName = qualifiedTypeName(opts.node);
-	const typeVersion = opts.typeVersion ?? defaultTypeVersion(opts.node);
-	const node: INode = {
-		id: 'trigger-node',
-		name: defaultNodeName(opts.node),
-		type: typeName,
-		typeVersion,
-		position: [0, 0],
-		parameters: structuredClone(opts.parameters),
-		credentials: structuredClone(NODE_CREDENTIALS),
-	};
-	const nodeTypes = new HarnessNodeTypes({ [typeName]: opts.node });
-	const workflow = new Workflow({
-		id: 'harness-poll-workflow',
-		name: 'RunComfy harness poll workflow',
-		nodes: [node],
-		connections: {},
-		active: mode === 'trigger',
-		nodeTypes,
-		// n8n keeps a node's static data under `node:<name>`; the proxy writes through to opts.staticData.
-		staticData: { [`node:${node.name}`]: opts.staticData },
-	});
-	const additionalData = createAdditionalData({
-		credentialsHelper: credentialsHelperFor(opts.credentials),
-		workflowId: workflow.id,
-	});
-	let emitted: INodeExecutionData[][] | null = null;
-	let emittedError: Error | undefined;
-	const pollFunctions = new PollContext(
-		workflow,
-		workflow.getNode(node.name) ?? node,
-		additionalData,
-		mode,
-		mode === 'manual' ? 'manual' : 'activate',
-		(data) => {
-			emitted = data;
-		},
-		(error) => {
-			emittedError = error;
-		},
-	) as IPollFunctions;
-	const executor = getService(PollTriggerExecutor).create(
-		workflow,
-		workflow.getNode(node.name) ?? node,
-		pollFunctions,
-		() => true,
-	);
-	// testingTrigger=true for manual mode: errors are thrown instead of emitted, as n8n does.
-	await executor(mode === 'manual');
-	if (emittedError) throw emittedError;
-	return emitted;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Credential test button
 
 /**
@@ -216,15 +151,8 @@ export async function testCredential(
 			],
 		},
 	};
-	const node: INode = {
-		id: 'temp',
-		name: 'Temp-Node',
-		type: 'n8n-nodes-base.noOp',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-		credentials: structuredClone(NODE_CREDENTIALS),
-	};
+	// The temporary node n8n's CredentialsTester builds.
+	const node = testNode({ id: 'temp', name: 'Temp-Node', type: 'n8n-nodes-base.noOp', credentials: structuredClone(NODE_CREDENTIALS) });
 	const workflow = new Workflow({
 		nodes: [node],
 		connections: {},

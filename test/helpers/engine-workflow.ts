@@ -23,7 +23,8 @@ import type {
 import { NodeConnectionTypes, UnexpectedError, Workflow } from 'n8n-workflow';
 
 import { RunComfyApi } from '../../credentials/RunComfyApi.credentials';
-import { HarnessCredentialsHelper, getRuntime, getService } from './engine-runtime';
+import { HarnessCredentialsHelper } from './engine-credentials';
+import { getRuntime, getService } from './engine-runtime';
 import type { InputItem, RunComfyCredentialData, RunNodeError } from './engine-types';
 
 // ---------------------------------------------------------------------------------------------

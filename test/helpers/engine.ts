@@ -28,6 +28,7 @@ export type {
 	WithExecuteContextOptions,
 } from './engine-types';
 export { runNode, withExecuteContext } from './engine-run';
-export { listSearch, loadOptions, poll, resourceMapping, testCredential } from './engine-editor';
+export { listSearch, loadOptions, resourceMapping, testCredential } from './engine-editor';
+export { poll } from './engine-trigger';
 
 registerCleanup();

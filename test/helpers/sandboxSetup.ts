@@ -8,6 +8,9 @@
 import { startSandbox } from '../../sandbox';
 import type { Sandbox, SandboxConfig } from '../../sandbox';
 import { disposeEngine } from './engine';
+import { lazySandbox } from './lazySandbox';
+
+export { lazySandbox };
 import type { RunComfyCredentialData } from './engine';
 
 /** Starts a sandbox on 127.0.0.1 with `config`. */
@@ -29,35 +32,6 @@ export function useSandbox(config: SandboxConfig = {}): Sandbox {
 		await disposeEngine();
 	});
 	return lazySandbox(() => current);
-}
-
-/**
- * A Sandbox that stands for the one `current()` returns when it is used (for suites that open theirs in a
- * `beforeAll` hook); using it before that throws.
- */
-export function lazySandbox(current: () => Sandbox | undefined): Sandbox {
-	const sb = (): Sandbox => {
-		const opened = current();
-		if (!opened) throw new Error('The sandbox is opened in beforeAll: use it inside tests and hooks only');
-		return opened;
-	};
-	return {
-		get urls() {
-			return sb().urls;
-		},
-		get token() {
-			return sb().token;
-		},
-		get stable() {
-			return sb().stable;
-		},
-		configure: (next) => sb().configure(next),
-		reset: (next) => sb().reset(next),
-		log: (sinceSeq) => sb().log(sinceSeq),
-		clearLog: () => sb().clearLog(),
-		state: () => sb().state(),
-		close: async () => await sb().close(),
-	};
 }
 
 /** Credentials for the sandbox: its token and base URLs; downloads allowed from its file host only. */

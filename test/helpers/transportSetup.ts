@@ -1,8 +1,8 @@
 /**
- * The setup the transport suites (test/shared/transport.*.test.ts) share: one sandbox for the test file
+ * The setup the transport suites (test/shared/transport/) share: one sandbox for the test file
  * (started in `beforeAll`, reset to `config` before each test, closed in `afterAll`), credentials pointing at
- * it, `run` (a function under a real n8n ExecuteContext with those credentials) and `caught` (the error such a
- * function throws). Not a test file itself.
+ * it, `run` (a function under a real n8n ExecuteContext with those credentials, or others) and `caught` (the
+ * error such a function throws, exactly as it was thrown). Not a test file itself.
  */
 import type { IExecuteFunctions, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
@@ -10,13 +10,18 @@ import { startSandbox } from '../../sandbox';
 import type { Sandbox, SandboxConfig } from '../../sandbox';
 import { withExecuteContext } from './engine';
 import type { RunComfyCredentialData } from './engine';
-import { lazySandbox } from './sandboxSetup';
+import { credentialsFor, lazySandbox } from './sandboxSetup';
 
 export interface TransportSuite {
 	/** Stands for the suite's sandbox from the first hook on (use it inside tests and hooks only). */
 	sb: Sandbox;
-	run: <T>(fn: (ctx: IExecuteFunctions) => Promise<T>) => Promise<T>;
-	caught: (fn: (ctx: IExecuteFunctions) => Promise<unknown>) => Promise<NodeApiError & NodeOperationError>;
+	/** The suite's credentials with `over` applied. */
+	credentials: (over?: Partial<RunComfyCredentialData>) => RunComfyCredentialData;
+	run: <T>(fn: (ctx: IExecuteFunctions) => Promise<T>, credentials?: RunComfyCredentialData) => Promise<T>;
+	caught: (
+		fn: (ctx: IExecuteFunctions) => Promise<unknown>,
+		credentials?: RunComfyCredentialData,
+	) => Promise<NodeApiError & NodeOperationError>;
 }
 
 export function useTransportSandbox(options: {
@@ -42,26 +47,28 @@ export function useTransportSandbox(options: {
 		options.beforeEach?.();
 	});
 
-	const credentials = (): RunComfyCredentialData => ({
-		accessToken: sb.token,
-		modelApiBaseUrl: sb.urls.modelApi,
-		serverlessApiBaseUrl: sb.urls.serverless,
-		trainerApiBaseUrl: sb.urls.trainer,
-		allowedDownloadHosts: '127.0.0.1',
-		...options.credentials?.(sb),
-	});
+	const credentials = (over: Partial<RunComfyCredentialData> = {}): RunComfyCredentialData =>
+		credentialsFor(sb, { ...options.credentials?.(sb), ...over });
 
-	const run = async <T>(fn: (ctx: IExecuteFunctions) => Promise<T>): Promise<T> =>
-		await withExecuteContext({ credentials: credentials() }, fn);
+	const run = async <T>(fn: (ctx: IExecuteFunctions) => Promise<T>, creds = credentials()): Promise<T> =>
+		await withExecuteContext({ credentials: creds }, fn);
 
-	const caught = async (fn: (ctx: IExecuteFunctions) => Promise<unknown>): Promise<NodeApiError & NodeOperationError> => {
-		try {
-			await run(fn);
-		} catch (error) {
-			return error as NodeApiError & NodeOperationError;
-		}
-		throw new Error('expected an error');
+	// Caught inside the execute context: the error as `fn` threw it, before n8n's engine handles it.
+	const caught = async (
+		fn: (ctx: IExecuteFunctions) => Promise<unknown>,
+		creds = credentials(),
+	): Promise<NodeApiError & NodeOperationError> => {
+		const error = await run(async (ctx) => {
+			try {
+				await fn(ctx);
+			} catch (e) {
+				return e;
+			}
+			return undefined;
+		}, creds);
+		if (!error) throw new Error('expected an error');
+		return error as NodeApiError & NodeOperationError;
 	};
 
-	return { sb, run, caught };
+	return { sb, credentials, run, caught };
 }

@@ -1,17 +1,12 @@
-import { startSandbox, STABLE_DEPLOYMENTS, type Sandbox } from '../../sandbox';
-import { client, distinct, pollUntil } from './helpers';
+import { STABLE_DEPLOYMENTS } from '../../sandbox';
+import { client, distinct, pollUntil, useStartedSandbox } from './helpers';
 
 const T2I = STABLE_DEPLOYMENTS.textToImage;
 const I2I = STABLE_DEPLOYMENTS.imageToImage;
 const PNG_DATA_URI = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 describe('sandbox deployments', () => {
-	let sb: Sandbox;
-	beforeAll(async () => {
-		sb = await startSandbox({ runDurationMs: 30, queueMs: 10 });
-	});
-	afterAll(async () => sb.close());
-	beforeEach(() => sb.reset());
+	const sb = useStartedSandbox({ runDurationMs: 30, queueMs: 10 });
 
 	const S = () => sb.urls.serverless;
 	const infer = (id: string, body: unknown, ver = 'v2') => client(sb).post(`${S()}/prod/${ver}/deployments/${id}/inference`, body);

@@ -1,29 +1,22 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals */
-import axios, { type AxiosInstance } from 'axios';
+/**
+ * Helpers of the sandbox's own suites: the sandbox of a suite, the direct client and bounded polling, and a
+ * reader of state sequences.
+ */
+import { startSandbox } from '../../sandbox';
+import type { Sandbox, StartOptions } from '../../sandbox';
+import { lazySandbox } from '../helpers/lazySandbox';
 
-import type { Sandbox } from '../../sandbox';
+export { client, pollUntil } from '../helpers/sandboxCalls';
 
-/** An axios client that sends the bearer token and never throws on HTTP status. */
-export function client(sb: Sandbox, token: string | null = sb.token): AxiosInstance {
-	return axios.create({
-		headers: token === null ? {} : { Authorization: `Bearer ${token}` },
-		validateStatus: () => true,
-		maxBodyLength: Infinity,
-		maxContentLength: Infinity,
-		// no follow-redirects layer: it would buffer whole request bodies in memory
-		maxRedirects: 0,
+/** The sandbox of a suite: started before its tests, reset to `config` before each, closed after them. */
+export function useStartedSandbox(config: StartOptions = {}): Sandbox {
+	let current: Sandbox | undefined;
+	beforeAll(async () => {
+		current = await startSandbox(config);
 	});
-}
-
-/** Polls `fn` until `done` holds, at most `max` times (5 ms apart); fails with the last value otherwise. */
-export async function pollUntil<T>(fn: () => Promise<T>, done: (v: T) => boolean, max = 1000): Promise<T> {
-	let last: T | undefined;
-	for (let i = 0; i < max; i++) {
-		last = await fn();
-		if (done(last)) return last;
-		await new Promise((resolve) => setTimeout(resolve, 5));
-	}
-	throw new Error(`condition not reached after ${max} polls; last value: ${JSON.stringify(last)}`);
+	afterAll(async () => await current?.close());
+	beforeEach(() => current?.reset());
+	return lazySandbox(() => current);
 }
 
 /** Distinct consecutive values, e.g. [a, a, b, b, c] -> [a, b, c]. */

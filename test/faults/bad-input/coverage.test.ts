@@ -15,7 +15,7 @@ const ROOT = path.join(__dirname, '..', '..', '..');
 
 /**
  * Nodes whose numbers are checked elsewhere, with where. The Webhook Trigger answers RunComfy's POST rather than
- * throwing: a bad Max Download Size becomes `download_error` on its item (test/RunComfyTrigger/webhookNode.test.ts).
+ * throwing: a bad Max Download Size becomes `download_error` on its item (test/RunComfyWebhookTrigger/node.test.ts).
  */
 const CHECKED_ELSEWHERE = ['runComfyWebhookTrigger'];
 

@@ -1,0 +1,180 @@
+/**
+ * The RunComfy Webhook Trigger in the in-process engine: deliveries shaped as RunComfy sends them (docs
+ * `serverless/webhooks`; results taken from real sandbox requests), through n8n-core's WebhookContext, with
+ * the workflow's static data loaded and saved around each delivery as n8n does (see ../helpers/engine-trigger.ts).
+ */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import type { Sandbox } from '../../sandbox';
+import { ledgerKeyOf } from '../../nodes/RunComfyWebhookTrigger/handle';
+import { DEFAULT_WEBHOOK_ID, deliver } from '../helpers/engine-trigger';
+import type { DeliveryResult, StaticDataStore } from '../helpers/engine-trigger';
+import { client, credentialsFor, openSandbox, runReaches, submitInference, webhookTrigger } from './setup';
+
+const ROUTE_SEGMENT = 'k7Qz2vX9mT4pR8sLw3nYb6cH';
+
+let workflowCounter = 0;
+/** Each test its own workflow: the trigger's in-memory ledger is per workflow and node. */
+const newWorkflowId = () => `webhook-test-${++workflowCounter}`;
+
+const baseParams: INodeParameters = { event: 'deploymentRequest', pathToken: ROUTE_SEGMENT };
+
+describe('RunComfy Webhook Trigger: deliveries', () => {
+	let sb: Sandbox;
+	let dep: string;
+	/** A succeeded request's result as the sandbox returns it (outputs with file URLs on its file host). */
+	let succeeded: IDataObject;
+	beforeAll(async () => {
+		sb = await openSandbox();
+		dep = sb.stable.deployments.textToImage;
+		const rid = await submitInference(sb, dep);
+		await runReaches(sb, rid, 'completed');
+		succeeded = (await client(sb).get(`${sb.urls.serverless}/prod/v2/deployments/${dep}/requests/${rid}/result`)).data;
+		expect(succeeded.status).toBe('succeeded');
+	});
+	afterAll(async () => await sb.close());
+
+	function setup(parameters: INodeParameters = {}, mode: 'webhook' | 'manual' = 'webhook') {
+		const store: StaticDataStore = { data: {} };
+		const workflowId = newWorkflowId();
+		const send = async (body: unknown, url?: string): Promise<DeliveryResult> =>
+			await deliver({
+				node: webhookTrigger,
+				parameters: { ...baseParams, ...parameters },
+				credentials: credentialsFor(sb),
+				store,
+				body,
+				url,
+				workflowId,
+				mode,
+			});
+		return { store, send };
+	}
+
+	const event = (requestId: string, status: string, extra: IDataObject = {}): IDataObject => ({
+		request_id: requestId,
+		deployment_id: dep,
+		status,
+		created_at: '2026-11-25T10:00:00Z',
+		...(['succeeded', 'failed', 'cancelled', 'canceled'].includes(status) ? { finished_at: '2026-11-25T10:00:09Z' } : {}),
+		...extra,
+	});
+	const success = (requestId: string): IDataObject => ({ ...succeeded, ...event(requestId, 'succeeded') });
+	const started = (results: DeliveryResult[]) => results.filter((r) => r.started);
+
+	it('starts the workflow with the delivered result; answers at once', async () => {
+		const { send } = setup();
+		const result = await send(success('req-ok-1'));
+		expect(result.status).toBe(200);
+		expect(result.body).toEqual({ received: true, started: true, request_id: 'req-ok-1', event: 'request.succeeded' });
+		expect(result.started).toBe(true);
+		expect(result.items).toHaveLength(1);
+		const json = result.items[0].json;
+		expect(json).toMatchObject({
+			event: 'request.succeeded',
+			source: 'webhook',
+			request_type: 'deployment',
+			request_id: 'req-ok-1',
+			deployment_id: dep,
+			status: 'succeeded',
+			created_at: '2026-11-25T10:00:00Z',
+			finished_at: '2026-11-25T10:00:09Z',
+			outputs: succeeded.outputs,
+		});
+		expect(json.output_urls).toEqual([
+			{ path: 'outputs["9"].images[0].url', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/files\//) },
+		]);
+		expect(result.items[0].binary).toBeUndefined();
+	});
+
+	it('refuses a delivery to a URL without the secret path token, and starts nothing', async () => {
+		const { send } = setup();
+		for (const url of [`/webhook/${DEFAULT_WEBHOOK_ID}/wrong-token-0123456789`, `/webhook/${DEFAULT_WEBHOOK_ID}`, '/webhook/x/']) {
+			const refused = await send(success('req-refused'), url);
+			expect(refused).toMatchObject({ status: 403, started: false });
+			expect(refused.body).toEqual({ received: false, error: 'This URL does not carry the trigger\'s secret path token' });
+		}
+		// The token in the query is not the path: refused too.
+		expect((await send(success('req-refused'), `/webhook/${DEFAULT_WEBHOOK_ID}/x?token=${ROUTE_SEGMENT}`)).status).toBe(403);
+		// The right URL still works for the same request (the refused ones recorded nothing).
+		expect((await send(success('req-refused'))).started).toBe(true);
+	});
+
+	it('fires each request once: 200 parallel deliveries of 50 requests (4 copies each) start 50 workflows', async () => {
+		const { send, store } = setup();
+		const ids = Array.from({ length: 50 }, (_, i) => `req-par-${i}`);
+		const deliveries = ids.flatMap((id) => [success(id), success(id), success(id), success(id)]);
+		const results = await Promise.all(deliveries.map(async (body) => await send(body)));
+		expect(results.every((r) => r.status === 200)).toBe(true);
+		const fired = started(results).map((r) => r.items[0].json.request_id);
+		expect(fired).toHaveLength(50);
+		expect(new Set(fired)).toEqual(new Set(ids));
+		const duplicates = results.filter((r) => !r.started);
+		expect(duplicates).toHaveLength(150);
+		expect(duplicates[0].body).toMatchObject({ received: true, started: false, reason: 'already delivered' });
+		// Later retries of any of them start nothing either.
+		expect(started(await Promise.all(ids.slice(0, 10).map(async (id) => await send(success(id)))))).toHaveLength(0);
+		// The copy in static data (what survives a restart, see webhookNode.test.ts) lost entries while the
+		// parallel deliveries overwrote each other's copies; the later deliveries saved it whole again.
+		const stored = (store.data.global as IDataObject)[ledgerKeyOf({ id: 'trigger-node', name: 'RunComfy Webhook Trigger' })] as IDataObject;
+		expect(Object.keys(stored.deliveries as IDataObject).sort()).toEqual([...ids].sort());
+	});
+
+	it('ignores queued and running events unless "Include Queued and Running Events" is on', async () => {
+		const { send } = setup();
+		for (const status of ['in_queue', 'in_progress']) {
+			const ignored = await send(event('req-inter', status));
+			expect(ignored).toMatchObject({ status: 200, started: false });
+			expect(ignored.body).toMatchObject({ reason: expect.stringMatching(/Include Queued and Running Events/) });
+		}
+		expect((await send(success('req-inter'))).started).toBe(true);
+	});
+
+	it('with queued and running events on: each stage fires once, in order; a late or repeated one starts nothing', async () => {
+		const { send } = setup({ includeIntermediate: true });
+		const fired = async (body: IDataObject) => {
+			const r = await send(body);
+			return r.started ? r.items[0].json.event : (r.body as IDataObject).reason;
+		};
+		expect(await fired(event('req-a', 'in_queue'))).toBe('request.queued');
+		expect(await fired(event('req-a', 'in_queue'))).toBe('already delivered');
+		expect(await fired(event('req-a', 'in_progress'))).toBe('request.running');
+		expect(await fired(success('req-a'))).toBe('request.succeeded');
+		// Out of order, after the end: nothing.
+		expect(await fired(event('req-a', 'in_progress'))).toBe('the request is already further along (late delivery)');
+		expect(await fired(event('req-a', 'in_queue'))).toBe('the request is already further along (late delivery)');
+		expect(await fired(success('req-a'))).toBe('already delivered');
+		// Another request whose "running" arrives after its end: only the end fires.
+		expect(await fired(success('req-b'))).toBe('request.succeeded');
+		expect(await fired(event('req-b', 'in_progress'))).toBe('the request is already further along (late delivery)');
+	});
+
+	it('reads failed, cancelled / canceled, "output" instead of "outputs", and "outcome" next to "status"', async () => {
+		const { send } = setup();
+		const failed = await send(event('req-f', 'failed', { error: [{ errorCode: 1, error: 'CUDA error: out of memory' }] }));
+		expect(failed.items[0].json).toMatchObject({ event: 'request.failed', status: 'failed', output_urls: [] });
+		expect(failed.items[0].json.error).toEqual([{ errorCode: 1, error: 'CUDA error: out of memory' }]);
+		expect((await send(event('req-c1', 'cancelled'))).items[0].json).toMatchObject({ event: 'request.cancelled', status: 'cancelled' });
+		expect((await send(event('req-c2', 'canceled'))).items[0].json).toMatchObject({ event: 'request.cancelled', status: 'cancelled', service_status: 'canceled' });
+		const lora = await send(event('req-l', 'succeeded', { output: { images: [`${sb.urls.files}/files/lora.png`] } }));
+		expect(lora.items[0].json.output_urls).toEqual([{ path: 'output.images[0]', url: `${sb.urls.files}/files/lora.png` }]);
+		const outcome = await send(event('req-o', 'completed', { outcome: 'failed', error: 'boom' }));
+		expect(outcome.items[0].json).toMatchObject({ event: 'request.failed', status: 'failed', outcome: 'failed' });
+	});
+
+	it('answers 400 to a delivery it cannot read and 200 to a status that is no event; starts nothing', async () => {
+		const { send } = setup();
+		expect(await send({ status: 'succeeded' })).toMatchObject({ status: 400, started: false, body: { error: 'The delivery has no request_id' } });
+		expect(await send('not json')).toMatchObject({ status: 400, started: false });
+		const requested = await send(event('req-x', 'cancellation_requested'));
+		expect(requested).toMatchObject({ status: 200, started: false });
+		expect((await send(event('req-x', 'cancelled'))).started).toBe(true);
+	});
+
+	it('"Listen for test event" shows every delivery, repeats too, and records nothing', async () => {
+		const { send, store } = setup({}, 'manual');
+		expect((await send(success('req-test'))).started).toBe(true);
+		expect((await send(success('req-test'))).started).toBe(true);
+		expect(store.data).toEqual({});
+	});
+});

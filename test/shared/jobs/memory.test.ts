@@ -1,0 +1,109 @@
+/**
+ * The submission memory behind Retry On Fail (nodes/shared/jobs/memory.ts), on its own: kept per execution, node
+ * and run index only while n8n may still run the node again, freed at the last try, on success, and when the
+ * execution ends. (The whole behaviour inside n8n's engine: test/faults/retry-on-fail.*.test.ts.)
+ */
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
+
+import { beginTry, rememberedCount } from '../../../nodes/shared/jobs/memory';
+
+interface FakeContext {
+	ctx: IExecuteFunctions;
+	/** Runs the handlers given to onExecutionFinish, as n8n does when the execution ends. */
+	finish(): void;
+}
+
+/** Just what the memory reads of an execute context: execution id, node settings, run index, the finish hook. */
+function fakeContext(executionId: string, node: Partial<INode>, runIndex = 0): FakeContext {
+	const handlers: Array<() => unknown> = [];
+	const ctx = {
+		getExecutionId: () => executionId,
+		getNode: () => ({ id: 'node-1', name: 'Run', ...node }) as INode,
+		getWorkflowDataProxy: () => ({ $runIndex: runIndex }),
+		onExecutionFinish: (handler: () => unknown) => handlers.push(handler),
+	} as unknown as IExecuteFunctions;
+	return { ctx, finish: () => handlers.forEach((h) => h()) };
+}
+
+const accepted = { state: 'accepted' as const, accepted: { id: 'r-1', json: {} }, prepared: { itemIndex: 0 } };
+const retrying = { retryOnFail: true, maxTries: 3 };
+
+afterEach(() => {
+	expect(rememberedCount()).toBe(0);
+});
+
+describe('the submission memory', () => {
+	it('keeps what a failed try submitted for the next try, and frees it after the last one', () => {
+		const { ctx } = fakeContext('e-1', retrying);
+		const first = beginTry(ctx);
+		first.set(0, accepted);
+		first.settle(true);
+		expect(rememberedCount()).toBe(1);
+
+		const second = beginTry(ctx);
+		expect(second.tryNumber).toBe(2);
+		expect(second.get(0)).toEqual(accepted);
+		second.settle(true);
+		const third = beginTry(ctx);
+		third.settle(true);
+		expect(rememberedCount()).toBe(0);
+	});
+
+	it('is freed when the node succeeds, and not kept at all without Retry On Fail', () => {
+		const retried = fakeContext('e-2', retrying).ctx;
+		beginTry(retried).settle(false);
+		expect(rememberedCount()).toBe(0);
+		const plain = fakeContext('e-3', {}).ctx;
+		beginTry(plain).settle(true);
+		expect(rememberedCount()).toBe(0);
+	});
+
+	it('n8n allows 2 to 5 tries: Max Tries 1 still means one retry, 9 means five tries', () => {
+		const low = fakeContext('e-4', { retryOnFail: true, maxTries: 1 }).ctx;
+		beginTry(low).settle(true);
+		expect(rememberedCount()).toBe(1);
+		beginTry(low).settle(true);
+		expect(rememberedCount()).toBe(0);
+
+		const high = fakeContext('e-5', { retryOnFail: true, maxTries: 9 }).ctx;
+		for (let i = 1; i <= 4; i++) {
+			beginTry(high).settle(true);
+			expect(rememberedCount()).toBe(1);
+		}
+		beginTry(high).settle(true);
+	});
+
+	it('a later run of the node in a loop (another run index) starts afresh', () => {
+		const run0 = fakeContext('e-6', retrying, 0);
+		const first = beginTry(run0.ctx);
+		first.set(0, accepted);
+		first.settle(true);
+		const loop = beginTry(fakeContext('e-6', retrying, 1).ctx);
+		expect(loop.get(0)).toBeUndefined();
+		loop.settle(false);
+		// The first run's memory stays until n8n gives up on it or the execution ends.
+		expect(rememberedCount()).toBe(1);
+		run0.finish();
+	});
+
+	it('is freed when the execution ends, even while n8n could still retry', () => {
+		const { ctx, finish } = fakeContext('e-7', retrying);
+		const memory = beginTry(ctx);
+		memory.set(0, accepted);
+		memory.settle(true);
+		expect(rememberedCount()).toBe(1);
+		finish();
+		expect(rememberedCount()).toBe(0);
+	});
+
+	it('other executions and other nodes are not touched', () => {
+		const a = fakeContext('e-8', retrying);
+		const b = fakeContext('e-9', retrying);
+		beginTry(a.ctx).settle(true);
+		beginTry(b.ctx).settle(true);
+		expect(rememberedCount()).toBe(2);
+		a.finish();
+		expect(rememberedCount()).toBe(1);
+		b.finish();
+	});
+});

@@ -1,0 +1,165 @@
+/**
+ * What is learned about run times (nodes/shared/wait/distribution.ts, learning.ts) and where the schedule
+ * puts its polls (planner.ts). Deterministic: seeded spreads, no clock at all.
+ */
+import { DurationStore, endDistribution, planPolls, type DurationSample, type EndDistribution } from '../../../nodes/shared/wait';
+import { mulberry32 } from '../../../sandbox';
+import { mean, spreadRuns } from './helpers';
+
+/** Samples as the engine records them: the end lies between two polls `gapMs` apart. */
+const observed = (ends: number[], gapMs: number, seed = 3): DurationSample[] => {
+	const rnd = mulberry32(seed);
+	return ends.map((end) => {
+		const lo = end - rnd() * gapMs;
+		return { lo, hi: lo + gapMs };
+	});
+};
+
+/** Where runs drawn from `dist` are seen with `polls`: share seen within `target`, and mean requests. */
+function evaluate(dist: EndDistribution, polls: number[], target: number, count = 2000) {
+	const rnd = mulberry32(99);
+	let inTime = 0;
+	let requests = 0;
+	for (let k = 0; k < count; k++) {
+		const u = rnd();
+		let a = dist.lo;
+		let b = dist.hi;
+		for (let i = 0; i < 40; i++) {
+			const m = (a + b) / 2;
+			if (dist.cdf(m) < u) a = m;
+			else b = m;
+		}
+		const end = (a + b) / 2;
+		const index = polls.findIndex((t) => t >= end);
+		if (polls[index] - end <= target) inTime++;
+		requests += index + 1;
+	}
+	return { share: inTime / count, requests: requests / count };
+}
+
+describe('endDistribution', () => {
+	it('recovers the run time and its spread from interval samples', () => {
+		const ends = spreadRuns(60_000, 24, 5);
+		const dist = endDistribution(observed(ends, 800)) as EndDistribution;
+		expect(Math.abs(dist.median - mean(ends)) / mean(ends)).toBeLessThan(0.03);
+		expect(dist.lo).toBeLessThan(Math.min(...ends));
+		expect(dist.hi).toBeGreaterThan(Math.max(...ends));
+		expect(dist.cdf(dist.lo)).toBe(0);
+		expect(dist.cdf(dist.hi)).toBe(1);
+	});
+
+	it('a run seen only after a long gap counts as "somewhere in that gap": no drift when polls leave a blind stretch', () => {
+		// Polls at 16 s and from 19.5 s on every 0.5 s: the ends in between are only known to lie in (16, 19.5].
+		const ends = spreadRuns(20_000, 24, 8);
+		const samples = ends.map((end) => (end <= 19_500 ? { lo: 16_000, hi: 19_500 } : { lo: end - 250, hi: end + 250 }));
+		const dist = endDistribution(samples) as EndDistribution;
+		const trueMedian = [...ends].sort((a, b) => a - b)[12];
+		const precise = samples.filter((s) => s.hi - s.lo < 1000).map((s) => (s.lo + s.hi) / 2).sort((a, b) => a - b);
+		// Learning from the precise samples only would put the median far too late; the fit stays close.
+		expect(Math.abs(dist.median - trueMedian)).toBeLessThan(Math.abs(precise[Math.floor(precise.length / 2)] - trueMedian) / 2);
+		expect(dist.cdf(19_000)).toBeGreaterThan(0.1);
+	});
+
+	it('a single sample already gives a window around it; none gives nothing', () => {
+		const dist = endDistribution([{ lo: 19_000, hi: 21_000 }]) as EndDistribution;
+		expect(dist.lo).toBeLessThan(19_000);
+		expect(dist.hi).toBeGreaterThan(21_000);
+		expect(endDistribution([])).toBeUndefined();
+		expect(endDistribution([{ lo: NaN, hi: 5 }, { lo: 5, hi: 2 }])).toBeUndefined();
+	});
+});
+
+describe('planPolls', () => {
+	const dist = endDistribution(observed(spreadRuns(20_000, 24, 2), 600)) as EndDistribution;
+	const plan = planPolls(dist, { targetDelayMs: 300 });
+
+	it('starts at the lower end, ends at the upper end, increasing, at least the minimum gap apart', () => {
+		expect(plan[0]).toBe(dist.lo);
+		expect(plan[plan.length - 1]).toBe(dist.hi);
+		const gaps = plan.slice(1).map((t, k) => t - plan[k]);
+		expect(gaps.slice(0, -1).every((g) => g >= 200)).toBe(true);
+		expect(gaps.every((g) => g > 0)).toBe(true);
+	});
+
+	it('is sparse where ends are unlikely and dense where they are likely', () => {
+		const gaps = plan.slice(1).map((t, k) => t - plan[k]);
+		const nearMedian = gaps.filter((_, k) => Math.abs(plan[k] - dist.median) < 1500);
+		expect(gaps[0]).toBeGreaterThan(3 * Math.max(...nearMedian));
+	});
+
+	it('sees at least half of the runs within the target delay', () => {
+		expect(evaluate(dist, plan, 300).share).toBeGreaterThanOrEqual(0.48);
+	});
+
+	it('a tighter target costs more requests; a looser one fewer', () => {
+		const tightPlan = planPolls(dist, { targetDelayMs: 150 });
+		const tight = evaluate(dist, tightPlan, 150);
+		const normal = evaluate(dist, plan, 300);
+		const loose = evaluate(dist, planPolls(dist, { targetDelayMs: 1000 }), 1000);
+		expect(tight.requests).toBeGreaterThan(normal.requests);
+		expect(loose.requests).toBeLessThan(normal.requests);
+		expect(evaluate(dist, tightPlan, 300).share).toBeGreaterThan(normal.share); // sees more runs in time
+		expect(loose.share).toBeGreaterThanOrEqual(0.48);
+	});
+
+	it('a longer run needs more requests for the same delay (its window of ends is wider)', () => {
+		const long = endDistribution(observed(spreadRuns(300_000, 24, 2), 600)) as EndDistribution;
+		expect(evaluate(long, planPolls(long, { targetDelayMs: 300 }), 300).requests).toBeGreaterThan(2 * evaluate(dist, plan, 300).requests);
+	});
+
+	it('a badly learned (very wide) distribution stays within the request budget: the delay gives way', () => {
+		const ends = Array.from({ length: 24 }, (_, k) => 10_000 + k * 25_000); // 10 s to 585 s
+		const wide = endDistribution(observed(ends, 500)) as EndDistribution;
+		const cost = evaluate(wide, planPolls(wide, { targetDelayMs: 300 }), 300);
+		expect(cost.requests).toBeLessThanOrEqual(wide.median / 5000 + 3 + 1);
+	});
+});
+
+describe('DurationStore', () => {
+	it('keeps at most maxKeys keys, dropping the least recently used', () => {
+		const store = new DurationStore({ maxKeys: 3, samplesPerSource: 4 });
+		for (const key of ['a', 'b', 'c']) store.record(key, 'total', { lo: 1000, hi: 1100 });
+		store.plan('a', 'total', 300); // a is used again: b is now the oldest
+		store.record('d', 'total', { lo: 1000, hi: 1100 });
+		expect(store.size).toBe(3);
+		expect(['a', 'b', 'c', 'd'].map((k) => store.has(k))).toEqual([true, false, true, true]);
+	});
+
+	it('keeps the last samplesPerSource samples per key and source', () => {
+		const store = new DurationStore({ maxKeys: 3, samplesPerSource: 4 });
+		for (let k = 0; k < 10; k++) store.record('a', 'run', { lo: k, hi: k + 1 });
+		expect(store.samples('a', 'run').map((s) => s.lo)).toEqual([6, 7, 8, 9]);
+		expect(store.samples('a', 'total')).toEqual([]);
+	});
+
+	it('memory stays bounded however many keys and samples come in', () => {
+		const store = new DurationStore({ maxKeys: 50, samplesPerSource: 8 });
+		for (let k = 0; k < 5000; k++) store.record(`model:${k % 700}`, k % 2 ? 'total' : 'run', { lo: 1000 + k, hi: 1200 + k });
+		expect(store.size).toBe(50);
+		for (let k = 650; k < 700; k++) {
+			expect(store.samples(`model:${k}`, 'total').length).toBeLessThanOrEqual(8);
+			expect(store.samples(`model:${k}`, 'run').length).toBeLessThanOrEqual(8);
+		}
+	});
+
+	it('ignores samples that are not durations', () => {
+		const store = new DurationStore();
+		store.record('a', 'total', { lo: NaN, hi: 5 });
+		store.record('a', 'total', { lo: -1, hi: 5 });
+		store.record('a', 'total', { lo: 9, hi: 5 });
+		store.record('a', 'total', { lo: 0, hi: Infinity });
+		expect(store.has('a')).toBe(false);
+	});
+
+	it('computes a plan once per new sample', () => {
+		const store = new DurationStore();
+		for (const end of spreadRuns(20_000, 5)) store.record('a', 'total', { lo: end - 200, hi: end + 200 });
+		const first = store.plan('a', 'total', 300);
+		expect(store.plan('a', 'total', 300)).toBe(first);
+		store.record('a', 'total', { lo: 19_800, hi: 20_200 });
+		expect(store.plan('a', 'total', 300)).not.toBe(first);
+		expect(store.plan('unknown', 'total', 300)).toBeUndefined();
+		store.forget('a');
+		expect(store.has('a')).toBe(false);
+	});
+});
