@@ -9,7 +9,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { outputUrlsOf } from '../shared/outputs';
-import { normaliseStatus, withPublicStatus } from '../shared/status';
+import { hasError, normaliseStatus, withPublicStatus } from '../shared/status';
 import type { RunState } from '../shared/types';
 
 /** Where a deployment request's outputs are in a delivery, in this order. */
@@ -43,15 +43,6 @@ const isObject = (v: unknown): v is IDataObject => typeof v === 'object' && v !=
 
 const text = (v: unknown): string | undefined =>
 	typeof v === 'string' && v.trim() !== '' ? v.trim() : typeof v === 'number' ? String(v) : undefined;
-
-/** True when an `error` value says something (null, '', {}, [] say nothing). */
-function hasError(value: unknown): boolean {
-	if (value === undefined || value === null || value === false) return false;
-	if (typeof value === 'string') return value.trim() !== '';
-	if (Array.isArray(value)) return value.length > 0;
-	if (isObject(value)) return Object.keys(value).length > 0;
-	return true;
-}
 
 export function parseDelivery(body: unknown): ParsedDelivery {
 	if (!isObject(body)) {

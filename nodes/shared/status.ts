@@ -63,7 +63,7 @@ const toNumber = (v: unknown): number | undefined => {
 };
 
 /** True when an `error` value says something (null, '', {}, [] say nothing). */
-function hasError(value: unknown): boolean {
+export function hasError(value: unknown): boolean {
 	if (value === undefined || value === null || value === false) return false;
 	if (typeof value === 'string') return value.trim() !== '';
 	if (Array.isArray(value)) return value.length > 0;

@@ -16,11 +16,11 @@
  */
 const { spawn } = require('child_process');
 const fs = require('fs');
-const http = require('http');
 const os = require('os');
 const path = require('path');
 
 const h = require('../e2e/n8n');
+const { httpStatus } = require('../e2e/lib/processes');
 
 const { killGroup } = h;
 
@@ -98,17 +98,6 @@ function queueEnv(services, extra = {}) {
 		N8N_LOG_LEVEL: 'info',
 		...extra,
 	};
-}
-
-function httpStatus(url) {
-	return new Promise((resolve) => {
-		const req = http.get(url, (res) => {
-			res.resume();
-			resolve(res.statusCode);
-		});
-		req.setTimeout(2000, () => req.destroy());
-		req.on('error', () => resolve(0));
-	});
 }
 
 const workerChildren = new Set();
