@@ -98,6 +98,8 @@ describe('parked Inference → Run in a real n8n', () => {
 		expect(Date.parse(String(parked.waitTill)) - Date.now()).toBeGreaterThan(500_000);
 		const execution = await finished(id);
 		expect(execution.status).toBe('success');
+		// Every delivery under way answered (an entry without status or error is still in flight).
+		await waitFor('no delivery in flight', async () => sandbox.log().every((e) => !isCallback(e) || e.status || e.error) || undefined);
 
 		const log = sandbox.log();
 		const runs = runsByItem();
@@ -115,7 +117,10 @@ describe('parked Inference → Run in a real n8n', () => {
 		expect(statuses.filter((e) => e.seq < firstCallback)).toHaveLength(4);
 		expect(statuses.length).toBeLessThanOrEqual(4 + 3 * 4);
 		expect(log.filter(isResult)).toHaveLength(4);
-		expect(log.filter(isCallback).every((e) => e.status === 200)).toBe(true);
+		// Every callback answered by the node (200); a 5xx from n8n under load is delivered again by RunComfy.
+		const answered = log.filter(isCallback);
+		expect(answered.filter((e) => e.status !== 200 && !(Number(e.status) >= 500)).map((e) => [e.event, e.status])).toEqual([]);
+		for (const r of runs) expect(answered.some((e) => e.requestId === r.id && e.status === 200)).toBe(true);
 
 		const out = items(execution, 'Run');
 		expect(out.map((i) => [i.json.request_id, i.json.status, i.pairedItem])).toEqual(runs.map((r, i) => [r.id, 'succeeded', { item: i }]));
@@ -140,12 +145,22 @@ describe('parked Inference → Run in a real n8n', () => {
 		await waitFor('every final event delivered twice', async () =>
 			sandbox.log().filter((e) => isCallback(e) && e.duplicate && ['succeeded'].includes(String(e.event))).length >= 3 || undefined,
 		);
+		// ... and every delivery under way answered (an entry without status or error is still in flight).
+		await waitFor('no delivery in flight', async () => sandbox.log().every((e) => !isCallback(e) || e.status || e.error) || undefined);
 		const log = sandbox.log();
 		const callbacks = log.filter(isCallback);
 		expect(new Set(callbacks.map((e) => e.event))).toEqual(new Set(['in_queue', 'in_progress', 'succeeded']));
 		expect(callbacks.some((e) => e.duplicate)).toBe(true);
-		// Answered by the node (200) while parked; n8n itself answers 409 once the execution has resumed.
-		expect(callbacks.every((e) => e.status === 200 || e.status === 409)).toBe(true);
+		// Answered by the node (200) while parked; n8n itself answers 409 once the execution has resumed. A 5xx
+		// can come from n8n under load (its database busy) before the node is reached: RunComfy delivers that
+		// event again, so it changes nothing either. No other answer is right.
+		const wrong = callbacks.filter((e) => e.status !== 200 && e.status !== 409 && !(Number(e.status) >= 500));
+		expect(wrong.map((e) => [e.event, e.status, e.error])).toEqual([]);
+		// Every request's final event was taken (200) or came after the resume (409).
+		for (const r of runs) {
+			const finals = callbacks.filter((e) => e.requestId === r.id && e.event === 'succeeded');
+			expect(finals.some((e) => e.status === 200 || e.status === 409)).toBe(true);
+		}
 		// Each result fetched once, the execution resumed once, every item once.
 		expect(log.filter(isResult)).toHaveLength(3);
 		expect(execution.data.resultData.runData.After).toHaveLength(1);
