@@ -16,10 +16,11 @@
  *
  * λ is not a fixed price: it is the largest one (fewest requests) whose schedule still sees at least half
  * of the runs within `targetDelayMs` of their end (median delay ≤ target), so a run of 2 s and one of
- * 5 minutes both meet the same delay goal with as few requests as that allows. A budget bounds the price of
- * a badly learned (very wide) distribution: a schedule never expects more requests than a fixed poll every
- * BUDGET_SPACING_MS over the median duration would send (plus BUDGET_EXTRA); when the target would need more,
- * the delay gives way.
+ * 5 minutes both meet the same delay goal with as few requests as that allows. A budget keeps the schedule
+ * cheaper than the loop it replaces and bounds the price of a badly learned (very wide) distribution: a
+ * schedule never expects more requests than a fixed poll every BUDGET_SPACING_MS over the median duration
+ * would send (plus BUDGET_EXTRA, at least BUDGET_MIN), three quarters of a Wait 5 s loop's; when the target
+ * would need more, the delay gives way.
  */
 import type { EndDistribution } from './distribution';
 
@@ -37,8 +38,11 @@ export const DEFAULT_MIN_GAP_MS = 200;
 export const DEFAULT_SHARE_IN_TIME = 0.5;
 const GRID_POINTS = 400;
 const SCAN_POINTS = 2000;
-const BUDGET_SPACING_MS = 5000;
-const BUDGET_EXTRA = 3;
+/** A poll every 6.7 s over the median: three quarters of what a user's Wait 5 s loop sends. */
+const BUDGET_SPACING_MS = 6667;
+const BUDGET_EXTRA = 1;
+/** Short runs: the first poll at the lower end and two more. */
+const BUDGET_MIN = 3;
 /** Bisection steps over log λ (a range of e^27.6): 18 steps leave a bracket of 0.01 %. */
 const SEARCH_STEPS = 18;
 
@@ -131,7 +135,7 @@ export function planPolls(dist: EndDistribution, settings: PlanSettings): number
 		}
 		return p;
 	};
-	const budget = dist.median / BUDGET_SPACING_MS + BUDGET_EXTRA;
+	const budget = Math.max(BUDGET_MIN, dist.median / BUDGET_SPACING_MS + BUDGET_EXTRA);
 
 	/** Bisection over log λ: the schedule at the boundary where `ok` stops holding (`ok` holds at `from`). */
 	const boundary = (ok: (s: Schedule) => boolean, from: number, to: number): Schedule => {
