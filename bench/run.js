@@ -81,7 +81,7 @@ function config(quick) {
 				pickers: { catalogExtra: 5000, repeats: 5 },
 				real: { n: 5, scenarios: [{ runMs: 2000, waits: [1] }], pickerRepeats: 3 },
 				detection: { runs: 40, bounds: false },
-				detectionN8n: { lengthsMs: [2000, 20000], n: 4, warmup: 2 },
+				detectionN8n: { lengthsMs: [2000, 20000], n: 4, warmup: 2, rounds: { 2000: 2 } },
 				parking: { n: 6, runMs: 10000 },
 			}
 		: {
@@ -101,7 +101,7 @@ function config(quick) {
 					pickerRepeats: 5,
 				},
 				detection: { runs: 200, bounds: true },
-				detectionN8n: { lengthsMs: [2000, 20000, 60000, 300000], n: 10, warmup: 3 },
+				detectionN8n: { lengthsMs: [2000, 20000, 60000, 300000], n: 10, warmup: 3, rounds: { 2000: 10, 20000: 6, 60000: 4 } },
 				parking: { n: 20, runMs: 30000 },
 			};
 }
