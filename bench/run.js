@@ -16,6 +16,9 @@
  *   detection  how soon a run's end is seen and how many status requests it takes: the built wait engine on its
  *              fake clock (learned timing vs plain backoff) against Wait 1 s / 5 s loops, runs of 2 s to 5 min
  *              with ±20 % spread (bench/lib/detection.js; simulated, so it needs neither sandbox nor n8n)
+ *   detection-n8n  the same question in the real n8n (one `n8n start`, all run times at once): the Model node (from
+ *              its second run of a model) vs HTTP Request + Wait 1 s / 5 s + IF loops, runs of 2 s to 5 min with ±20 %
+ *              spread and the sandbox's queueing; delay and status requests per run from the sandbox's log
  *   parking    queue-mode n8n (Redis + PostgreSQL, main + 1 worker of concurrency 2): N executions of one
  *              deployment run each, parked until RunComfy calls back vs waited for in the execution; status
  *              requests while parked; main and worker restarted while parked; RSS of the n8n processes
@@ -24,7 +27,7 @@
  * (bench/lib/harness.js), or inside the real n8n (scripts/e2e/n8n.js) for `real`; bench/lib/report.js writes the
  * Markdown.
  *
- * Usage: npm run bench [-- --only=batch,cpu,memory,pickers,real,detection,parking] [--quick] [--out=FILE] [--no-write]
+ * Usage: npm run bench [-- --only=batch,cpu,memory,pickers,real,detection,detection-n8n,parking] [--quick] [--out=FILE] [--no-write]
  *                          [--json=FILE] [--from-json=FILE]
  *   --quick      smaller sizes (for trying the script; figures are not representative)
  *   --only       run some sections (BENCHMARKS.md is then only written with --out)
@@ -40,13 +43,14 @@ const { startSandboxProcess, credentialsFor } = require('./lib/sandbox');
 const inproc = require('./lib/inprocess');
 const { compareInRealN8n } = require('./lib/real-n8n');
 const { detection } = require('./lib/detection');
+const { detectionInN8n } = require('./lib/detection-n8n');
 const { parkingAtScale } = require('./lib/parking');
 const { memory } = require('./lib/memory');
 const { machine, fmtS, GiB, MiB } = require('./lib/measure');
 const { report } = require('./lib/report');
 
 const ROOT = path.resolve(__dirname, '..');
-const SECTIONS = ['batch', 'cpu', 'memory', 'pickers', 'real', 'detection', 'parking'];
+const SECTIONS = ['batch', 'cpu', 'memory', 'pickers', 'real', 'detection', 'detection-n8n', 'parking'];
 
 function parseArgs(argv) {
 	const opts = { only: SECTIONS, quick: false, out: undefined, write: true, json: undefined, fromJson: undefined };
@@ -77,6 +81,7 @@ function config(quick) {
 				pickers: { catalogExtra: 5000, repeats: 5 },
 				real: { n: 5, scenarios: [{ runMs: 2000, waits: [1] }], pickerRepeats: 3 },
 				detection: { runs: 40, bounds: false },
+				detectionN8n: { lengthsMs: [2000, 20000], n: 4, warmup: 2, rounds: { 2000: 2 } },
 				parking: { n: 6, runMs: 10000 },
 			}
 		: {
@@ -96,6 +101,7 @@ function config(quick) {
 					pickerRepeats: 5,
 				},
 				detection: { runs: 200, bounds: true },
+				detectionN8n: { lengthsMs: [2000, 20000, 60000, 300000], n: 10, warmup: 3, rounds: { 2000: 10, 20000: 6, 60000: 4 } },
 				parking: { n: 20, runMs: 30000 },
 			};
 }
@@ -164,6 +170,10 @@ async function main() {
 			log('[bench] real n8n');
 			await h.ensureN8n({ log });
 			results.real = await compareInRealN8n(sb, { ...cfg.real, catalogExtra: cfg.pickers.catalogExtra, log });
+		}
+		if (opts.only.includes('detection-n8n')) {
+			log('[bench] detection in the real n8n (node vs Wait 1 s / 5 s loops, all run times at once)');
+			results.detectionN8n = await detectionInN8n(sb, { ...cfg.detectionN8n, log });
 		}
 		if (opts.only.includes('parking')) {
 			log('[bench] parking at scale (queue mode)');

@@ -8,6 +8,7 @@ const fs = require('fs');
 const path = require('path');
 
 const { detectionSection } = require('./detection');
+const { detectionN8nSection, detectionN8nSummary } = require('./detection-n8n');
 const { parkingSection } = require('./parking');
 const inproc = require('./inprocess');
 const { fmtS, fmtBytes, GiB, MiB } = require('./measure');
@@ -308,6 +309,7 @@ function summaryLines(results) {
 		});
 		lines.push(`Detection (simulated, learned timing, median delay and status requests per run): ${parts.join('; ')}.`);
 	}
+	if (results.detectionN8n) lines.push(detectionN8nSummary(results.detectionN8n));
 	if (results.real) {
 		for (const row of results.real.rows) {
 			lines.push(
@@ -356,6 +358,7 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	if (results.pickers || results.real) out.push('', pickersSection(results.pickers, results.real));
 	if (results.real) out.push('', realSection(results.real));
 	if (results.detection) out.push('', detectionSection(results.detection, table));
+	if (results.detectionN8n) out.push('', detectionN8nSection(results.detectionN8n, table));
 	if (results.parking) out.push('', parkingSection(results.parking, table));
 	// How the figures are measured: kept in bench/method.md so every written BENCHMARKS.md carries it.
 	out.push('', fs.readFileSync(path.join(__dirname, '..', 'method.md'), 'utf8').trimEnd(), '');

@@ -1,0 +1,327 @@
+'use strict';
+/**
+ * Detection in the REAL n8n (issue 14's measured goal "Detection"): for runs of 2 s, 20 s, 60 s and 300 s with
+ * ±20 % spread, how soon after a run's end each pattern sees it, and how many status requests it sends:
+ *
+ *   node    the RunComfy Model node (Model → Run, default wait options), which learns run times in the n8n
+ *           process: one warm-up execution of the same model first, so the figures count from its second run;
+ *   wait1   the user's loop: HTTP Request submit → Wait 1 s → HTTP status → IF completed (else back to Wait) →
+ *           HTTP result (bench/lib/real-n8n.js's builder);
+ *   wait5   the same with Wait 5 s.
+ *
+ * ONE `n8n start` (the learned timing lives in its process) with the three workflows published behind
+ * webhooks; each (run time, pattern) has a model of its own, so runs are told apart in the sandbox and what the
+ * node learns for one run time does not leak into another. All run times and patterns run at the same time:
+ * per run time the node's warm-up, then the node, the Wait 1 s loop and the Wait 5 s loop side by side.
+ *
+ * The sandbox draws each run's time around the model's mean (`modelDurations`) within ±20 % (`spread`) and
+ * queues it for `queueMs` first (`in_queue`, with `queue_position`). Per run, from its state and request log:
+ * delay = first status or result request at or after the run's end (status is computed from timestamps at
+ * arrival, so that answer says completed) − the end; status requests = those for its request id.
+ */
+const h = require('../../scripts/e2e/n8n');
+const { waitFor } = require('../../scripts/e2e/parking');
+const { httpLoopWorkflow, nodeWorkflow } = require('./real-n8n');
+
+const PATTERNS = [
+	{ key: 'node', label: 'RunComfy Model node (learned timing)' },
+	{ key: 'wait1', label: 'HTTP Request + Wait 1 s + IF loop', waitSeconds: 1 },
+	{ key: 'wait5', label: 'HTTP Request + Wait 5 s + IF loop', waitSeconds: 5 },
+];
+const SPREAD = 0.2;
+const QUEUE_MS = 300;
+const SEED = 14;
+
+// ------------------------------------------------------------------------------------------------------------
+// Workflows: the builders of real-n8n.js behind a Webhook (POST { items: [{ model, prompt }] }) instead of the
+// manual trigger and the fixed prompts, the model taken from each item.
+
+const HEAD = new Set(['Start', 'Prompts', 'One Item per Prompt']);
+
+function behindWebhook(wf, { key, modelApi }) {
+	const webhook = {
+		id: `d0000000-0000-4000-8000-0000000000${key === 'node' ? '10' : key === 'wait1' ? '11' : '15'}`,
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: `d0000000-0000-4000-8000-0000000001${key === 'node' ? '10' : key === 'wait1' ? '11' : '15'}`,
+		parameters: { httpMethod: 'POST', path: `bench-detect-${key}`, responseMode: 'onReceived', options: {} },
+	};
+	const items = {
+		id: 'd0000000-0000-4000-8000-000000000002',
+		name: 'Items',
+		type: 'n8n-nodes-base.splitOut',
+		typeVersion: 1,
+		position: [220, 0],
+		parameters: { fieldToSplitOut: 'body.items', options: {} },
+	};
+	const nodes = wf.nodes.filter((n) => !HEAD.has(n.name)).map((n) => {
+		if (n.name === 'Submit') return { ...n, parameters: { ...n.parameters, url: `=${modelApi}/v1/models/{{ $json.model }}` } };
+		if (n.name === 'RunComfy Model') return { ...n, parameters: { ...n.parameters, model: { __rl: true, mode: 'id', value: '={{ $json.model }}' } } };
+		return n;
+	});
+	const connections = Object.fromEntries(Object.entries(wf.connections).filter(([from]) => !HEAD.has(from)));
+	const first = wf.connections['One Item per Prompt'].main[0][0].node;
+	connections.Webhook = { main: [[{ node: 'Items', type: 'main', index: 0 }]] };
+	connections.Items = { main: [[{ node: first, type: 'main', index: 0 }]] };
+	return { ...wf, name: `Bench detection: ${PATTERNS.find((p) => p.key === key).label}`, nodes: [webhook, items, ...nodes], connections };
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// The sandbox seen from outside: its runs and request log, refreshed by one poller for every waiter.
+
+class SandboxView {
+	constructor(sb) {
+		this.sb = sb;
+		this.runs = [];
+		this.lastSeq = 0;
+		this.byRequest = new Map(); // request id -> { status: [times], result: [times] }
+	}
+
+	async refresh() {
+		const [state, entries] = await Promise.all([this.sb.state(), this.sb.log(this.lastSeq)]);
+		this.runs = state.runs.filter((r) => r.kind === 'model');
+		for (const e of entries) {
+			this.lastSeq = Math.max(this.lastSeq, e.seq);
+			const m = e.api === 'model' && e.method === 'GET' && /^\/v1\/requests\/([^/]+)\/(status|result)$/.exec(e.path);
+			if (!m) continue;
+			if (!this.byRequest.has(m[1])) this.byRequest.set(m[1], { status: [], result: [] });
+			this.byRequest.get(m[1])[m[2]].push(e.time);
+		}
+	}
+
+	runsOf(model) {
+		return this.runs.filter((r) => r.target === model);
+	}
+
+	/** `count` runs of `model` exist and each had its result fetched (the pattern has seen all of them). */
+	allFetched(model, count) {
+		const runs = this.runsOf(model);
+		return runs.length >= count && runs.every((r) => (this.byRequest.get(r.id)?.result.length ?? 0) > 0);
+	}
+
+	/** Per run: { runMs, delayMs, status } (delay from its end to the first answer showing it finished). */
+	figures(model) {
+		return this.runsOf(model).map((r) => {
+			const req = this.byRequest.get(r.id) || { status: [], result: [] };
+			const seen = [...req.status, ...req.result].filter((t) => t >= r.finishedAt);
+			return { runMs: r.durationMs, delayMs: seen.length ? Math.min(...seen) - r.finishedAt : NaN, status: req.status.length };
+		});
+	}
+}
+
+const quantile = (xs, q) => {
+	const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+	if (!s.length) return NaN;
+	const pos = (s.length - 1) * q;
+	const i = Math.floor(pos);
+	return i + 1 < s.length ? s[i] + (s[i + 1] - s[i]) * (pos - i) : s[i];
+};
+
+function summarise(runs) {
+	const delays = runs.map((r) => r.delayMs);
+	const status = runs.map((r) => r.status);
+	return {
+		runs: runs.length,
+		medianDelayMs: quantile(delays, 0.5),
+		p90DelayMs: quantile(delays, 0.9),
+		medianStatus: quantile(status, 0.5),
+		meanStatus: status.reduce((a, b) => a + b, 0) / Math.max(1, status.length),
+		unseen: delays.filter((d) => !Number.isFinite(d)).length,
+	};
+}
+
+// ------------------------------------------------------------------------------------------------------------
+
+/**
+ * The section; `sb` is the benchmark's sandbox process. `lengthsMs`: mean run times; `n`: runs per measured
+ * execution; `rounds[meanMs]`: measured executions per pattern, one after the other (short runs fit several
+ * while the longest one goes on, for more samples at no extra time).
+ */
+async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, log }) {
+	await h.ensureN8n({ log });
+	const catalog = await (await fetch(`${sb.urls.modelApi}/v1/models?limit=500`, { headers: { authorization: `Bearer ${sb.token}` } })).json();
+	// Models a bare { prompt } is valid for, one per (run time, pattern).
+	const usable = catalog.models.filter((m) => !m.model_id.startsWith('runcomfy/test/') && m.required_inputs.length === 1 && m.required_inputs[0] === 'prompt');
+	const needed = lengthsMs.length * PATTERNS.length;
+	if (usable.length < needed) throw new Error(`detection-n8n needs ${needed} prompt-only models, the sandbox has ${usable.length}`);
+	const modelFor = new Map();
+	const modelDurations = {};
+	lengthsMs.forEach((meanMs, i) =>
+		PATTERNS.forEach((p, j) => {
+			const model = usable[i * PATTERNS.length + j].model_id;
+			modelFor.set(`${meanMs}:${p.key}`, model);
+			modelDurations[model] = meanMs;
+		}),
+	);
+	await sb.reset({ spread: SPREAD, queueMs: QUEUE_MS, seed: SEED, modelDurations });
+
+	const uf = h.createUserFolder();
+	let n8n;
+	let polling = true;
+	const view = new SandboxView(sb);
+	try {
+		const runComfy = h.sandboxCredential(sb);
+		const header = { id: h.newId(), name: 'RunComfy token (Header Auth)', type: 'httpHeaderAuth', data: { name: 'Authorization', value: `Bearer ${sb.token}` } };
+		await h.importCredential(uf, [runComfy, header]);
+		const built = PATTERNS.map((p) =>
+			behindWebhook(p.key === 'node' ? nodeWorkflow({ n: 1, credential: runComfy }) : httpLoopWorkflow({ n: 1, waitSeconds: p.waitSeconds, modelApi: sb.urls.modelApi, headerCred: header }), {
+				key: p.key,
+				modelApi: sb.urls.modelApi,
+			}),
+		);
+		const workflows = await h.importWorkflow(uf, built);
+		n8n = await h.startN8n(uf, { readyTimeoutMs: 180_000 });
+		await n8n.rest.setupOwner();
+		for (const wf of workflows) {
+			const activated = await n8n.rest.activateWorkflow(wf.id);
+			const st = await n8n.rest.waitForPublication(wf.id, { versionId: activated.versionId });
+			if (st.status !== 'published') throw new Error(`publishing "${wf.name}" ended ${st.status}: ${JSON.stringify(st.triggers)}`);
+		}
+
+		const poller = (async () => {
+			while (polling) {
+				// A failed refresh (a busy sandbox) is retried on the next round; the waiters time out if it persists.
+				await view.refresh().catch((error) => log(`  detection-n8n: sandbox refresh failed: ${error.message}`));
+				await new Promise((resolve) => setTimeout(resolve, 1000));
+			}
+		})();
+		const start = async (key, model, count, tag) => {
+			const body = { items: Array.from({ length: count }, (_, i) => ({ model, prompt: `detection ${tag} ${i}` })) };
+			const res = await fetch(`${n8n.url}/webhook/bench-detect-${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+			if (res.status !== 200) throw new Error(`the ${key} webhook answered ${res.status}: ${await res.text()}`);
+		};
+		const untilFetched = (model, count, meanMs) =>
+			waitFor(`${count} runs of ${model} fetched`, async () => view.allFetched(model, count), { limitMs: meanMs * 3 + 180_000, intervalMs: 500 });
+
+		const started = Date.now();
+		await Promise.all(
+			lengthsMs.map(async (meanMs) => {
+				const nodeModel = modelFor.get(`${meanMs}:node`);
+				log(`  detection-n8n: ${meanMs / 1000} s runs: node warm-up (${warmup} runs of ${nodeModel})`);
+				await start('node', nodeModel, warmup, 'warm-up');
+				await untilFetched(nodeModel, warmup, meanMs);
+				const times = rounds[meanMs] || 1;
+				for (let round = 1; round <= times; round++) {
+					log(`  detection-n8n: ${meanMs / 1000} s runs: node, Wait 1 s and Wait 5 s loops, ${n} runs each, side by side (round ${round}/${times})`);
+					await Promise.all(PATTERNS.map((p) => start(p.key, modelFor.get(`${meanMs}:${p.key}`), n, `round ${round}`)));
+					await Promise.all(PATTERNS.map((p) => untilFetched(modelFor.get(`${meanMs}:${p.key}`), (p.key === 'node' ? warmup : 0) + round * n, meanMs)));
+				}
+				log(`  detection-n8n: ${meanMs / 1000} s runs done after ${((Date.now() - started) / 1000).toFixed(0)} s`);
+			}),
+		);
+		polling = false;
+		await poller;
+		await view.refresh();
+
+		// Every execution must have ended in success (the figures come from the sandbox; this checks the workflows).
+		const measured = lengthsMs.reduce((sum, ms) => sum + (rounds[ms] || 1), 0);
+		const expected = { node: lengthsMs.length + measured, wait1: measured, wait5: measured };
+		const executions = {};
+		for (const [i, p] of PATTERNS.entries()) {
+			const list = await waitFor(`the ${p.key} executions to end`, async () => {
+				const l = await n8n.rest.listExecutions({ workflowId: workflows[i].id, limit: 100 });
+				return l.length >= expected[p.key] && l.every((e) => !['new', 'running', 'waiting'].includes(e.status)) ? l : undefined;
+			}, { limitMs: 120_000, intervalMs: 500 });
+			executions[p.key] = { total: list.length, succeeded: list.filter((e) => e.status === 'success').length };
+		}
+
+		const rows = lengthsMs.map((meanMs) => {
+			const patterns = {};
+			for (const p of PATTERNS) {
+				const runs = view.figures(modelFor.get(`${meanMs}:${p.key}`));
+				if (p.key === 'node') {
+					// Submission order: the warm-up runs come first.
+					patterns.firstRun = summarise(runs.slice(0, warmup));
+					patterns.node = summarise(runs.slice(warmup));
+				} else patterns[p.key] = summarise(runs);
+			}
+			return { meanMs, models: Object.fromEntries(PATTERNS.map((p) => [p.key, modelFor.get(`${meanMs}:${p.key}`)])), patterns };
+		});
+		return { n, warmup, rounds: Object.fromEntries(lengthsMs.map((ms) => [ms, rounds[ms] || 1])), spread: SPREAD, queueMs: QUEUE_MS, seed: SEED, executions, sectionMs: Date.now() - started, rows };
+	} finally {
+		polling = false;
+		await n8n?.stop();
+		uf.cleanup();
+		await sb.reset({});
+	}
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// Report
+
+const fmtDelay = (ms) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : '—');
+const fmtReq = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
+
+/** Per run time: does the node beat the Wait 1 s loop on delay and the Wait 5 s loop on requests? */
+function verdicts(d) {
+	return d.rows.map((row) => {
+		const { node, wait1, wait5 } = row.patterns;
+		const delay = node.medianDelayMs < wait1.medianDelayMs ? 'beats' : 'does NOT beat';
+		const req = node.medianStatus < wait5.medianStatus ? 'beats' : node.medianStatus === wait5.medianStatus ? 'ties' : 'does NOT beat';
+		const why = req !== 'beats' && wait5.medianStatus <= 1 ? ' — the Wait 5 s loop sends the minimum, one request, and sees the end late' : '';
+		return {
+			meanMs: row.meanMs,
+			delay,
+			req,
+			text:
+				`${row.meanMs / 1000} s: the node ${delay} the Wait 1 s loop on delay (${fmtDelay(node.medianDelayMs)} vs ${fmtDelay(wait1.medianDelayMs)}) ` +
+				`and ${req} the Wait 5 s loop on status requests (${fmtReq(node.medianStatus)} vs ${fmtReq(wait5.medianStatus)}${why})`,
+		};
+	});
+}
+
+function detectionN8nSection(d, table) {
+	const labels = { firstRun: 'RunComfy Model node, warm-up (first runs, nothing learned)', ...Object.fromEntries(PATTERNS.map((p) => [p.key, p.label])) };
+	const rows = [];
+	for (const row of d.rows) {
+		for (const [key, label] of Object.entries(labels)) {
+			const p = row.patterns[key];
+			rows.push([`${row.meanMs / 1000} s`, label, String(p.runs), fmtDelay(p.medianDelayMs), fmtDelay(p.p90DelayMs), fmtReq(p.medianStatus), p.meanStatus.toFixed(1)]);
+		}
+	}
+	const ex = d.executions;
+	return [
+		"## Detection in the real n8n: from a run's end to the workflow seeing it",
+		'',
+		`One \`n8n start\` (n8n ${h.N8N_VERSION}, the package installed as a community package; the node's learned run times live in that process), ` +
+			'three workflows behind webhooks: the RunComfy Model node (Model → Run, default wait options), and the loop users build without the package ' +
+			'(HTTP Request submit → Wait 1 s or 5 s → HTTP Request status → IF completed, else back to Wait → HTTP Request result). ' +
+			`The sandbox draws each run's time within ±${d.spread * 100} % of the model's mean (bell-shaped) after ${d.queueMs} ms in the queue (\`in_queue\`, \`queue_position\`). ` +
+			`Every (run time, pattern) uses a model of its own, and all of them run at the same time: per run time a warm-up execution of the node (${d.warmup} runs), ` +
+			`then the node, the Wait 1 s loop and the Wait 5 s loop side by side with ${d.n} runs each` +
+			(d.rounds && Object.values(d.rounds).some((r) => r > 1)
+				? ` (${Object.values(d.rounds).map((r) => `${r}×`).join(' / ')} such executions one after the other for ${Object.keys(d.rounds).map((ms) => `${ms / 1000} s`).join(' / ')}, while the longest runs go on)`
+				: '') +
+			"; the node's figures count from its second execution of the model. " +
+			"Delay: from the run's end (the sandbox's schedule) to the first status or result request that saw it finished; status requests per run from the sandbox log. " +
+			`Executions succeeded: node ${ex.node.succeeded}/${ex.node.total}, Wait 1 s ${ex.wait1.succeeded}/${ex.wait1.total}, Wait 5 s ${ex.wait5.succeeded}/${ex.wait5.total}; ` +
+			`the section took ${(d.sectionMs / 1000).toFixed(0)} s.`,
+		'',
+		table(['Run time', 'Pattern', 'Runs', 'Median delay', 'p90 delay', 'Median status requests', 'Mean status requests'], rows),
+		'',
+		...verdicts(d).map((v) => `- ${v.text}.`),
+		...(verdicts(d).every((v) => v.delay === 'beats' && v.req === 'beats')
+			? []
+			: [
+					'',
+					'Where the node does not win, compare the simulated Detection section (bench/lib/detection.js): its lower bounds say which pairs of median delay and requests any poll schedule ' +
+						'can reach for this spread, and a Wait 5 s loop at 2 s sends the minimum (one request) by seeing the end seconds late.',
+				]),
+	].join('\n');
+}
+
+/** The one summary line of the report. */
+function detectionN8nSummary(d) {
+	const v = verdicts(d);
+	return (
+		'Detection in the real n8n (median delay after the run ends, status requests per run): ' +
+		d.rows
+			.map((r) => `${r.meanMs / 1000} s: node ${fmtDelay(r.patterns.node.medianDelayMs)} / ${fmtReq(r.patterns.node.medianStatus)}, Wait 1 s ${fmtDelay(r.patterns.wait1.medianDelayMs)}, Wait 5 s ${fmtReq(r.patterns.wait5.medianStatus)}`)
+			.join('; ') +
+		`. Beats Wait 1 s on delay at ${v.filter((x) => x.delay === 'beats').length}/${v.length} run times, Wait 5 s on requests at ${v.filter((x) => x.req === 'beats').length}/${v.length}.`
+	);
+}
+
+module.exports = { detectionInN8n, detectionN8nSection, detectionN8nSummary };
