@@ -19,12 +19,15 @@
  *   parking    queue-mode n8n (Redis + PostgreSQL, main + 1 worker of concurrency 2): N executions of one
  *              deployment run each, parked until RunComfy calls back vs waited for in the execution; status
  *              requests while parked; main and worker restarted while parked; RSS of the n8n processes
+ *   fire-and-forget  N deployment requests submitted with Deliver Results To = a RunComfy Webhook Trigger's URL,
+ *              delivered by the sandbox with duplicates and out-of-order events: executions of the receiving
+ *              workflow, each request exactly once, deliveries made, time to the last execution, n8n's RSS
  *
  * The nodes run as built (dist/, rebuilt first when stale) inside n8n-core's engine in this process
  * (bench/lib/harness.js), or inside the real n8n (scripts/e2e/n8n.js) for `real`; bench/lib/report.js writes the
  * Markdown.
  *
- * Usage: npm run bench [-- --only=batch,cpu,memory,pickers,real,detection,parking] [--quick] [--out=FILE] [--no-write]
+ * Usage: npm run bench [-- --only=batch,cpu,memory,pickers,real,detection,parking,fire-and-forget] [--quick] [--out=FILE] [--no-write]
  *                          [--json=FILE] [--from-json=FILE]
  *   --quick      smaller sizes (for trying the script; figures are not representative)
  *   --only       run some sections (BENCHMARKS.md is then only written with --out)
@@ -41,12 +44,13 @@ const inproc = require('./lib/inprocess');
 const { compareInRealN8n } = require('./lib/real-n8n');
 const { detection } = require('./lib/detection');
 const { parkingAtScale } = require('./lib/parking');
+const { fireAndForget } = require('./lib/fire-and-forget');
 const { memory } = require('./lib/memory');
 const { machine, fmtS, GiB, MiB } = require('./lib/measure');
 const { report } = require('./lib/report');
 
 const ROOT = path.resolve(__dirname, '..');
-const SECTIONS = ['batch', 'cpu', 'memory', 'pickers', 'real', 'detection', 'parking'];
+const SECTIONS = ['batch', 'cpu', 'memory', 'pickers', 'real', 'detection', 'parking', 'fire-and-forget'];
 
 function parseArgs(argv) {
 	const opts = { only: SECTIONS, quick: false, out: undefined, write: true, json: undefined, fromJson: undefined };
@@ -78,6 +82,7 @@ function config(quick) {
 				real: { n: 5, scenarios: [{ runMs: 2000, waits: [1] }], pickerRepeats: 3 },
 				detection: { runs: 40, bounds: false },
 				parking: { n: 6, runMs: 10000 },
+				fireAndForget: { n: 20, runMs: 3000, spread: 0.5, duplicateRate: 0.2, outOfOrderRate: 0.2 },
 			}
 		: {
 				runMs: 2000,
@@ -97,6 +102,7 @@ function config(quick) {
 				},
 				detection: { runs: 200, bounds: true },
 				parking: { n: 20, runMs: 30000 },
+				fireAndForget: { n: 200, runMs: 5000, spread: 0.5, duplicateRate: 0.2, outOfOrderRate: 0.2 },
 			};
 }
 
@@ -168,6 +174,10 @@ async function main() {
 		if (opts.only.includes('parking')) {
 			log('[bench] parking at scale (queue mode)');
 			results.parking = await parkingAtScale(sb, { ...cfg.parking, log });
+		}
+		if (opts.only.includes('fire-and-forget')) {
+			log('[bench] fire-and-forget (Deliver Results To → RunComfy Webhook Trigger)');
+			results.fireAndForget = await fireAndForget(sb, { ...cfg.fireAndForget, log });
 		}
 	} finally {
 		await sb.close();

@@ -9,6 +9,7 @@ const path = require('path');
 
 const { detectionSection } = require('./detection');
 const { parkingSection } = require('./parking');
+const { fireAndForgetSection, fireAndForgetSummary } = require('./fire-and-forget');
 const inproc = require('./inprocess');
 const { fmtS, fmtBytes, GiB, MiB } = require('./measure');
 
@@ -325,6 +326,7 @@ function summaryLines(results) {
 				`main and worker restarted while parked: ${p.restart.succeeded}/${p.n} succeeded.`,
 		);
 	}
+	if (results.fireAndForget) lines.push(fireAndForgetSummary(results.fireAndForget));
 	return lines;
 }
 
@@ -357,6 +359,7 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	if (results.real) out.push('', realSection(results.real));
 	if (results.detection) out.push('', detectionSection(results.detection, table));
 	if (results.parking) out.push('', parkingSection(results.parking, table));
+	if (results.fireAndForget) out.push('', fireAndForgetSection(results.fireAndForget, table));
 	// How the figures are measured: kept in bench/method.md so every written BENCHMARKS.md carries it.
 	out.push('', fs.readFileSync(path.join(__dirname, '..', 'method.md'), 'utf8').trimEnd(), '');
 	return out.join('\n');

@@ -57,6 +57,7 @@ export interface DeliveryStats {
 	attempts: number;
 	answered: number;
 	notAnswered: number;
+	notAnsweredBy: Record<string, number>;
 	retries: number;
 	finalAnswered: number;
 	duplicates: number;
