@@ -22,12 +22,16 @@
  *   parking    queue-mode n8n (Redis + PostgreSQL, main + 1 worker of concurrency 2): N executions of one
  *              deployment run each, parked until RunComfy calls back vs waited for in the execution; status
  *              requests while parked; main and worker restarted while parked; RSS of the n8n processes
+ *   fire-and-forget  N deployment requests submitted with Deliver Results To = a RunComfy Webhook Trigger's URL,
+ *              delivered by the sandbox with duplicates and out-of-order events: executions of the receiving
+ *              workflow, each request exactly once, deliveries made, time to the last execution, n8n's RSS
  *
  * The nodes run as built (dist/, rebuilt first when stale) inside n8n-core's engine in this process
  * (bench/lib/harness.js), or inside the real n8n (scripts/e2e/n8n.js) for `real`; bench/lib/report.js writes the
  * Markdown.
  *
- * Usage: npm run bench [-- --only=batch,cpu,memory,pickers,real,detection,detection-n8n,parking] [--quick] [--out=FILE] [--no-write]
+ * Usage: npm run bench [-- --only=batch,cpu,memory,pickers,real,detection,detection-n8n,parking,fire-and-forget] [--quick]
+ *                          [--out=FILE] [--no-write]
  *                          [--json=FILE] [--from-json=FILE]
  *   --quick      smaller sizes (for trying the script; figures are not representative)
  *   --only       run some sections (BENCHMARKS.md is then only written with --out)
@@ -45,12 +49,13 @@ const { compareInRealN8n } = require('./lib/real-n8n');
 const { detection } = require('./lib/detection');
 const { detectionInN8n } = require('./lib/detection-n8n');
 const { parkingAtScale } = require('./lib/parking');
+const { fireAndForget } = require('./lib/fire-and-forget');
 const { memory } = require('./lib/memory');
 const { machine, fmtS, GiB, MiB } = require('./lib/measure');
 const { report } = require('./lib/report');
 
 const ROOT = path.resolve(__dirname, '..');
-const SECTIONS = ['batch', 'cpu', 'memory', 'pickers', 'real', 'detection', 'detection-n8n', 'parking'];
+const SECTIONS = ['batch', 'cpu', 'memory', 'pickers', 'real', 'detection', 'detection-n8n', 'parking', 'fire-and-forget'];
 
 function parseArgs(argv) {
 	const opts = { only: SECTIONS, quick: false, out: undefined, write: true, json: undefined, fromJson: undefined };
@@ -83,6 +88,7 @@ function config(quick) {
 				detection: { runs: 40, bounds: false },
 				detectionN8n: { lengthsMs: [2000, 20000], n: 4, warmup: 2, rounds: { 2000: 2 } },
 				parking: { n: 6, runMs: 10000 },
+				fireAndForget: { n: 20, runMs: 3000, spread: 0.5, duplicateRate: 0.2, outOfOrderRate: 0.2 },
 			}
 		: {
 				runMs: 2000,
@@ -103,6 +109,7 @@ function config(quick) {
 				detection: { runs: 200, bounds: true },
 				detectionN8n: { lengthsMs: [2000, 20000, 60000, 300000], n: 10, warmup: 3, rounds: { 2000: 10, 20000: 6, 60000: 4 } },
 				parking: { n: 20, runMs: 30000 },
+				fireAndForget: { n: 200, runMs: 5000, spread: 0.5, duplicateRate: 0.2, outOfOrderRate: 0.2 },
 			};
 }
 
@@ -178,6 +185,10 @@ async function main() {
 		if (opts.only.includes('parking')) {
 			log('[bench] parking at scale (queue mode)');
 			results.parking = await parkingAtScale(sb, { ...cfg.parking, log });
+		}
+		if (opts.only.includes('fire-and-forget')) {
+			log('[bench] fire-and-forget (Deliver Results To → RunComfy Webhook Trigger)');
+			results.fireAndForget = await fireAndForget(sb, { ...cfg.fireAndForget, log });
 		}
 	} finally {
 		await sb.close();

@@ -10,6 +10,7 @@ const path = require('path');
 const { detectionSection } = require('./detection');
 const { detectionN8nSection, detectionN8nSummary } = require('./detection-n8n');
 const { parkingSection } = require('./parking');
+const { fireAndForgetSection, fireAndForgetSummary } = require('./fire-and-forget');
 const inproc = require('./inprocess');
 const { fmtS, fmtBytes, GiB, MiB } = require('./measure');
 
@@ -327,6 +328,7 @@ function summaryLines(results) {
 				`main and worker restarted while parked: ${p.restart.succeeded}/${p.n} succeeded.`,
 		);
 	}
+	if (results.fireAndForget) lines.push(fireAndForgetSummary(results.fireAndForget));
 	return lines;
 }
 
@@ -360,6 +362,7 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	if (results.detection) out.push('', detectionSection(results.detection, table));
 	if (results.detectionN8n) out.push('', detectionN8nSection(results.detectionN8n, table));
 	if (results.parking) out.push('', parkingSection(results.parking, table));
+	if (results.fireAndForget) out.push('', fireAndForgetSection(results.fireAndForget, table));
 	// How the figures are measured: kept in bench/method.md so every written BENCHMARKS.md carries it.
 	out.push('', fs.readFileSync(path.join(__dirname, '..', 'method.md'), 'utf8').trimEnd(), '');
 	return out.join('\n');
