@@ -88,7 +88,7 @@ function config(quick) {
 				detection: { runs: 40, bounds: false },
 				detectionN8n: { lengthsMs: [2000, 20000], n: 4, warmup: 2, rounds: { 2000: 2 } },
 				parking: { n: 6, runMs: 10000 },
-				fireAndForget: { n: 20, runMs: 3000, spread: 0.5, duplicateRate: 0.2, outOfOrderRate: 0.2 },
+				fireAndForget: { n: 20, runMs: 3000, spread: 0.5, instances: 5, duplicateRate: 0.2, outOfOrderRate: 0.2 },
 			}
 		: {
 				runMs: 2000,
@@ -109,7 +109,7 @@ function config(quick) {
 				detection: { runs: 200, bounds: true },
 				detectionN8n: { lengthsMs: [2000, 20000, 60000, 300000], n: 10, warmup: 3, rounds: { 2000: 10, 20000: 6, 60000: 4 } },
 				parking: { n: 20, runMs: 30000 },
-				fireAndForget: { n: 200, runMs: 5000, spread: 0.5, duplicateRate: 0.2, outOfOrderRate: 0.2 },
+				fireAndForget: { n: 200, runMs: 5000, spread: 0.5, instances: 20, duplicateRate: 0.2, outOfOrderRate: 0.2 },
 			};
 }
 

@@ -19,11 +19,13 @@ const { fmtS, MiB } = require('./measure');
 /** See test/e2e/trigger.test.ts: bursts of parallel deliveries must not make n8n's SQLite ping give up. */
 const N8N_ENV = { DB_PING_TIMEOUT_MS: '60000' };
 
-function sandboxConfig({ runMs, spread, duplicateRate, outOfOrderRate }) {
+function sandboxConfig({ runMs, spread, instances, duplicateRate, outOfOrderRate }) {
 	return {
 		runDurationMs: runMs,
 		spread,
 		queueMs: 200,
+		// The deployment's max instances: at most this many requests run at once, the others wait in its queue.
+		capacity: instances,
 		// Retried long enough that nothing is given up (the live service retries for 24 h).
 		webhooks: { baseDelayMs: 250, maxDelayMs: 8000, maxAttempts: 60, duplicateRate, outOfOrderRate, holdMs: 1000 },
 	};
@@ -105,7 +107,7 @@ function figures({ batch, ids, received, runA, peakRss, timedOut, sandboxLog, st
 }
 
 /** The whole section; `sb` is the benchmark's sandbox process (bench/lib/sandbox.js). */
-async function fireAndForget(sb, { n, runMs, spread, duplicateRate, outOfOrderRate, intermediate = false, log }) {
+async function fireAndForget(sb, { n, runMs, spread, instances, duplicateRate, outOfOrderRate, intermediate = false, log }) {
 	await h.ensureN8n({ log });
 	const uf = h.createUserFolder();
 	const token = `bench_${h.newId()}`;
@@ -121,7 +123,7 @@ async function fireAndForget(sb, { n, runMs, spread, duplicateRate, outOfOrderRa
 		n8n = await h.startN8n(uf, { env: N8N_ENV, readyTimeoutMs: 180_000 });
 		await n8n.rest.setupOwner();
 		for (const wf of [submitter, receiver]) await n8n.rest.waitForPublication(wf.id, { timeoutMs: 120_000 });
-		const config = sandboxConfig({ runMs, spread, duplicateRate, outOfOrderRate });
+		const config = sandboxConfig({ runMs, spread, instances, duplicateRate, outOfOrderRate });
 		const ctx = { submitter, receiver, token, intermediate, log };
 
 		// Warm-up (first executions: module loading, the trigger's ledger): not reported.
@@ -129,11 +131,11 @@ async function fireAndForget(sb, { n, runMs, spread, duplicateRate, outOfOrderRa
 		await oneBatch(n8n, sb, { ...ctx, n: 2, prefix: 'warm-up' });
 		const rssIdle = treeRss(n8n.process.pid);
 
-		log(`  fire-and-forget: ${n} deployment requests of ${runMs / 1000} s ±${Math.round(spread * 100)} %, ${duplicateRate * 100} % duplicates, ${outOfOrderRate * 100} % out of order`);
+		log(`  fire-and-forget: ${n} deployment requests of ${runMs / 1000} s ±${Math.round(spread * 100)} % on ${instances} instances, ${duplicateRate * 100} % duplicates, ${outOfOrderRate * 100} % out of order`);
 		await sb.reset(config);
 		const measured = figures(await oneBatch(n8n, sb, { ...ctx, n, prefix: 'bench' }));
 		log(`    B ran ${measured.executions} times for ${measured.distinctIds} distinct ids (${measured.idsTwice} twice), last one ${fmtS(measured.toLastBMs)} after A started`);
-		return { n, runMs, spread, duplicateRate, outOfOrderRate, intermediate, rssIdle, ...measured };
+		return { n, runMs, spread, instances, duplicateRate, outOfOrderRate, intermediate, rssIdle, ...measured };
 	} finally {
 		await n8n?.stop();
 		uf.cleanup();
@@ -160,7 +162,7 @@ function fireAndForgetSection(r, table) {
 		`n8n ${h.N8N_VERSION} (\`n8n start\`, SQLite), the package installed as a community package. **Workflow A**: Webhook → Split Out → RunComfy Deployment (Inference → Run, ` +
 			`Options → Deliver Results To = the production URL of workflow B, Deliver Intermediate Statuses ${r.intermediate ? 'on' : 'off'}) → No Op, answering with its last node's items. ` +
 			'**Workflow B**: RunComfy Webhook Trigger (secret path token, queued and running events off) → No Op. ' +
-			`Each request runs ${r.runMs / 1000} s ±${Math.round(r.spread * 100)} % on the sandbox, which delivers its ${r.intermediate ? 'queued, running and final events' : 'final event'} to B; ` +
+			`Each request runs ${r.runMs / 1000} s ±${Math.round(r.spread * 100)} % on the sandbox, at most ${r.instances} at once (the deployment's max instances; the others wait in its queue), which delivers its ${r.intermediate ? 'queued, running and final events' : 'final event'} to B; ` +
 			`${r.duplicateRate * 100} % of the delivered events are sent a second time and ${r.outOfOrderRate * 100} % are held back behind a later event (a final one behind the next delivery to the same URL, at most 1 s); a delivery not answered 2xx within 10 s (the live service's timeout) is retried with backoff. ` +
 			'Executions are counted through n8n\'s REST API once the sandbox has delivered every result; times are from the call to A\'s webhook.',
 		'',
