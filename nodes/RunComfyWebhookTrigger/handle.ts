@@ -17,7 +17,7 @@ import { DownloadHosts, fetchFiles, filesOnItems, outputUrlsOf, skippedDownloads
 import type { DownloadChoice, FileLayout } from '../shared/jobs/options';
 import { FINAL_RANK, OUTPUT_KEYS, deliveryItem, parseDelivery } from './delivery';
 import type { Delivery } from './delivery';
-import { admit, copyDue, release, storedForm } from './ledger';
+import { admit, rankOf, release, storedForm, storedHas } from './ledger';
 import { PATH_TOKEN_PATTERN } from './properties';
 
 /** Where a webhook trigger node keeps its copy of the ledger in the workflow's global static data (by node id). */
@@ -77,9 +77,9 @@ export async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookRe
 		const key = ledgerKeyOf(node);
 		const stored = (global[key] as IDataObject | undefined)?.deliveries;
 		const verdict = admit(scope, stored, delivery.requestId, delivery.rank, Date.now());
-		// The copy is saved now and then, not on every delivery (see SAVE_EVERY); a save writes the whole ledger,
-		// so what parallel requests' saves overwrote is healed by the next one.
-		if (copyDue(scope, stored, verdict === 'new')) global[key] = { deliveries: storedForm(scope) };
+		// Saved when the copy this request loaded lacks the request: a new stage, or one a parallel delivery's save
+		// overwrote (n8n saves the whole static data after each request), which a later delivery heals this way.
+		if (!storedHas(stored, delivery.requestId, rankOf(scope, delivery.requestId))) global[key] = { deliveries: storedForm(scope) };
 		if (verdict !== 'new') {
 			return ignore(
 				verdict === 'duplicate' ? 'already delivered' : 'the request is already further along (late delivery)',

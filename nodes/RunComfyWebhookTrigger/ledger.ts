@@ -8,10 +8,9 @@
  * runs and writes all of it back afterwards, so two parallel deliveries both see "not yet fired". The decision
  * is therefore taken in this process's memory, synchronously (no await between the check and the record): JS
  * runs one webhook() at a time up to its first await, so of any number of parallel deliveries of one request
- * and stage exactly one is admitted. The ledger is also copied into the workflow's static data now and then
- * (the newest STORED_LIMIT entries, RETENTION_MS; see SAVE_EVERY) and merged back on every delivery, so
- * duplicates after a restart, or arriving at another n8n process, are still recognised when the copy was saved
- * before they came.
+ * and stage exactly one is admitted. The ledger is also copied into the workflow's static data (the newest
+ * STORED_LIMIT entries, RETENTION_MS) and merged back on every delivery, so duplicates after a restart, or
+ * arriving at another n8n process, are still recognised when the copy was saved before they came.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -19,16 +18,8 @@ import type { IDataObject } from 'n8n-workflow';
 export const RETENTION_MS = 48 * 60 * 60 * 1000;
 /** Entries kept in memory per trigger node. */
 export const MEMORY_LIMIT = 20_000;
-/** Entries copied into static data per trigger node. */
+/** Entries copied into static data per trigger node (saved with the workflow on every fired delivery). */
 export const STORED_LIMIT = 1_000;
-/**
- * The copy is saved once this many admitted deliveries are not in it yet (and whenever there is no copy).
- * Each save makes n8n write the workflow's static data back, which costs more than the rest of a delivery:
- * saving on every delivery, a burst of 200 results within seconds took n8n 80–90 s to answer (over a thousand
- * retries after RunComfy's 10 s timeout), against 17 s for a plain Webhook node. Up to SAVE_EVERY - 1 of the
- * newest deliveries are then recognised after a restart only if RunComfy delivers them again before it.
- */
-export const SAVE_EVERY = 25;
 
 export type Verdict = 'new' | 'duplicate' | 'stale';
 
@@ -39,8 +30,6 @@ interface Entry {
 
 /** One ledger per trigger node (workflow id + node id), newest entries last. */
 const ledgers = new Map<string, Map<string, Entry>>();
-/** Admitted deliveries per ledger since its copy was last saved. */
-const unsaved = new Map<string, number>();
 
 function ledgerOf(scope: string): Map<string, Entry> {
 	let ledger = ledgers.get(scope);
@@ -94,21 +83,22 @@ export function release(scope: string, requestId: string, rank: number): void {
 	if (ledger && known?.rank === rank) ledger.delete(requestId);
 }
 
-/**
- * Whether this delivery should save the ledger's copy: there is none yet, or SAVE_EVERY admitted deliveries
- * are missing from it. Counts the admitted delivery; resets the count when it says yes.
- */
-export function copyDue(scope: string, stored: unknown, admitted: boolean): boolean {
-	const count = (unsaved.get(scope) ?? 0) + (admitted ? 1 : 0);
-	const due = typeof stored !== 'object' || stored === null || count >= SAVE_EVERY;
-	unsaved.set(scope, due ? 0 : count);
-	return due;
-}
-
 /** The newest STORED_LIMIT entries, in the stored form. */
 export function storedForm(scope: string): IDataObject {
 	const entries = [...ledgerOf(scope)].slice(-STORED_LIMIT);
 	const out: IDataObject = {};
 	for (const [requestId, entry] of entries) out[requestId] = [entry.rank, entry.at];
 	return out;
+}
+
+/** The stage a request has reached in this process's ledger (0 when unknown). */
+export function rankOf(scope: string, requestId: string): number {
+	return ledgers.get(scope)?.get(requestId)?.rank ?? 0;
+}
+
+/** Whether a stored copy records the request at this stage (or further). */
+export function storedHas(stored: unknown, requestId: string, rank: number): boolean {
+	if (typeof stored !== 'object' || stored === null) return false;
+	const entry = (stored as IDataObject)[requestId];
+	return Array.isArray(entry) && Number(entry[0]) >= rank;
 }
