@@ -22,6 +22,7 @@
 const h = require('../../scripts/e2e/n8n');
 const { waitFor } = require('../../scripts/e2e/parking');
 const { httpLoopWorkflow, nodeWorkflow } = require('./real-n8n');
+const { quantile } = require('./measure');
 
 const PATTERNS = [
 	{ key: 'node', label: 'RunComfy Model node (learned timing)' },
@@ -110,14 +111,6 @@ class SandboxView {
 		});
 	}
 }
-
-const quantile = (xs, q) => {
-	const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-	if (!s.length) return NaN;
-	const pos = (s.length - 1) * q;
-	const i = Math.floor(pos);
-	return i + 1 < s.length ? s[i] + (s[i + 1] - s[i]) * (pos - i) : s[i];
-};
 
 function summarise(runs) {
 	const delays = runs.map((r) => r.delayMs);

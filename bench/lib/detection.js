@@ -23,6 +23,7 @@
 const path = require('path');
 
 const { bellFraction, mulberry32 } = require('../../sandbox');
+const { quantile } = require('./measure');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -216,13 +217,6 @@ function delayLowerBound(dist, requests) {
 }
 
 // ------------------------------------------------------------------------------------------------------------
-
-const quantile = (xs, q) => {
-	const s = [...xs].sort((a, b) => a - b);
-	const pos = (s.length - 1) * q;
-	const i = Math.floor(pos);
-	return i + 1 < s.length ? s[i] + (s[i + 1] - s[i]) * (pos - i) : s[i];
-};
 
 function summarise(results) {
 	const rest = results.slice(1); // from the second run on

@@ -104,10 +104,19 @@ const GiB = 1024 * MiB;
 const fmtS = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const fmtMiB = (bytes) => `${(bytes / MiB).toFixed(0)} MiB`;
 const fmtBytes = (bytes) => (bytes >= GiB ? `${(bytes / GiB).toFixed(bytes % GiB ? 2 : 0)} GiB` : bytes >= MiB ? `${(bytes / MiB).toFixed(0)} MiB` : `${bytes} bytes`);
+/** The q-quantile (0..1) of the finite values, interpolated linearly; NaN when there are none. */
+const quantile = (xs, q) => {
+	const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+	if (!s.length) return NaN;
+	const pos = (s.length - 1) * q;
+	const i = Math.floor(pos);
+	return i + 1 < s.length ? s[i] + (s[i + 1] - s[i]) * (pos - i) : s[i];
+};
+
 const median = (xs) => {
 	const s = [...xs].sort((a, b) => a - b);
 	const m = Math.floor(s.length / 2);
 	return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-module.exports = { gc, procStatus, resetPeak, measurePeak, cpuMs, machine, fmtS, fmtMiB, fmtBytes, median, MiB, GiB };
+module.exports = { gc, procStatus, resetPeak, measurePeak, cpuMs, machine, fmtS, fmtMiB, fmtBytes, median, quantile, MiB, GiB };
