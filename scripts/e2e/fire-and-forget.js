@@ -13,7 +13,8 @@
  * sandbox's request log says about the deliveries it made. Plain CommonJS.
  */
 const h = require('./n8n');
-const { waitFor } = require('./parking');
+const { deliveryInFlight, waitFor } = require('./parking');
+const { BODY, deploymentBatchWorkflow } = require('./lib/workflows');
 
 const IDS = {
 	submitWebhook: 'f1f0a000-0000-4000-8000-000000000001',
@@ -27,59 +28,24 @@ const IDS = {
 };
 
 const WEBHOOK_TRIGGER = `${h.PACKAGE_NAME}.runComfyWebhookTrigger`;
-const BODY = "$('Webhook').first().json.body";
 
 /** Workflow A (see the file comment); `path` is its Webhook node's path. */
 function submitterWorkflow({ credential, path = 'runcomfy-fire', name = 'Fire and forget: submit' }) {
-	return {
+	return deploymentBatchWorkflow({
 		name,
-		settings: { executionOrder: 'v1' },
-		nodes: [
-			{
-				id: IDS.submitWebhook,
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: IDS.submitWebhookId,
-				parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+		path,
+		credential,
+		ids: { webhook: IDS.submitWebhook, webhookId: IDS.submitWebhookId, items: IDS.items, run: IDS.run, last: IDS.submitted },
+		webhookAnswer: { responseMode: 'lastNode', responseData: 'allEntries' },
+		runParameters: {
+			downloadOutputs: false,
+			options: {
+				webhookUrl: `={{ ${BODY}.deliverTo }}`,
+				webhookIntermediateStatus: `={{ ${BODY}.intermediate === true }}`,
 			},
-			{
-				id: IDS.items,
-				name: 'Items',
-				type: 'n8n-nodes-base.splitOut',
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: { fieldToSplitOut: 'body.items', options: {} },
-			},
-			{
-				id: IDS.run,
-				name: 'Run',
-				type: h.NODE_TYPES.deployment,
-				typeVersion: 1,
-				position: [440, 0],
-				parameters: {
-					resource: 'inference',
-					operation: 'run',
-					deploymentId: { __rl: true, mode: 'id', value: '={{ $json.deployment }}' },
-					inputMode: 'json',
-					overridesJson: '={{ JSON.stringify({ "6": { "inputs": { "text": $json.prompt } } }) }}',
-					downloadOutputs: false,
-					options: {
-						webhookUrl: `={{ ${BODY}.deliverTo }}`,
-						webhookIntermediateStatus: `={{ ${BODY}.intermediate === true }}`,
-					},
-				},
-				credentials: { runComfyApi: { id: credential.id, name: credential.name } },
-			},
-			{ id: IDS.submitted, name: 'Submitted', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [660, 0], parameters: {} },
-		],
-		connections: {
-			Webhook: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
-			Items: { main: [[{ node: 'Run', type: 'main', index: 0 }]] },
-			Run: { main: [[{ node: 'Submitted', type: 'main', index: 0 }]] },
 		},
-	};
+		last: 'Submitted',
+	});
 }
 
 /** Workflow B (see the file comment): fires on finished requests only, downloads off. */
@@ -183,8 +149,6 @@ const FINAL_EVENTS = new Set(['succeeded', 'failed', 'cancelled', 'canceled']);
 const isDelivery = (e) => e.api === 'webhook';
 const isFinal = (e) => isDelivery(e) && FINAL_EVENTS.has(String(e.event));
 const answered = (e) => e.status >= 200 && e.status < 300;
-/** An attempt still waiting for its answer (a failed one has `error`, a refused one `refused`). */
-const inFlight = (e) => isDelivery(e) && e.status === 0 && !e.error && !e.refused;
 
 /**
  * Whether the sandbox is done delivering the requests `ids`: each one's final event was answered 2xx and no
@@ -192,7 +156,7 @@ const inFlight = (e) => isDelivery(e) && e.status === 0 && !e.error && !e.refuse
  * is logged before its request's final one counts as delivered, so nothing is still to come then.
  */
 function deliveriesSettled(log, ids) {
-	if (log.some(inFlight)) return false;
+	if (log.some(deliveryInFlight)) return false;
 	const done = new Set(log.filter((e) => isFinal(e) && answered(e)).map((e) => e.requestId));
 	return ids.every((id) => done.has(id));
 }

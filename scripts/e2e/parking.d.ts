@@ -7,6 +7,9 @@ export function parkingWorkflow(opts: { credential: { id: string; name: string }
 
 export function waitFor<T>(what: string, check: () => Promise<T | undefined | false | null>, opts?: { limitMs?: number; intervalMs?: number }): Promise<T>;
 
+/** A webhook delivery in the sandbox's request log still waiting for its answer. */
+export function deliveryInFlight(entry: { api?: string; status?: number; error?: string; refused?: unknown }): boolean;
+
 /** The body of one run: `items` become the Run node's input items. */
 export interface ParkBody {
 	items: Array<{ deployment: string; prompt: string }>;

@@ -10,7 +10,7 @@
  * `onTimeout`, `intermediate` (webhook_intermediate_status) and `download` (Download Outputs); plus waiting
  * on executions through n8n's REST API (bounded polling, no sleeps as synchronisation). Plain CommonJS.
  */
-const h = require('./n8n');
+const { BODY, deploymentBatchWorkflow } = require('./lib/workflows');
 
 const IDS = {
 	webhook: 'c7a1e000-0000-4000-8000-000000000001',
@@ -20,61 +20,25 @@ const IDS = {
 	after: 'c7a1e000-0000-4000-8000-000000000004',
 };
 
-const BODY = "$('Webhook').first().json.body";
-
 /** The workflow (see the file comment); `path` is the Webhook node's path. */
 function parkingWorkflow({ credential, path = 'runcomfy-park', name = 'Parked deployment runs' }) {
-	return {
+	return deploymentBatchWorkflow({
 		name,
-		settings: { executionOrder: 'v1' },
-		nodes: [
-			{
-				id: IDS.webhook,
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: IDS.webhookId,
-				parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+		path,
+		credential,
+		ids: { webhook: IDS.webhook, webhookId: IDS.webhookId, items: IDS.items, run: IDS.run, last: IDS.after },
+		webhookAnswer: { responseMode: 'onReceived' },
+		runParameters: {
+			waitMode: 'park',
+			waitOptions: {
+				maxWaitSeconds: `={{ ${BODY}.maxWait ?? 600 }}`,
+				onTimeout: `={{ ${BODY}.onTimeout ?? "fail" }}`,
 			},
-			{
-				id: IDS.items,
-				name: 'Items',
-				type: 'n8n-nodes-base.splitOut',
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: { fieldToSplitOut: 'body.items', options: {} },
-			},
-			{
-				id: IDS.run,
-				name: 'Run',
-				type: h.NODE_TYPES.deployment,
-				typeVersion: 1,
-				position: [440, 0],
-				parameters: {
-					resource: 'inference',
-					operation: 'run',
-					deploymentId: { __rl: true, mode: 'id', value: '={{ $json.deployment }}' },
-					inputMode: 'json',
-					overridesJson: '={{ JSON.stringify({ "6": { "inputs": { "text": $json.prompt } } }) }}',
-					waitMode: 'park',
-					waitOptions: {
-						maxWaitSeconds: `={{ ${BODY}.maxWait ?? 600 }}`,
-						onTimeout: `={{ ${BODY}.onTimeout ?? "fail" }}`,
-					},
-					downloadOutputs: `={{ ${BODY}.download !== false }}`,
-					options: { webhookIntermediateStatus: `={{ ${BODY}.intermediate === true }}` },
-				},
-				credentials: { runComfyApi: { id: credential.id, name: credential.name } },
-			},
-			{ id: IDS.after, name: 'After', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [660, 0], parameters: {} },
-		],
-		connections: {
-			Webhook: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
-			Items: { main: [[{ node: 'Run', type: 'main', index: 0 }]] },
-			Run: { main: [[{ node: 'After', type: 'main', index: 0 }]] },
+			downloadOutputs: `={{ ${BODY}.download !== false }}`,
+			options: { webhookIntermediateStatus: `={{ ${BODY}.intermediate === true }}` },
 		},
-	};
+		last: 'After',
+	});
 }
 
 /**
@@ -131,4 +95,10 @@ async function waitForStatus(rest, workflowId, id, statuses, opts = {}) {
 	}, opts);
 }
 
-module.exports = { parkingWorkflow, waitFor, startRun, executionSummary, waitForStatus, PARKING_NODE_IDS: IDS };
+/**
+ * A webhook delivery in the sandbox's request log still waiting for its answer (an answered one has `status`,
+ * a failed one `error`, a refused one `refused`).
+ */
+const deliveryInFlight = (e) => e.api === 'webhook' && !e.status && !e.error && !e.refused;
+
+module.exports = { parkingWorkflow, waitFor, startRun, executionSummary, waitForStatus, deliveryInFlight, PARKING_NODE_IDS: IDS };

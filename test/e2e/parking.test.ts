@@ -13,7 +13,7 @@ import { startSandbox } from '../../sandbox';
 import type { RequestLogEntry, Sandbox, SandboxConfig } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
 import type { ExecutionItem, N8nInstance, RunJson, UserFolder, WorkflowJson } from '../../scripts/e2e/n8n';
-import { parkingWorkflow, startRun, waitFor, waitForStatus } from '../../scripts/e2e/parking';
+import { deliveryInFlight, parkingWorkflow, startRun, waitFor, waitForStatus } from '../../scripts/e2e/parking';
 import type { ParkBody } from '../../scripts/e2e/parking';
 
 const TEST_TIMEOUT = 4 * 60 * 1000;
@@ -99,7 +99,7 @@ describe('parked Inference → Run in a real n8n', () => {
 		const execution = await finished(id);
 		expect(execution.status).toBe('success');
 		// Every delivery under way answered (an entry without status or error is still in flight).
-		await waitFor('no delivery in flight', async () => sandbox.log().every((e) => !isCallback(e) || e.status || e.error) || undefined);
+		await waitFor('no delivery in flight', async () => !sandbox.log().some(deliveryInFlight) || undefined);
 
 		const log = sandbox.log();
 		const runs = runsByItem();
@@ -146,7 +146,7 @@ describe('parked Inference → Run in a real n8n', () => {
 			sandbox.log().filter((e) => isCallback(e) && e.duplicate && ['succeeded'].includes(String(e.event))).length >= 3 || undefined,
 		);
 		// ... and every delivery under way answered (an entry without status or error is still in flight).
-		await waitFor('no delivery in flight', async () => sandbox.log().every((e) => !isCallback(e) || e.status || e.error) || undefined);
+		await waitFor('no delivery in flight', async () => !sandbox.log().some(deliveryInFlight) || undefined);
 		const log = sandbox.log();
 		const callbacks = log.filter(isCallback);
 		expect(new Set(callbacks.map((e) => e.event))).toEqual(new Set(['in_queue', 'in_progress', 'succeeded']));
