@@ -47,6 +47,7 @@ const { startSandboxProcess, credentialsFor } = require('./lib/sandbox');
 const inproc = require('./lib/inprocess');
 const { compareInRealN8n } = require('./lib/real-n8n');
 const { detection } = require('./lib/detection');
+const { detectionBatch } = require('./lib/detection-batch');
 const { detectionInN8n } = require('./lib/detection-n8n');
 const { parkingAtScale } = require('./lib/parking');
 const { fireAndForget } = require('./lib/fire-and-forget');
@@ -86,6 +87,7 @@ function config(quick) {
 				pickers: { catalogExtra: 5000, repeats: 5 },
 				real: { n: 5, scenarios: [{ runMs: 2000, waits: [1] }], pickerRepeats: 3 },
 				detection: { runs: 40, bounds: false },
+				detectionBatch: { seeds: 5 },
 				detectionN8n: { lengthsMs: [2000, 20000], n: 4, warmup: 2, rounds: { 2000: 2 } },
 				parking: { n: 6, runMs: 10000 },
 				fireAndForget: { n: 20, runMs: 3000, spread: 0.5, instances: 5, duplicateRate: 0.2, outOfOrderRate: 0.2 },
@@ -107,7 +109,8 @@ function config(quick) {
 					pickerRepeats: 5,
 				},
 				detection: { runs: 200, bounds: true },
-				detectionN8n: { lengthsMs: [2000, 20000, 60000, 300000], n: 10, warmup: 3, rounds: { 2000: 10, 20000: 6, 60000: 4 } },
+				detectionBatch: { seeds: 30, batch: 10 },
+				detectionN8n: { lengthsMs: [2000, 20000, 60000, 300000], n: 10, warmup: 10, rounds: { 2000: 10, 20000: 6, 60000: 4 } },
 				parking: { n: 20, runMs: 30000 },
 				fireAndForget: { n: 200, runMs: 5000, spread: 0.5, instances: 20, duplicateRate: 0.2, outOfOrderRate: 0.2 },
 			};
@@ -172,6 +175,7 @@ async function main() {
 		if (opts.only.includes('detection')) {
 			log('[bench] detection (simulated on the wait engine\'s fake clock)');
 			results.detection = await detection({ ...cfg.detection, log });
+			results.detectionBatch = await detectionBatch({ ...cfg.detectionBatch, log });
 		}
 		if (opts.only.includes('real')) {
 			log('[bench] real n8n');

@@ -10,7 +10,9 @@
  * (s = 0.2 × the mean of three uniforms on [−1, 1]: σ ≈ 6.7 % of the mean). Status requests are answered at
  * once. The node's options are those of Model → Run (first poll 1 s after submit, then 1 s growing ×1.5 to
  * 10 s, ±10 % jitter); runs of one duration share one timing key and one learning store, one run after the
- * other, and the figures count from the second run on (the first one has nothing learned).
+ * other, and the figures count from the second run on (the first one has nothing learned). After each run,
+ * as the node does with the result's `created_at`/`finished_at`, the learned run time is narrowed to the
+ * run's true time (±1 ms).
  *
  * The loops: a status request every P seconds after the submit (P = 1 or 5), no time lost in the loop
  * itself (their best case). Delay = time from the run's end to the answer that shows it finished.
@@ -126,6 +128,8 @@ async function simulateEngine(engine, runs, { keyed, seed, targetDelayMs }) {
 		const options = { ...NODE_WAIT, durations, ...(targetDelayMs ? { targetDelayMs } : {}) };
 		const [outcome] = await clock.run(waitForAll([job], options, undefined, clock));
 		if (outcome.kind !== 'done') throw new Error(`simulated run ${index} ended as ${outcome.kind}`);
+		// As the node does after fetching the result: the result's timestamps (ms, no submit delay here) narrow what was learned.
+		engine.wait.narrowRunTime(job, { lo: run.endMs - 1, hi: run.endMs + 1 });
 		results.push({ delayMs: clock.now() - submittedAt - run.endMs, requests });
 		clock.t += 60_000; // the next run is submitted later
 	}
@@ -322,7 +326,7 @@ function detectionSection(d, table) {
 	return out.join('\n');
 }
 
-module.exports = { detection, detectionSection, loadEngine, VirtualClock, requestsLowerBound };
+module.exports = { detection, detectionSection, loadEngine, VirtualClock, requestsLowerBound, NODE_WAIT, spreadOf, simulateLoop };
 
 if (require.main === module) {
 	// Quick look without the rest of the suite: node bench/lib/detection.js [runs] (uses dist/; run npm run build first)

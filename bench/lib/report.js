@@ -8,6 +8,7 @@ const fs = require('fs');
 const path = require('path');
 
 const { detectionSection } = require('./detection');
+const { detectionBatchSection } = require('./detection-batch');
 const { detectionN8nSection, detectionN8nSummary } = require('./detection-n8n');
 const { parkingSection } = require('./parking');
 const { fireAndForgetSection, fireAndForgetSummary } = require('./fire-and-forget');
@@ -310,6 +311,13 @@ function summaryLines(results) {
 		});
 		lines.push(`Detection (simulated, learned timing, median delay and status requests per run): ${parts.join('; ')}.`);
 	}
+	if (results.detectionBatch) {
+		const b = results.detectionBatch;
+		const parts = b.rows.map((r) => `${r.meanMs / 1000} s ${r.variants.timestamps.beat}/${b.seeds}`);
+		lines.push(
+			`Detection, simulated like the real-n8n section (a first batch of ${b.batch} runs, then a measured batch of ${b.batch}) over ${b.seeds} seeds: measured executions that beat both the Wait 1 s loop on delay and the Wait 5 s loop on requests on the same runs: ${parts.join(', ')} (the 2 s loop sends the minimum, one request).`,
+		);
+	}
 	if (results.detectionN8n) lines.push(detectionN8nSummary(results.detectionN8n));
 	if (results.real) {
 		for (const row of results.real.rows) {
@@ -360,6 +368,7 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	if (results.pickers || results.real) out.push('', pickersSection(results.pickers, results.real));
 	if (results.real) out.push('', realSection(results.real));
 	if (results.detection) out.push('', detectionSection(results.detection, table));
+	if (results.detectionBatch) out.push('', detectionBatchSection(results.detectionBatch, table));
 	if (results.detectionN8n) out.push('', detectionN8nSection(results.detectionN8n, table));
 	if (results.parking) out.push('', parkingSection(results.parking, table));
 	if (results.fireAndForget) out.push('', fireAndForgetSection(results.fireAndForget, table));

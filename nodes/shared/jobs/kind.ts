@@ -39,7 +39,13 @@ export interface Accepted {
 }
 
 /** A prepared item that has a job on the service (submitted now, or named by the item). */
-export type Tracked<P extends JobItem> = P & { id: string; accepted: IDataObject; submittedAt?: number };
+export type Tracked<P extends JobItem> = P & {
+	id: string;
+	accepted: IDataObject;
+	/** When the submission was sent and when its answer came (Date.now()), for jobs submitted now. */
+	submittedAt?: number;
+	answeredAt?: number;
+};
 
 /** A finished job judged by its kind: a good result, or an error with the service's reason and what to do. */
 export type Verdict =

@@ -31,14 +31,15 @@ export const mayHaveBeenAccepted = (error: unknown): boolean =>
 	((error as { context?: IDataObject }).context?.mayHaveBeenAccepted === true ||
 		(error as IDataObject).mayHaveBeenAccepted === true);
 
-type Answer = { accepted: Accepted; at: number } | { error: unknown } | { noAnswer: true };
+type Answer = { accepted: Accepted; at: number; answeredAt: number } | { error: unknown } | { noAnswer: true };
 
 export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promise<Submitted<P>> {
 	const { ctx, kind, memory, signal } = batch;
 	const tracked: Array<Tracked<P>> = [];
 	let failure: { itemIndex: number; p: P; error: unknown } | undefined;
 	let stoppedDuring = false;
-	const track = (p: P, accepted: Accepted, submittedAt?: number) => tracked.push({ ...p, id: accepted.id, accepted: accepted.json, submittedAt });
+	const track = (p: P, accepted: Accepted, submittedAt?: number, answeredAt?: number) =>
+		tracked.push({ ...p, id: accepted.id, accepted: accepted.json, submittedAt, answeredAt });
 
 	const toSubmit: P[] = [];
 	for (const { p } of batch.checked) {
@@ -85,7 +86,7 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 		if ('accepted' in answer) {
 			memory.set(p.itemIndex, { state: 'accepted', accepted: answer.accepted, prepared: p });
 			if (kind.paid) recordPaid(batch, p, answer.accepted);
-			track(p, answer.accepted, answer.at);
+			track(p, answer.accepted, answer.at, answer.answeredAt);
 			return;
 		}
 		if ('noAnswer' in answer) {
@@ -150,7 +151,7 @@ async function answerOf<P extends JobItem, O>(batch: Batch<P, O>, p: P): Promise
 	const sentAt = Date.now();
 	const how = batch.park ? { callbackUrl: batch.park.callbackUrl(p.itemIndex) } : undefined;
 	const submission = (batch.kind.submit as NonNullable<typeof batch.kind.submit>)(p, how).then(
-		(accepted): Answer => ({ accepted, at: sentAt }),
+		(accepted): Answer => ({ accepted, at: sentAt, answeredAt: Date.now() }),
 		(error: unknown): Answer => ({ error }),
 	);
 	const signal = batch.signal;

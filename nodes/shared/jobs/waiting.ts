@@ -5,13 +5,14 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { normaliseStatus } from '../status';
-import { waitForAll } from '../wait';
+import { narrowRunTime, waitForAll } from '../wait';
 import type { PollResult, WaitJob, WaitOutcome } from '../wait';
 import { mapPool } from '../pool';
 import { CANCEL_FOLLOW_MS } from './defaults';
 import type { Batch } from './flow';
 import type { JobItem, Tracked } from './kind';
 import type { ReadWaitOptions } from './options';
+import { runTimeWindow } from './runTime';
 
 /** How one job ended, with what was learnt after the wait. */
 export interface JobEnd {
@@ -91,6 +92,9 @@ export async function fetchResults<P extends JobItem, O>(
 		}
 		try {
 			end.result = await kind.fetch(t, record);
+			// The service's timestamps of the run teach its run time better than the polls around its end did.
+			const window = runTimeWindow(end.result, t.submittedAt, t.answeredAt);
+			if (window) narrowRunTime(end.outcome.job, window);
 		} catch (error) {
 			end.result = error instanceof Error ? error : new Error(String(error));
 		}

@@ -16,8 +16,26 @@ import { realClock, sleepFor } from './clock';
 import { httpStatusOf, isTransientError, retryAfterMsOf, toError } from './errors';
 import { Limiter } from './limiter';
 import { resolveOptions } from './options';
+import type { DurationSample } from './distribution';
+import type { DurationStore } from './learning';
 import { JobSchedule } from './schedule';
 import type { PollResult, WaitJob, WaitOptions, WaitOutcome } from './types';
+
+/** The `total` sample each finished job taught, until the service's timestamps of the run narrow it. */
+const learnedTotals = new WeakMap<WaitJob, { store: DurationStore; key: string; sample: DurationSample }>();
+
+/**
+ * Narrows what a finished job taught about its run time (ms from its `submittedAt` to its end) to `window`,
+ * from the service's own timestamps of the run: the polls only bracket the end between two requests (seconds
+ * apart while the plain backoff runs), the timestamps place it within their resolution. Called once, after the
+ * wait; a window that does not overlap what the polls saw is ignored (the timestamps then mean something else).
+ */
+export function narrowRunTime(job: WaitJob, window: DurationSample): void {
+	const learned = learnedTotals.get(job);
+	if (!learned) return;
+	learnedTotals.delete(job);
+	learned.store.narrow(learned.key, 'total', learned.sample, window);
+}
 
 interface JobProgress {
 	state: RunState;
@@ -112,7 +130,8 @@ export async function waitForAll(
 				}
 				if (isTerminal(result.state) || (result.state === 'cancelling' && !o.followCancellation)) {
 					try {
-						schedule.finished(at, result.state);
+						const total = schedule.finished(at, result.state);
+						if (total && job.timingKey) learnedTotals.set(job, { store: o.durations, key: job.timingKey, sample: total });
 					} catch {
 						// learning must never break the wait
 					}

@@ -2,7 +2,7 @@
  * The one wait engine every node uses (see ./engine for the loop, ./schedule for when each job is polled,
  * ./learning for what is learned about run times, ./planner for the cost model of the poll times).
  */
-export { waitForAll } from './engine';
+export { narrowRunTime, waitForAll } from './engine';
 export type { Clock } from './clock';
 export { MAX_TIMER_MS, realClock, sleepFor } from './clock';
 export { httpStatusOf, isTransientError, parseRetryAfter, retryAfterMsOf } from './errors';

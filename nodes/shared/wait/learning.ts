@@ -58,10 +58,10 @@ export class DurationStore {
 		return this.entries.size;
 	}
 
-	/** Adds one sample (ignored unless 0 ≤ lo ≤ hi, both finite). */
-	record(key: string, source: DurationSource, sample: DurationSample): void {
+	/** Adds one sample (ignored unless 0 ≤ lo ≤ hi, both finite); returns the sample as stored, for `narrow`. */
+	record(key: string, source: DurationSource, sample: DurationSample): DurationSample | undefined {
 		const { lo, hi } = sample;
-		if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 0 || hi < lo) return;
+		if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 0 || hi < lo) return undefined;
 		let entry = this.touch(key);
 		if (!entry) {
 			entry = { samples: { total: [], run: [], queueStep: [] }, plans: new Map() };
@@ -72,8 +72,26 @@ export class DurationStore {
 			}
 		}
 		const list = entry.samples[source];
-		list.push({ lo, hi });
+		const stored = { lo, hi };
+		list.push(stored);
 		if (list.length > this.samplesPerSource) list.splice(0, list.length - this.samplesPerSource);
+		entry.plans.clear();
+		return stored;
+	}
+
+	/**
+	 * Narrows a sample recorded earlier (the same object) to the part of it that `window` confirms, e.g. from
+	 * the service's own timestamps of the run. Ignored when the sample is gone or the two do not overlap.
+	 */
+	narrow(key: string, source: DurationSource, sample: DurationSample, window: DurationSample): void {
+		const entry = this.entries.get(key);
+		const list = entry?.samples[source];
+		const index = list ? list.indexOf(sample) : -1;
+		if (!entry || !list || index < 0) return;
+		const lo = Math.max(sample.lo, window.lo);
+		const hi = Math.min(sample.hi, window.hi);
+		if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 0 || hi < lo) return;
+		list[index] = { lo, hi };
 		entry.plans.clear();
 	}
 

@@ -16,11 +16,17 @@
  *
  * λ is not a fixed price: it is the largest one (fewest requests) whose schedule still sees at least half
  * of the runs within `targetDelayMs` of their end (median delay ≤ target), so a run of 2 s and one of
- * 5 minutes both meet the same delay goal with as few requests as that allows. A budget keeps the schedule
- * cheaper than the loop it replaces and bounds the price of a badly learned (very wide) distribution: a
- * schedule never expects more requests than a fixed poll every BUDGET_SPACING_MS over the median duration
- * would send (plus BUDGET_EXTRA, at least BUDGET_MIN), three quarters of a Wait 5 s loop's; when the target
- * would need more, the delay gives way.
+ * 5 minutes both meet the same delay goal with as few requests as that allows. Two budgets keep the schedule
+ * cheaper than the loop it replaces and bound the price of a badly learned (very wide) distribution; when the
+ * target would need more, the delay gives way:
+ * - on average: never more requests than a fixed poll every BUDGET_SPACING_MS over the median duration would
+ *   send (plus BUDGET_EXTRA, at least BUDGET_MIN), three quarters of a Wait 5 s loop's;
+ * - for the typical run: a run ending at the median pays at most one poll every MEDIAN_SPACING_MS before it
+ *   (plus BUDGET_EXTRA, at least BUDGET_MIN), half of a Wait 5 s loop's. The mean-delay optimum is densest
+ *   just past the median, where ends are likely and polls are cheap on average; but a run pays every poll
+ *   before its own end, and with a learned median a few seconds off, the typical run paid twice its share.
+ *   Only the polls before the median get a higher price (a second λ), so runs ending later are still seen as
+ *   soon as the first budget allows.
  */
 import type { EndDistribution } from './distribution';
 
@@ -43,12 +49,16 @@ const BUDGET_SPACING_MS = 6667;
 const BUDGET_EXTRA = 1;
 /** Short runs: the first poll at the lower end and two more. */
 const BUDGET_MIN = 3;
+/** A poll every 10 s before the median: half of what a Wait 5 s loop sends a run ending there. */
+const MEDIAN_SPACING_MS = 10_000;
 /** Bisection steps over log λ (a range of e^27.6): 18 steps leave a bracket of 0.01 %. */
 const SEARCH_STEPS = 18;
 
 interface Schedule {
 	polls: number[];
 	requests: number;
+	/** The price of a request it was solved for (ms of delay), from the median on. */
+	lambda: number;
 }
 
 /** Candidate poll times: the two ends of the distribution and equal-mass points between them. */
@@ -97,11 +107,13 @@ export function planPolls(dist: EndDistribution, settings: PlanSettings): number
 		while (j < n - 1 && (j <= i || t[j] - t[i] < minGap)) j++;
 		firstAfterGap[i] = j;
 	}
-	const solve = (lambda: number): Schedule => {
+	/** The cheapest schedule when a request costs `lambda` ms of delay, and `lambdaBeforeMedian` before the median. */
+	const solve = (lambda: number, lambdaBeforeMedian = lambda): Schedule => {
+		const dearer = Math.max(lambda, lambdaBeforeMedian);
 		cost[n - 1] = 0;
 		next[n - 1] = -1;
 		for (let i = n - 2; i >= 0; i--) {
-			const pollCost = lambda * (1 - F[i]);
+			const pollCost = (t[i] < dist.median ? dearer : lambda) * (1 - F[i]);
 			let best = Infinity;
 			let bestJ = n - 1;
 			for (let j = firstAfterGap[i]; j < n; j++) {
@@ -122,7 +134,7 @@ export function planPolls(dist: EndDistribution, settings: PlanSettings): number
 			requests += 1 - F[i];
 			polls.push(t[next[i]]);
 		}
-		return { polls, requests };
+		return { polls, requests, lambda };
 	};
 
 	/** Share of runs seen within `target` of their end. */
@@ -137,14 +149,17 @@ export function planPolls(dist: EndDistribution, settings: PlanSettings): number
 	};
 	const budget = Math.max(BUDGET_MIN, dist.median / BUDGET_SPACING_MS + BUDGET_EXTRA);
 
-	/** Bisection over log λ: the schedule at the boundary where `ok` stops holding (`ok` holds at `from`). */
-	const boundary = (ok: (s: Schedule) => boolean, from: number, to: number): Schedule => {
+	/**
+	 * Bisection over a log price: the schedule at the boundary where `ok` stops holding (`ok` holds at `from`).
+	 * `at` solves for a log price (by default the one price λ).
+	 */
+	const boundary = (ok: (s: Schedule) => boolean, from: number, to: number, at = (x: number) => solve(Math.exp(x))): Schedule => {
 		let good = from;
 		let bad = to;
-		let chosen = solve(Math.exp(good));
+		let chosen = at(good);
 		for (let k = 0; k < SEARCH_STEPS; k++) {
 			const mid = (good + bad) / 2;
-			const s = solve(Math.exp(mid));
+			const s = at(mid);
 			if (ok(s)) {
 				chosen = s;
 				good = mid;
@@ -157,10 +172,18 @@ export function planPolls(dist: EndDistribution, settings: PlanSettings): number
 	const share = settings.shareInTime ?? DEFAULT_SHARE_IN_TIME;
 	const meetsTarget = (s: Schedule) => seenInTime(s.polls) >= share;
 	const withinBudget = (s: Schedule) => s.requests <= budget;
+	const medianBudget = Math.max(BUDGET_MIN, dist.median / MEDIAN_SPACING_MS + BUDGET_EXTRA);
+	/** What a run ending at the median pays: the polls before it and the one that sees it. */
+	const typicalWithinBudget = (s: Schedule) => s.polls.filter((x) => x < dist.median).length + 1 <= medianBudget;
+	/** The polls before the median made dearer, as little as needed to keep the typical run within its budget. */
+	const typical = (s: Schedule): number[] =>
+		typicalWithinBudget(s)
+			? s.polls
+			: boundary(typicalWithinBudget, dear, Math.log(s.lambda), (x) => solve(s.lambda, Math.exp(x))).polls;
 	if (meetsTarget(solve(Math.exp(cheap)))) {
 		const chosen = boundary(meetsTarget, cheap, dear);
-		if (withinBudget(chosen)) return chosen.polls;
+		if (withinBudget(chosen)) return typical(chosen);
 	}
 	// The target needs more requests than the budget allows: the least delay within the budget.
-	return boundary(withinBudget, dear, cheap).polls;
+	return typical(boundary(withinBudget, dear, cheap));
 }

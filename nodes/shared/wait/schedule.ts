@@ -27,6 +27,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { RunState } from '../types';
+import type { DurationSample } from './distribution';
 import type { ResolvedOptions } from './options';
 import type { WaitJob } from './types';
 
@@ -132,18 +133,28 @@ export class JobSchedule {
 		return Math.min(maxIntervalMs, ms);
 	}
 
-	/** The job was seen finished by the poll around `at`: learn from a successful run. */
-	finished(at: number, state: RunState): void {
+	/**
+	 * The job was seen finished by the poll around `at`: learn from a successful run. Returns the `total` sample
+	 * it learned, if any, so the service's timestamps of the run can narrow it later (`narrowRunTime`).
+	 */
+	finished(at: number, state: RunState): DurationSample | undefined {
 		const key = this.job.timingKey;
-		if (!key || state !== 'succeeded') return;
+		if (!key || state !== 'succeeded') return undefined;
 		const store = this.options.durations;
 		if (this.lastGoingAt === undefined && this.firstPollPlanned) {
 			// Finished before the lower end of what was learned: the runs got faster. Start learning again.
 			store.forget(key);
-			return;
+			return undefined;
 		}
 		const endLo = this.lastGoingAt ?? this.submittedAt;
-		if (!this.seenQueued) store.record(key, 'total', { lo: endLo - this.submittedAt, hi: at - this.submittedAt });
+		const total = this.seenQueued ? undefined : store.record(key, 'total', { lo: endLo - this.submittedAt, hi: at - this.submittedAt });
+		this.learnRun(key, endLo, at);
+		return total;
+	}
+
+	/** Learns the `run` and `queueStep` durations of a run seen queued and then in progress. */
+	private learnRun(key: string, endLo: number, at: number): void {
+		const store = this.options.durations;
 		if (!this.start) return;
 		const startMid = (this.start.lo + this.start.hi) / 2;
 		const run = { lo: endLo - startMid, hi: at - startMid };

@@ -37,6 +37,25 @@ function evaluate(dist: EndDistribution, polls: number[], target: number, count 
 	return { share: inTime / count, requests: requests / count };
 }
 
+/** Of the ends after the median (spread evenly in probability), the share seen within `target`. */
+function lateShareInTime(dist: EndDistribution, polls: number[], target: number, count = 400): number {
+	let inTime = 0;
+	for (let k = 0; k < count; k++) {
+		const u = 0.5 + (0.5 * (k + 0.5)) / count;
+		let a = dist.lo;
+		let b = dist.hi;
+		for (let i = 0; i < 40; i++) {
+			const m = (a + b) / 2;
+			if (dist.cdf(m) < u) a = m;
+			else b = m;
+		}
+		const end = (a + b) / 2;
+		const seenAt = polls.find((t) => t >= end) ?? Infinity;
+		if (seenAt - end <= target) inTime++;
+	}
+	return inTime / count;
+}
+
 describe('endDistribution', () => {
 	it('recovers the run time and its spread from interval samples', () => {
 		const ends = spreadRuns(60_000, 24, 5);
@@ -114,6 +133,19 @@ describe('planPolls', () => {
 			const d = endDistribution(observed(spreadRuns(meanMs, 24, 3), 600)) as EndDistribution;
 			const loop = mean(spreadRuns(meanMs, 200, 4).map((end) => Math.ceil(end / 5000)));
 			expect(evaluate(d, planPolls(d, { targetDelayMs: 300 }), 300).requests).toBeLessThan(loop);
+		}
+	});
+
+	it('a run ending at the median pays at most half of what a Wait 5 s loop sends it; later ends are still seen in time', () => {
+		for (const meanMs of [60_000, 300_000]) {
+			for (const samples of [3, 24]) {
+				const d = endDistribution(observed(spreadRuns(meanMs, samples, 3), 600)) as EndDistribution;
+				const polls = planPolls(d, { targetDelayMs: 300 });
+				const paidAtMedian = polls.filter((t) => t < d.median).length + 1;
+				expect(paidAtMedian).toBeLessThanOrEqual(d.median / 5000 / 2 + 1);
+				// Only the polls before the median got dearer: about half of the later ends are still seen within the target.
+				expect(lateShareInTime(d, polls, 300)).toBeGreaterThanOrEqual(0.45);
+			}
 		}
 	});
 

@@ -1,0 +1,141 @@
+'use strict';
+/**
+ * Detection with few samples and whole batches at once (simulated): what the real-n8n detection section does,
+ * repeated over many seeds on the virtual clock, so its single measurement can be read against its spread.
+ *
+ * Per run time and seed, one fresh learning store (a fresh n8n process): a first execution of `batch` runs
+ * submitted together (nothing learned yet: the plain backoff; afterwards the result's timestamps narrow what
+ * was learned, as the node does), then one measured execution of `batch` runs together that follow the plan
+ * learned from those. Runs queue QUEUE_MS (as the real-n8n section's sandbox) and take mean × (1 + s), s
+ * bell-shaped within ±20 %. The loops (Wait 1 s, Wait 5 s) are computed on the same runs. Also shown: the same
+ * without the timestamps (only the polls teach), to show what they add.
+ *
+ * "Executions that beat both loops": measured executions whose median delay is below the Wait 1 s loop's on
+ * the same runs AND whose median status requests are below the Wait 5 s loop's. A real-n8n measurement is one
+ * such execution per run time.
+ */
+const { bellFraction, mulberry32 } = require('../../sandbox');
+const { loadEngine, VirtualClock, NODE_WAIT, simulateLoop } = require('./detection');
+const { quantile } = require('./measure');
+
+const QUEUE_MS = 300;
+const KEY = 'model:batch';
+
+async function execution(engine, clock, durations, runs, { timestamps }) {
+	const { waitForAll, narrowRunTime } = engine.wait;
+	const { normaliseStatus } = engine.status;
+	const submittedAt = clock.now();
+	const requests = runs.map(() => 0);
+	const seenAt = runs.map(() => undefined);
+	const jobs = runs.map((run, i) => ({
+		itemIndex: i,
+		id: `run${i}`,
+		submittedAt,
+		timingKey: KEY,
+		poll: async () => {
+			requests[i]++;
+			const t = clock.now() - submittedAt;
+			const status = t < run.queueMs ? 'in_queue' : t < run.endMs ? 'in_progress' : 'completed';
+			if (status === 'completed' && seenAt[i] === undefined) seenAt[i] = t;
+			return { state: normaliseStatus(status), record: { status, ...(status === 'in_queue' ? { queue_position: 1 } : {}) } };
+		},
+	}));
+	const outcomes = await clock.run(waitForAll(jobs, { ...NODE_WAIT, durations }, undefined, clock));
+	for (const [i, o] of outcomes.entries()) {
+		if (o.kind !== 'done') throw new Error(`simulated run ${i} ended as ${o.kind}`);
+		if (timestamps) narrowRunTime(o.job, { lo: runs[i].endMs - 1, hi: runs[i].endMs + 1 });
+	}
+	clock.t += 60_000;
+	return runs.map((run, i) => ({ delayMs: seenAt[i] - run.endMs, requests: requests[i] }));
+}
+
+const medianOf = (rows, key) => quantile(rows.map((r) => r[key]), 0.5);
+
+/** { batch, seeds, rows: [{ meanMs, variants: { timestamps, pollsOnly }, loops }] } */
+async function detectionBatch({ durationsMs = [2000, 20_000, 60_000, 300_000], batch = 10, seeds = 30, engine = loadEngine(), log = () => {} } = {}) {
+	const rows = [];
+	for (const meanMs of durationsMs) {
+		log(`[bench] detection (batches): ${seeds} × (${batch} + ${batch}) runs of ${meanMs / 1000} s`);
+		const variants = {};
+		let loops;
+		for (const [name, timestamps] of [['timestamps', true], ['pollsOnly', false]]) {
+			const all = [];
+			const perExecution = [];
+			const wait1 = [];
+			const wait5 = [];
+			let beat = 0;
+			for (let seed = 1; seed <= seeds; seed++) {
+				const rnd = mulberry32(seed * 7919 + meanMs);
+				const draw = () => Array.from({ length: batch }, () => ({ queueMs: QUEUE_MS, endMs: QUEUE_MS + meanMs * (1 + 0.2 * bellFraction(rnd)) }));
+				const clock = new VirtualClock(mulberry32(seed ^ 0x5bd1e995));
+				const durations = new engine.wait.DurationStore();
+				await execution(engine, clock, durations, draw(), { timestamps });
+				const runs = draw();
+				const measured = await execution(engine, clock, durations, runs, { timestamps });
+				const one = simulateLoop(runs, 1000);
+				const five = simulateLoop(runs, 5000);
+				all.push(...measured);
+				wait1.push(...one);
+				wait5.push(...five);
+				const node = { delay: medianOf(measured, 'delayMs'), requests: medianOf(measured, 'requests') };
+				perExecution.push(node);
+				if (node.delay < medianOf(one, 'delayMs') && node.requests < medianOf(five, 'requests')) beat++;
+			}
+			variants[name] = {
+				medianDelayMs: medianOf(all, 'delayMs'),
+				medianRequests: medianOf(all, 'requests'),
+				executionDelayMs: [0.1, 0.5, 0.9].map((q) => quantile(perExecution.map((e) => e.delay), q)),
+				executionRequests: [0.1, 0.5, 0.9].map((q) => quantile(perExecution.map((e) => e.requests), q)),
+				beat,
+			};
+			loops = { wait1DelayMs: medianOf(wait1, 'delayMs'), wait5Requests: medianOf(wait5, 'requests') };
+		}
+		rows.push({ meanMs, variants, loops });
+	}
+	return { batch, seeds, queueMs: QUEUE_MS, rows };
+}
+
+const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
+const r = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
+
+function detectionBatchSection(d, table) {
+	const label = { timestamps: 'RunComfy node (learns from the polls and the result\'s timestamps)', pollsOnly: 'the same, learning from the polls only' };
+	const rows = [];
+	for (const row of d.rows) {
+		for (const [key, v] of Object.entries(row.variants)) {
+			rows.push([
+				`${row.meanMs / 1000} s`,
+				label[key],
+				s(v.medianDelayMs),
+				v.executionDelayMs.map(s).join(' / '),
+				r(v.medianRequests),
+				v.executionRequests.map(r).join(' / '),
+				`${v.beat}/${d.seeds}`,
+			]);
+		}
+		rows.push([`${row.meanMs / 1000} s`, 'Wait 1 s loop / Wait 5 s loop (same runs)', s(row.loops.wait1DelayMs), '', r(row.loops.wait5Requests), '', '']);
+	}
+	return [
+		'## Detection with few samples, whole batches at once (simulated)',
+		'',
+		`What the real-n8n section measures once, repeated for ${d.seeds} seeds on the virtual clock (bench/lib/detection-batch.js): a fresh n8n process runs a first execution of ${d.batch} runs together ` +
+			`(nothing learned: the plain backoff), then a measured execution of ${d.batch} runs together. Runs queue ${d.queueMs} ms, then take the mean within ±20 % (bell-shaped). ` +
+			'Medians over all measured runs, the 10th / 50th / 90th percentile of the per-execution medians, and how many measured executions beat both the Wait 1 s loop on delay and the Wait 5 s loop on requests on the same runs.',
+		'',
+		table(['Run time', 'Pattern', 'Median delay', 'Per execution (p10 / p50 / p90)', 'Median requests', 'Per execution (p10 / p50 / p90)', 'Executions that beat both loops'], rows),
+	].join('\n');
+}
+
+module.exports = { detectionBatch, detectionBatchSection };
+
+if (require.main === module) {
+	// Quick look: node bench/lib/detection-batch.js [seeds] (uses dist/; run npm run build first)
+	const seeds = Number(process.argv[2]) || 30;
+	const simple = (head, rows) => [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((x) => `| ${x.join(' | ')} |`)].join('\n');
+	detectionBatch({ seeds, log: (m) => process.stderr.write(`${m}\n`) })
+		.then((d) => console.log(detectionBatchSection(d, simple)))
+		.catch((error) => {
+			console.error(error);
+			process.exit(1);
+		});
+}

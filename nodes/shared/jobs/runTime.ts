@@ -1,0 +1,36 @@
+/**
+ * A finished run's time from the service's own timestamps (`created_at`, `finished_at` on the result of a Model
+ * API request or a deployment request), as a window of what the wait engine measures: ms from sending the
+ * submission to the end. The polls only bracket the end between two status requests (seconds apart while the
+ * plain backoff runs); the timestamps place it within their resolution, so even the first run of a model
+ * teaches its run time closely.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import type { DurationSample } from '../wait';
+
+/** Resolution in ms of an ISO timestamp: 1000 without fractional seconds, 1 with milliseconds or finer. */
+function resolutionMs(text: string): number {
+	const fraction = /T\d{2}:\d{2}:\d{2}\.(\d+)/.exec(text)?.[1];
+	return fraction ? 10 ** Math.max(0, 3 - fraction.length) : 1000;
+}
+
+function timestamp(value: unknown): { at: number; resolution: number } | undefined {
+	if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(value)) return undefined;
+	const at = Date.parse(value);
+	return Number.isFinite(at) ? { at, resolution: resolutionMs(value) } : undefined;
+}
+
+/**
+ * The window, or undefined when the result lacks either timestamp or they make no sense. The service stamps
+ * `created_at` somewhere between our sending and its answer, so the window widens by that round trip.
+ */
+export function runTimeWindow(result: IDataObject, submittedAt?: number, answeredAt?: number): DurationSample | undefined {
+	const created = timestamp(result.created_at);
+	const finished = timestamp(result.finished_at);
+	if (!created || !finished || submittedAt === undefined || answeredAt === undefined || !(answeredAt >= submittedAt)) return undefined;
+	const runTime = finished.at - created.at;
+	if (!(runTime >= 0)) return undefined;
+	const resolution = Math.max(created.resolution, finished.resolution);
+	return { lo: Math.max(0, runTime - resolution), hi: runTime + resolution + (answeredAt - submittedAt) };
+}
