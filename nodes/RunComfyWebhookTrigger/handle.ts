@@ -17,7 +17,7 @@ import { DownloadHosts, fetchFiles, filesOnItems, outputUrlsOf, skippedDownloads
 import type { DownloadChoice, FileLayout } from '../shared/jobs/options';
 import { FINAL_RANK, OUTPUT_KEYS, deliveryItem, parseDelivery } from './delivery';
 import type { Delivery } from './delivery';
-import { admit, rankOf, release, storedForm, storedHas } from './ledger';
+import { admit, copyParts, copyToSave, release } from './ledger';
 import { PATH_TOKEN_PATTERN } from './properties';
 
 /** Where a webhook trigger node keeps its copy of the ledger in the workflow's global static data (by node id). */
@@ -69,36 +69,49 @@ export async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookRe
 	}
 
 	// "Listen for test event" shows every delivery (a test may send the same one twice); production ones fire once.
-	const production = ctx.getMode() !== 'manual';
+	if (ctx.getMode() === 'manual') return await fireOrAnswer(ctx, delivery, () => undefined);
 	const node = ctx.getNode();
 	const scope = `${ctx.getWorkflow().id ?? ''}:${node.id || node.name}`;
-	if (production) {
-		const global = ctx.getWorkflowStaticData('global');
-		const key = ledgerKeyOf(node);
-		const stored = (global[key] as IDataObject | undefined)?.deliveries;
-		const verdict = admit(scope, stored, delivery.requestId, delivery.rank, Date.now());
-		// Saved when the copy this request loaded lacks the request: a new stage, or one a parallel delivery's save
-		// overwrote (n8n saves the whole static data after each request), which a later delivery heals this way.
-		if (!storedHas(stored, delivery.requestId, rankOf(scope, delivery.requestId))) global[key] = { deliveries: storedForm(scope) };
+	const global = ctx.getWorkflowStaticData('global');
+	const key = ledgerKeyOf(node);
+	const loaded = global[key];
+	const verdict = admit(scope, copyParts(loaded).deliveries, delivery.requestId, delivery.rank, Date.now());
+	try {
 		if (verdict !== 'new') {
 			return ignore(
 				verdict === 'duplicate' ? 'already delivered' : 'the request is already further along (late delivery)',
 				delivery.requestId,
 			);
 		}
+		return await fireOrAnswer(ctx, delivery, () => release(scope, delivery.requestId, delivery.rank));
+	} finally {
+		// Decided after the delivery (a failed one is given back first), duplicates included: a copy that an older
+		// write overwrote is healed by whichever delivery comes next.
+		const due = copyToSave(scope, loaded, Date.now());
+		if (due) {
+			global[key] = due.copy;
+			// n8n saves static data before it answers, unless this node answered itself (downloads, errors): then
+			// only the copy's stamp or SAVE_RETRY_MS tells that the save is done.
+			if (!res.headersSent && typeof res.once === 'function') res.once('finish', due.settle);
+		}
 	}
+}
 
+/** Starts the workflow; on an unexpected failure gives the delivery back (`giveBack`) and answers 500. */
+async function fireOrAnswer(ctx: IWebhookFunctions, delivery: Delivery, giveBack: () => void): Promise<IWebhookResponseData> {
+	const res = ctx.getResponseObject();
 	try {
 		return await fire(ctx, delivery);
 	} catch (error) {
 		// Not expected (downloads report their own failures): let RunComfy's retry fire it instead.
-		if (production) release(scope, delivery.requestId, delivery.rank);
+		giveBack();
 		ctx.logger.error('RunComfy Webhook Trigger could not start the workflow for a delivery', {
 			requestId: delivery.requestId,
 			error: messageOf(error),
 		});
 		if (res.headersSent) return { noWebhookResponse: true };
-		return answer(500, { received: false, request_id: delivery.requestId, error: messageOf(error) });
+		res.status(500).json({ received: false, request_id: delivery.requestId, error: messageOf(error) });
+		return { noWebhookResponse: true };
 	}
 }
 

@@ -11,6 +11,12 @@
  * and stage exactly one is admitted. The ledger is also copied into the workflow's static data (the newest
  * STORED_LIMIT entries, RETENTION_MS) and merged back on every delivery, so duplicates after a restart, or
  * arriving at another n8n process, are still recognised when the copy was saved before they came.
+ *
+ * Why the copy is not saved on every fired delivery: n8n writes the whole workflow row (UPDATE) before it answers
+ * each request that changed static data, and under a burst those writes queued RunComfy's answers past its 10 s.
+ * So at most one save of ours is in flight per trigger node (see shouldSaveCopy): the next one is issued once the
+ * last has completed, and a delivery whose loaded copy lacks anything the ledger knows saves it whole, which
+ * heals a copy an older write overwrote (parallel requests' writes can land out of order).
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -18,7 +24,7 @@ import type { IDataObject } from 'n8n-workflow';
 export const RETENTION_MS = 48 * 60 * 60 * 1000;
 /** Entries kept in memory per trigger node. */
 export const MEMORY_LIMIT = 20_000;
-/** Entries copied into static data per trigger node (saved with the workflow on every fired delivery). */
+/** Entries copied into static data per trigger node (saved with the workflow when the copy lacks some, see below). */
 export const STORED_LIMIT = 1_000;
 
 export type Verdict = 'new' | 'duplicate' | 'stale';
@@ -91,14 +97,87 @@ export function storedForm(scope: string): IDataObject {
 	return out;
 }
 
-/** The stage a request has reached in this process's ledger (0 when unknown). */
-export function rankOf(scope: string, requestId: string): number {
-	return ledgers.get(scope)?.get(requestId)?.rank ?? 0;
+/** Whether a stored copy records every one of the newest STORED_LIMIT entries of the ledger, each at its stage. */
+export function storedHoldsLedger(scope: string, stored: unknown): boolean {
+	const ledger = ledgers.get(scope);
+	if (!ledger || ledger.size === 0) return true;
+	if (typeof stored !== 'object' || stored === null) return false;
+	let older = ledger.size - STORED_LIMIT;
+	for (const [requestId, entry] of ledger) {
+		if (older-- > 0) continue;
+		const value = (stored as IDataObject)[requestId];
+		if (!Array.isArray(value) || !(Number(value[0]) >= entry.rank)) return false;
+	}
+	return true;
 }
 
-/** Whether a stored copy records the request at this stage (or further). */
-export function storedHas(stored: unknown, requestId: string, rank: number): boolean {
-	if (typeof stored !== 'object' || stored === null) return false;
-	const entry = (stored as IDataObject)[requestId];
-	return Array.isArray(entry) && Number(entry[0]) >= rank;
+// ------------------------------------------------------------------------------------------------------------
+// Saving the copy
+
+/** How long a save of ours that was not seen to complete is waited for: it can fail, or an older write overwrite it. */
+export const SAVE_RETRY_MS = 1_500;
+
+/** The last copy this process put into static data for a trigger node. */
+export interface IssuedSave {
+	/** The stamp it carries (`savedAt`), unique and increasing per node in this process. */
+	savedAt: number;
+	/** Whether n8n has answered the request that carried it, which it does after the save (landed or failed). */
+	settled: boolean;
+}
+
+export interface SaveInputs {
+	/** Whether the copy this request loaded holds everything the ledger knows (storedHoldsLedger). */
+	complete: boolean;
+	/** The loaded copy's stamp; undefined when it has none (saved before stamps existed, or no copy). */
+	copySavedAt: number | undefined;
+	/** This process's last save for the node, if any. */
+	issued: IssuedSave | undefined;
+	now: number;
+}
+
+/**
+ * Whether this request puts the ledger's copy into static data: only when the loaded copy lacks something, and
+ * only when no save of ours is in flight. One is no longer in flight once its request was answered, once a loaded
+ * copy carries its stamp or a newer one (it landed, or another process saved after it), or SAVE_RETRY_MS after it
+ * was issued (either way round, so a clock set back does not stop saving).
+ */
+export function shouldSaveCopy({ complete, copySavedAt, issued, now }: SaveInputs, retryMs = SAVE_RETRY_MS): boolean {
+	if (complete) return false;
+	if (!issued || issued.settled) return true;
+	if (copySavedAt !== undefined && copySavedAt >= issued.savedAt) return true;
+	return Math.abs(now - issued.savedAt) >= retryMs;
+}
+
+const issuedSaves = new Map<string, IssuedSave>();
+
+export interface DueSave {
+	/** What goes into the node's key in the workflow's global static data. */
+	copy: IDataObject;
+	/** To be called once n8n has answered the request that carries the copy (the save is then done). */
+	settle: () => void;
+}
+
+/** The stored copy's parts; tolerant of anything (an old form without `savedAt`, no copy, garbage). */
+export function copyParts(loaded: unknown): { deliveries: unknown; savedAt: number | undefined } {
+	if (typeof loaded !== 'object' || loaded === null) return { deliveries: undefined, savedAt: undefined };
+	const { deliveries, savedAt } = loaded as IDataObject;
+	return { deliveries, savedAt: typeof savedAt === 'number' && Number.isFinite(savedAt) ? savedAt : undefined };
+}
+
+/**
+ * The copy this request should put into static data (`loaded` is the node's copy as the request loaded it), or
+ * undefined. Records the save as issued; synchronous like admit().
+ */
+export function copyToSave(scope: string, loaded: unknown, now: number): DueSave | undefined {
+	const { deliveries, savedAt: copySavedAt } = copyParts(loaded);
+	const issued = issuedSaves.get(scope);
+	if (!shouldSaveCopy({ complete: storedHoldsLedger(scope, deliveries), copySavedAt, issued, now })) return undefined;
+	const record: IssuedSave = { savedAt: Math.max(now, (issued?.savedAt ?? 0) + 1), settled: false };
+	issuedSaves.set(scope, record);
+	return {
+		copy: { deliveries: storedForm(scope), savedAt: record.savedAt },
+		settle: () => {
+			record.settled = true;
+		},
+	};
 }
