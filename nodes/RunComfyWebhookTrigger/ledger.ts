@@ -46,13 +46,25 @@ function ledgerOf(scope: string): Map<string, Entry> {
 	return ledger;
 }
 
+/**
+ * Stages given back (`release`) per trigger node, until a retry of that stage is admitted: a copy saved by a
+ * parallel delivery before the give-back still holds them, and must not bring them back.
+ */
+const releasedStages = new Map<string, Map<string, Entry>>();
+
+const isReleased = (scope: string, requestId: string, rank: number): boolean => {
+	const released = releasedStages.get(scope)?.get(requestId);
+	return released !== undefined && released.rank >= rank;
+};
+
 /** Stored form: `{ [requestId]: [rank, at] }`. */
-function merge(ledger: Map<string, Entry>, stored: unknown, now: number): void {
+function merge(scope: string, ledger: Map<string, Entry>, stored: unknown, now: number): void {
 	if (typeof stored !== 'object' || stored === null) return;
 	for (const [requestId, value] of Object.entries(stored as IDataObject)) {
 		if (!Array.isArray(value)) continue;
 		const [rank, at] = value.map(Number);
 		if (!Number.isFinite(rank) || !Number.isFinite(at) || now - at > RETENTION_MS) continue;
+		if (isReleased(scope, requestId, rank)) continue;
 		const known = ledger.get(requestId);
 		if (!known || known.rank < rank) ledger.set(requestId, { rank, at });
 	}
@@ -71,10 +83,11 @@ function prune(ledger: Map<string, Entry>, now: number): void {
  */
 export function admit(scope: string, stored: unknown, requestId: string, rank: number, now: number): Verdict {
 	const ledger = ledgerOf(scope);
-	merge(ledger, stored, now);
+	merge(scope, ledger, stored, now);
 	const known = ledger.get(requestId);
 	if (known && known.rank > rank) return 'stale';
 	if (known && known.rank === rank) return 'duplicate';
+	releasedStages.get(scope)?.delete(requestId);
 	// Re-inserted so the map stays ordered by the time of the last event.
 	ledger.delete(requestId);
 	ledger.set(requestId, { rank, at: now });
@@ -86,7 +99,19 @@ export function admit(scope: string, stored: unknown, requestId: string, rank: n
 export function release(scope: string, requestId: string, rank: number): void {
 	const ledger = ledgers.get(scope);
 	const known = ledger?.get(requestId);
-	if (ledger && known?.rank === rank) ledger.delete(requestId);
+	if (!ledger || known?.rank !== rank) return;
+	ledger.delete(requestId);
+	let released = releasedStages.get(scope);
+	if (!released) {
+		released = new Map();
+		releasedStages.set(scope, released);
+	}
+	released.set(requestId, known);
+	// Bounded like the ledger: a stage nobody retries within RETENTION_MS is not coming back.
+	for (const [id, entry] of released) {
+		if (released.size <= MEMORY_LIMIT && known.at - entry.at <= RETENTION_MS) break;
+		released.delete(id);
+	}
 }
 
 /** The newest STORED_LIMIT entries, in the stored form. */
@@ -100,6 +125,14 @@ export function storedForm(scope: string): IDataObject {
 /** Whether a stored copy records every one of the newest STORED_LIMIT entries of the ledger, each at its stage. */
 export function storedHoldsLedger(scope: string, stored: unknown): boolean {
 	const ledger = ledgers.get(scope);
+	// A copy that still holds a stage given back is saved again without it, so a restart does not bring it back.
+	const released = releasedStages.get(scope);
+	if (released?.size && typeof stored === 'object' && stored !== null) {
+		for (const [requestId, entry] of released) {
+			const value = (stored as IDataObject)[requestId];
+			if (Array.isArray(value) && Number(value[0]) === entry.rank) return false;
+		}
+	}
 	if (!ledger || ledger.size === 0) return true;
 	if (typeof stored !== 'object' || stored === null) return false;
 	let older = ledger.size - STORED_LIMIT;

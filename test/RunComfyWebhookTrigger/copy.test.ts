@@ -12,6 +12,7 @@ import {
 	admit,
 	copyParts,
 	copyToSave,
+	release,
 	shouldSaveCopy,
 	storedHoldsLedger,
 } from '../../nodes/RunComfyWebhookTrigger/ledger';
@@ -171,6 +172,22 @@ describe('copyToSave: saving the copy under load', () => {
 		expect(storedIds(row)).toEqual(['a', 'b', 'c']);
 		const restarted = newProcess();
 		expect(['a', 'b', 'c'].map((id) => deliver(row, restarted, id, 5_000).verdict)).toEqual(['duplicate', 'duplicate', 'duplicate']);
+	});
+
+	it('a stage given back (its workflow could not start) is not brought back by a copy a parallel delivery saved', () => {
+		const scope = newProcess();
+		const row: Row = { copy: undefined, writes: 0 };
+		// 'a' is admitted, a parallel delivery's save holding 'a' lands, then starting a's workflow fails.
+		const a = deliver(row, scope, 'a', 1_000);
+		a.land();
+		release(scope, 'a', FINAL);
+		// The next delivery loads that copy: 'a' stays given back, and the copy is saved again without it.
+		const b = deliver(row, scope, 'b', 1_000 + SAVE_RETRY_MS);
+		expect(b.due).toBeDefined();
+		b.land();
+		expect(storedIds(row)).toEqual(['b']);
+		// RunComfy's retry of 'a' fires.
+		expect(deliver(row, scope, 'a', 3_000 + SAVE_RETRY_MS).verdict).toBe('new');
 	});
 
 	it('a save that never lands (it failed, and n8n never answered) is retried after the retry interval', () => {
