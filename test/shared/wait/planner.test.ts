@@ -15,21 +15,25 @@ const observed = (ends: number[], gapMs: number, seed = 3): DurationSample[] => 
 	});
 };
 
+/** The end time at which `dist` reaches probability `u` (bisection on its cdf). */
+function endAt(dist: EndDistribution, u: number): number {
+	let a = dist.lo;
+	let b = dist.hi;
+	for (let i = 0; i < 40; i++) {
+		const m = (a + b) / 2;
+		if (dist.cdf(m) < u) a = m;
+		else b = m;
+	}
+	return (a + b) / 2;
+}
+
 /** Where runs drawn from `dist` are seen with `polls`: share seen within `target`, and mean requests. */
 function evaluate(dist: EndDistribution, polls: number[], target: number, count = 2000) {
 	const rnd = mulberry32(99);
 	let inTime = 0;
 	let requests = 0;
 	for (let k = 0; k < count; k++) {
-		const u = rnd();
-		let a = dist.lo;
-		let b = dist.hi;
-		for (let i = 0; i < 40; i++) {
-			const m = (a + b) / 2;
-			if (dist.cdf(m) < u) a = m;
-			else b = m;
-		}
-		const end = (a + b) / 2;
+		const end = endAt(dist, rnd());
 		const index = polls.findIndex((t) => t >= end);
 		if (polls[index] - end <= target) inTime++;
 		requests += index + 1;
@@ -41,15 +45,7 @@ function evaluate(dist: EndDistribution, polls: number[], target: number, count 
 function lateShareInTime(dist: EndDistribution, polls: number[], target: number, count = 400): number {
 	let inTime = 0;
 	for (let k = 0; k < count; k++) {
-		const u = 0.5 + (0.5 * (k + 0.5)) / count;
-		let a = dist.lo;
-		let b = dist.hi;
-		for (let i = 0; i < 40; i++) {
-			const m = (a + b) / 2;
-			if (dist.cdf(m) < u) a = m;
-			else b = m;
-		}
-		const end = (a + b) / 2;
+		const end = endAt(dist, 0.5 + (0.5 * (k + 0.5)) / count);
 		const seenAt = polls.find((t) => t >= end) ?? Infinity;
 		if (seenAt - end <= target) inTime++;
 	}
