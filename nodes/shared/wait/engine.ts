@@ -34,7 +34,7 @@ export function narrowRunTime(job: WaitJob, window: DurationSample): void {
 	const learned = learnedTotals.get(job);
 	if (!learned) return;
 	learnedTotals.delete(job);
-	learned.store.narrow(learned.key, 'total', learned.sample, window);
+	learned.store.narrow(learned.key, learned.sample, window);
 }
 
 interface JobProgress {

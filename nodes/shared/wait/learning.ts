@@ -27,6 +27,8 @@ const MAX_PLANS_PER_KEY = 4;
 
 interface KeyEntry {
 	samples: Record<DurationSource, DurationSample[]>;
+	/** Whether the service's timestamps have narrowed a `total` sample: its plans need no poll at the lower end. */
+	timestamped: boolean;
 	/** Planned poll offsets per source and target delay; dropped when a sample is added. */
 	plans: Map<string, readonly number[]>;
 }
@@ -64,7 +66,7 @@ export class DurationStore {
 		if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 0 || hi < lo) return undefined;
 		let entry = this.touch(key);
 		if (!entry) {
-			entry = { samples: { total: [], run: [], queueStep: [] }, plans: new Map() };
+			entry = { samples: { total: [], run: [], queueStep: [] }, timestamped: false, plans: new Map() };
 			this.entries.set(key, entry);
 			while (this.entries.size > this.maxKeys) {
 				const oldest = this.entries.keys().next().value as string;
@@ -80,19 +82,30 @@ export class DurationStore {
 	}
 
 	/**
-	 * Narrows a sample recorded earlier (the same object) to the part of it that `window` confirms, e.g. from
-	 * the service's own timestamps of the run. Ignored when the sample is gone or the two do not overlap.
+	 * Narrows a `total` sample recorded earlier (the same object) to the part of it that `window` confirms, from
+	 * the service's own timestamps of the run. Ignored when the sample is gone or the two do not overlap. From
+	 * then on the key's plans leave out the poll at the lower end (the timestamps teach each run's time), so a
+	 * run that ended before the lower end of what was learned means the runs got faster: the older samples are
+	 * dropped (what the first planned poll finding the run finished does without timestamps).
 	 */
-	narrow(key: string, source: DurationSource, sample: DurationSample, window: DurationSample): void {
+	narrow(key: string, sample: DurationSample, window: DurationSample): void {
 		const entry = this.entries.get(key);
-		const list = entry?.samples[source];
+		const list = entry?.samples.total;
 		const index = list ? list.indexOf(sample) : -1;
 		if (!entry || !list || index < 0) return;
 		const lo = Math.max(sample.lo, window.lo);
 		const hi = Math.min(sample.hi, window.hi);
 		if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 0 || hi < lo) return;
-		list[index] = { lo, hi };
+		const others = list.filter((_, k) => k !== index);
+		const learned = endDistribution(others);
+		entry.samples.total = learned && hi < learned.lo ? [{ lo, hi }] : [...others.slice(0, index), { lo, hi }, ...others.slice(index)];
+		entry.timestamped = true;
 		entry.plans.clear();
+	}
+
+	/** Whether the key's plans from `source` start with a poll at the lower end of what was learned. */
+	pollsAtLowerEnd(key: string, source: 'total' | 'run'): boolean {
+		return source === 'run' || this.entries.get(key)?.timestamped !== true;
 	}
 
 	/** The samples of one key and source, oldest first. */
@@ -125,7 +138,7 @@ export class DurationStore {
 		if (!plan) {
 			const dist = endDistribution(entry.samples[source]);
 			if (!dist) return undefined;
-			plan = planPolls(dist, { targetDelayMs });
+			plan = planPolls(dist, { targetDelayMs, pollAtLowerEnd: this.pollsAtLowerEnd(key, source) });
 			if (entry.plans.size >= MAX_PLANS_PER_KEY) entry.plans.clear();
 			entry.plans.set(cacheKey, plan);
 		}

@@ -9,10 +9,12 @@
  * limit the optimum spaces polls by sqrt(2λ · S(t) / f(t)): sparse while an end is unlikely, dense where
  * ends are likely, and the last poll at the upper end of the distribution.
  *
- * Every schedule starts with one poll at the lower end of the distribution (no earlier one): it sees almost
+ * A schedule starts with one poll at the lower end of the distribution (no earlier one): it sees almost
  * every run still going, so what is learned from the run is its true end rather than "before the first
  * poll" — without it, learning from only the runs that outlast the first poll would push the learned
- * durations, and so the first poll, later and later.
+ * durations, and so the first poll, later and later. When each run's time is learned from elsewhere (the
+ * service's timestamps, `pollAtLowerEnd: false`), that poll is left out: it is one request per run that
+ * almost never sees an end (in the cost model it is a constant, so the rest of the schedule stays optimal).
  *
  * λ is not a fixed price: it is the largest one (fewest requests) whose schedule still sees at least half
  * of the runs within `targetDelayMs` of their end (median delay ≤ target), so a run of 2 s and one of
@@ -37,6 +39,8 @@ export interface PlanSettings {
 	minGapMs?: number;
 	/** Share of runs to see within the target delay. Default DEFAULT_SHARE_IN_TIME. */
 	shareInTime?: number;
+	/** Whether the schedule starts with a poll at the distribution's lower end (see above). Default true. */
+	pollAtLowerEnd?: boolean;
 }
 
 export const DEFAULT_TARGET_DELAY_MS = 300;
@@ -83,10 +87,16 @@ function candidateTimes(dist: EndDistribution): number[] {
 }
 
 /**
- * Poll times in ms from the anchor, increasing: the first at the distribution's lower end, the last at its
- * upper end. Empty when the distribution is degenerate.
+ * Poll times in ms from the anchor, increasing: the first at the distribution's lower end (unless
+ * `pollAtLowerEnd` is false), the last at its upper end. Empty when the distribution is degenerate.
  */
 export function planPolls(dist: EndDistribution, settings: PlanSettings): number[] {
+	const polls = planFromLowerEnd(dist, settings);
+	return settings.pollAtLowerEnd === false && polls.length > 1 ? polls.slice(1) : polls;
+}
+
+/** The schedule with its poll at the lower end; its budgets count that poll too. */
+function planFromLowerEnd(dist: EndDistribution, settings: PlanSettings): number[] {
 	const target = settings.targetDelayMs > 0 ? settings.targetDelayMs : DEFAULT_TARGET_DELAY_MS;
 	const minGap = Math.max(0, settings.minGapMs ?? DEFAULT_MIN_GAP_MS);
 	if (!(dist.hi > 0) || !(dist.hi >= dist.lo)) return [];

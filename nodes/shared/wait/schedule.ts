@@ -6,12 +6,14 @@
  * spread by ±`jitter`).
  *
  * With a key that has learned durations (./learning), the job follows a plan (./planner): no poll until the
- * lower end of what was learned, one there, then polls spaced by the cost model — dense where ends are
- * likely — up to the upper end; past it, the plain backoff starts again from the first interval. The caller's
+ * lower end of what was learned, one there (left out once the service's timestamps teach each run's time,
+ * see `narrowRunTime`), then polls spaced by the cost model — dense where ends are likely — up to the upper
+ * end; past it, the plain backoff starts again from the first interval. The caller's
  * `firstPollDelayMs` still holds (no poll earlier); `maxIntervalMs` bounds only the backoff: a learned plan
  * may stay silent longer, because the run is known not to end in that time.
- * - A run already finished at the plan's first poll means the runs got faster: the key's learned durations
- *   are dropped and the next run starts from the backoff.
+ * - A run already finished at the plan's first poll (at the lower end) means the runs got faster: the key's
+ *   learned durations are dropped and the next run starts from the backoff. With timestamps, a run time
+ *   below the lower end does the same (DurationStore.narrow).
  * - Not seen queued: the plan of the `total` durations (from submit), anchored at `submittedAt`.
  * - Seen queued (`in_queue`): the plan is dropped. While queued, the job polls no more often than the
  *   backoff and at least every `position × queueStep / 2` (capped at `maxIntervalMs`), where `queueStep`
@@ -20,9 +22,9 @@
  *   plan of the `run` durations (from the start) is followed; without those, the `total` plan anchored at
  *   the start.
  *
- * Learning (successful runs only): the end is taken as the midpoint between the last poll that saw the run
- * going and the one that saw it finished (both kept, as the sample's interval), so a late poll does not
- * inflate what is learned.
+ * Learning (successful runs only): the end lies between the last poll that saw the run going and the one
+ * that saw it finished (both kept, as the sample's interval), so a late poll does not inflate what is
+ * learned; the service's timestamps of the run narrow that interval afterwards.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -84,7 +86,8 @@ export class JobSchedule {
 		if (key) this.follow(this.planOf(key, 'total'), this.submittedAt);
 		const planned = this.plannedAfter(now);
 		const delay = Math.max(this.options.firstPollDelayMs, planned === undefined ? 0 : planned - now);
-		this.firstPollPlanned = planned !== undefined && now + delay <= planned;
+		// Only a first poll at the lower end of what was learned tells that the runs got faster by finding one finished.
+		this.firstPollPlanned = planned !== undefined && now + delay <= planned && key !== undefined && this.options.durations.pollsAtLowerEnd(key, 'total');
 		return delay;
 	}
 

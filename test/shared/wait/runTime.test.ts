@@ -2,8 +2,8 @@
  * The service's timestamps of a finished run narrow what the wait engine learned from its polls
  * (narrowRunTime in nodes/shared/wait/engine.ts, DurationStore.narrow). On the virtual clock.
  */
-import { DurationStore, narrowRunTime, timingKey, waitForAll, type WaitJob } from '../../../nodes/shared/wait';
-import { VirtualClock, opts } from './helpers';
+import { DurationStore, endDistribution, narrowRunTime, planPolls, timingKey, waitForAll, type EndDistribution, type WaitJob } from '../../../nodes/shared/wait';
+import { VirtualClock, median, opts, spreadRuns } from './helpers';
 
 const KEY = timingKey('model', 'acme/image');
 
@@ -23,6 +23,35 @@ async function finishedRun(store: DurationStore, endMs: number) {
 	return { job, sample: store.samples(KEY, 'total')[0] };
 }
 
+/** Runs one after the other, each narrowed afterwards to its true time (±1 ms) when `timestamps`. */
+async function series(store: DurationStore, ends: number[], timestamps: boolean) {
+	const clock = new VirtualClock();
+	const out: Array<{ requests: number; delayMs: number }> = [];
+	for (const [i, endMs] of ends.entries()) {
+		const submittedAt = clock.now();
+		let requests = 0;
+		let seenAt = 0;
+		const job: WaitJob = {
+			itemIndex: 0,
+			id: `run${i}`,
+			timingKey: KEY,
+			submittedAt,
+			poll: async () => {
+				requests++;
+				if (clock.now() - submittedAt < endMs) return { state: 'running', record: {} };
+				seenAt = clock.now() - submittedAt;
+				return { state: 'succeeded', record: {} };
+			},
+		};
+		const options = opts({ durations: store, firstPollDelayMs: 1000, initialIntervalMs: 1000, jitter: 0.1, maxWaitMs: 3_600_000 });
+		await clock.run(waitForAll([job], options, undefined, clock));
+		if (timestamps) narrowRunTime(job, { lo: endMs - 1, hi: endMs + 1 });
+		out.push({ requests, delayMs: seenAt - endMs });
+		clock.t += 60_000;
+	}
+	return out;
+}
+
 describe("narrowing a learned run time with the service's timestamps", () => {
 	it('the polls bracket the end seconds wide; the timestamps narrow it to their window', async () => {
 		const store = new DurationStore();
@@ -32,10 +61,13 @@ describe("narrowing a learned run time with the service's timestamps", () => {
 		const wide = store.plan(KEY, 'total', 300) as readonly number[];
 		narrowRunTime(job, { lo: 7_298, hi: 7_305 });
 		expect(store.samples(KEY, 'total')).toEqual([{ lo: 7_298, hi: 7_305 }]);
-		// The plan is computed again from the narrowed sample: a tighter window around 7.3 s.
+		// The plan is computed again from the narrowed sample: a tighter window around 7.3 s, without the poll at
+		// its lower end (the timestamps, not that poll, now teach each run's time).
 		const narrow = store.plan(KEY, 'total', 300) as readonly number[];
 		expect(narrow).not.toBe(wide);
 		expect(narrow[narrow.length - 1] - narrow[0]).toBeLessThan(wide[wide.length - 1] - wide[0]);
+		expect(wide[0]).toBe((endDistribution([sample]) as EndDistribution).lo);
+		expect(narrow[0]).toBeGreaterThan((endDistribution([{ lo: 7_298, hi: 7_305 }]) as EndDistribution).lo);
 	});
 
 	it('keeps only what both agree on, ignores a window that does not overlap, and narrows once', async () => {
@@ -59,5 +91,34 @@ describe("narrowing a learned run time with the service's timestamps", () => {
 		await clock.run(waitForAll([job], opts({ durations: store }), undefined, clock));
 		narrowRunTime(job, { lo: 1, hi: 2 });
 		expect(store.has(KEY)).toBe(false);
+	});
+
+	it('with timestamps, runs of 2 s take one status request each from the second on, seen as soon as before', async () => {
+		const ends = spreadRuns(2_300, 40, 21);
+		const withStamps = (await series(new DurationStore(), ends, true)).slice(1);
+		const pollsOnly = (await series(new DurationStore(), ends, false)).slice(1);
+		expect(median(withStamps.map((r) => r.requests))).toBe(1);
+		expect(median(pollsOnly.map((r) => r.requests))).toBe(2);
+		expect(median(withStamps.map((r) => r.delayMs))).toBeLessThan(500);
+		expect(withStamps.every((r) => r.delayMs >= 0)).toBe(true);
+	});
+
+	it('with timestamps, runs that got much faster drop what was learned before (one run is enough)', async () => {
+		const store = new DurationStore();
+		await series(store, spreadRuns(60_000, 6, 4), true);
+		expect(store.samples(KEY, 'total')).toHaveLength(6);
+		const [faster] = await series(store, [10_000], true);
+		expect(store.samples(KEY, 'total')).toEqual([{ lo: 9_999, hi: 10_001 }]);
+		// It was seen late (its plan expected a minute); the next one is planned around 10 s.
+		expect(faster.delayMs).toBeGreaterThan(5_000);
+		const [next] = await series(store, [10_050], true);
+		expect(next.delayMs).toBeLessThan(1_000);
+	});
+
+	it('planPolls without the poll at the lower end is the same schedule minus that poll', () => {
+		const dist = endDistribution([{ lo: 19_800, hi: 20_000 }, { lo: 20_500, hi: 20_700 }, { lo: 21_000, hi: 21_300 }]) as EndDistribution;
+		const full = planPolls(dist, { targetDelayMs: 300 });
+		expect(planPolls(dist, { targetDelayMs: 300, pollAtLowerEnd: false })).toEqual(full.slice(1));
+		expect(full[0]).toBe(dist.lo);
 	});
 });
