@@ -313,7 +313,8 @@ function detectionN8nSummary(d) {
 		d.rows
 			.map((r) => `${r.meanMs / 1000} s: node ${fmtDelay(r.patterns.node.medianDelayMs)} / ${fmtReq(r.patterns.node.medianStatus)}, Wait 1 s ${fmtDelay(r.patterns.wait1.medianDelayMs)}, Wait 5 s ${fmtReq(r.patterns.wait5.medianStatus)}`)
 			.join('; ') +
-		`. Beats Wait 1 s on delay at ${v.filter((x) => x.delay === 'beats').length}/${v.length} run times, Wait 5 s on requests at ${v.filter((x) => x.req === 'beats').length}/${v.length}.`
+		`. Beats Wait 1 s on delay at ${v.filter((x) => x.delay === 'beats').length}/${v.length} run times, Wait 5 s on requests at ${v.filter((x) => x.req === 'beats').length}/${v.length}` +
+		(v.some((x) => x.req === 'ties') ? ` (ties at ${v.filter((x) => x.req === 'ties').map((x) => `${x.meanMs / 1000} s`).join(', ')}).` : '.')
 	);
 }
 
