@@ -107,7 +107,7 @@ function requestsSection(b, cpu) {
 	const out = ['## Requests per run', ''];
 	out.push(
 		'Counted in the sandbox request log. **Minimum**: one status request per run (a single poll that lands just after the run finished) plus one result request. ' +
-			"**Node's schedule**: the polls the wait engine's default schedule needs to see a run of that length finish (the first poll 1 s after submitting, then at 2.5 s, 4.75 s, … growing ×1.5 up to a 10 s interval). " +
+			"**Node's schedule**: the polls the wait engine's plain backoff needs to see a run of that length finish (the first poll 1 s after submitting, then at 2.5 s, 4.75 s, … growing ×1.5 up to a 10 s interval), as for a model never seen before; from the second run of a model on it polls around the learned run time (see Detection). " +
 			'**Fixed 1 s polling**: what a Wait 1 s loop sends.',
 	);
 	out.push('');
@@ -279,7 +279,7 @@ function summaryLines(results) {
 		const lo = Math.min(...statusPerRun).toFixed(1);
 		const hi = Math.max(...statusPerRun).toFixed(1);
 		lines.push(
-			`Requests: ${lo === hi ? lo : `${lo}–${hi}`} status requests per ${b.runMs / 1000} s run (minimum 1; the wait engine's schedule needs ${inproc.backoffPolls(b.runMs)}), one result request per run, ${dup} runs submitted twice.`,
+			`Requests: ${lo === hi ? lo : `${lo}–${hi}`} status requests per ${b.runMs / 1000} s run (minimum 1; the plain backoff, for a model never seen before, needs ${inproc.backoffPolls(b.runMs)}: from the second run on the node polls around the learned run time), one result request per run, ${dup} runs submitted twice.`,
 		);
 	}
 	if (results.cpu) {
