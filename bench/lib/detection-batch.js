@@ -120,7 +120,9 @@ function detectionBatchSection(d, table) {
 		'',
 		`What the real-n8n section measures once, repeated for ${d.seeds} seeds on the virtual clock (bench/lib/detection-batch.js): a fresh n8n process runs a first execution of ${d.batch} runs together ` +
 			`(nothing learned: the plain backoff), then a measured execution of ${d.batch} runs together. Runs queue ${d.queueMs} ms, then take the mean within ±20 % (bell-shaped). ` +
-			'Medians over all measured runs, the 10th / 50th / 90th percentile of the per-execution medians, and how many measured executions beat both the Wait 1 s loop on delay and the Wait 5 s loop on requests on the same runs.',
+			'Medians over all measured runs, the 10th / 50th / 90th percentile of the per-execution medians, and how many measured executions beat both the Wait 1 s loop on delay and the Wait 5 s loop on requests on the same runs. ' +
+			'The simulated loops lose no time per round (in the real n8n they do), and all runs of one loop execution are checked at the same instants, so the loop\'s median delay swings from one execution to the next: ' +
+			'the executions the node loses, it loses mostly on delay against such a loop, while its per-execution request medians stay below the Wait 5 s loop\'s.',
 		'',
 		table(['Run time', 'Pattern', 'Median delay', 'Per execution (p10 / p50 / p90)', 'Median requests', 'Per execution (p10 / p50 / p90)', 'Executions that beat both loops'], rows),
 	].join('\n');
