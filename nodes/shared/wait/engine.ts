@@ -29,12 +29,17 @@ const learnedTotals = new WeakMap<WaitJob, { store: DurationStore; key: string; 
  * from the service's own timestamps of the run: the polls only bracket the end between two requests (seconds
  * apart while the plain backoff runs), the timestamps place it within their resolution. Called once, after the
  * wait; a window that does not overlap what the polls saw is ignored (the timestamps then mean something else).
+ * Never throws: like the learning in the wait itself, it must not turn a fetched result into an error.
  */
 export function narrowRunTime(job: WaitJob, window: DurationSample): void {
 	const learned = learnedTotals.get(job);
 	if (!learned) return;
 	learnedTotals.delete(job);
-	learned.store.narrow(learned.key, learned.sample, window);
+	try {
+		learned.store.narrow(learned.key, learned.sample, window);
+	} catch {
+		// learning must never break the job flow
+	}
 }
 
 interface JobProgress {

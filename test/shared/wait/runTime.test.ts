@@ -84,6 +84,17 @@ describe("narrowing a learned run time with the service's timestamps", () => {
 		expect(other.samples(KEY, 'total')).toEqual([{ lo: 5_750, hi: 9_125 }]);
 	});
 
+	it('a store that fails while narrowing does not make narrowRunTime throw (the fetched result stays good)', async () => {
+		class BrokenStore extends DurationStore {
+			narrow(): void {
+				throw new Error('broken');
+			}
+		}
+		const store = new BrokenStore();
+		const { job } = await finishedRun(store, 7_300);
+		expect(() => narrowRunTime(job, { lo: 7_298, hi: 7_305 })).not.toThrow();
+	});
+
 	it('a job that taught nothing (a failed run) is left alone', async () => {
 		const store = new DurationStore();
 		const clock = new VirtualClock();
