@@ -96,9 +96,8 @@ export class DurationStore {
 		const lo = Math.max(sample.lo, window.lo);
 		const hi = Math.min(sample.hi, window.hi);
 		if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 0 || hi < lo) return;
-		const others = list.filter((_, k) => k !== index);
-		const learned = endDistribution(others);
-		entry.samples.total = learned && hi < learned.lo ? [{ lo, hi }] : [...others.slice(0, index), { lo, hi }, ...others.slice(index)];
+		const learned = endDistribution(list.filter((_, k) => k !== index));
+		entry.samples.total = learned && hi < learned.lo ? [{ lo, hi }] : list.map((s, k) => (k === index ? { lo, hi } : s));
 		entry.timestamped = true;
 		entry.plans.clear();
 	}
