@@ -128,7 +128,9 @@ describe('Cancel', () => {
 	it.each([false, true])(
 		'live service: cancellation_requested, then the status is followed until it is cancelled (American spelling: %s)',
 		async (american) => {
-			sb.configure({ runDurationMs: 60_000, quirks: { deploymentCancelRequested: true, americanCanceled: american } });
+			// The sandbox turns the request cancelled at the second status poll (not after cancelDelayMs of wall time, which a
+			// busy machine can pass before the first poll), so the follow-up is seen on every run.
+			sb.configure({ runDurationMs: 60_000, cancelDelayMs: 60_000, quirks: { deploymentCancelRequested: true, americanCanceled: american } });
 			const { id, requestId } = await submit();
 			const result = await runNode({
 				node,
