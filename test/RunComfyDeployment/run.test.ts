@@ -238,7 +238,8 @@ describe('Timeouts', () => {
 	it.each([false, true])(
 		'"Cancel the Run" on the live service (cancellation_requested) keeps polling until it ended (canceled spelling: %s)',
 		async (american) => {
-			sb.configure({ quirks: { deploymentCancelRequested: true, americanCanceled: american } });
+			// Cancelled at the second status poll rather than after cancelDelayMs of wall time (see requests.test.ts).
+			sb.configure({ cancelDelayMs: 60_000, quirks: { deploymentCancelRequested: true, americanCanceled: american } });
 			const id = deploymentId(sb, 'sdxl-text-to-image');
 			const result = await runNode({
 				node,
