@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Detection: how soon the wait engine sees a run end, and how many status requests it spends, against a
+ * Detection: how soon the wait engine sees a run end, and how many requests it spends to see it, against a
  * user's "Wait 1 s" and "Wait 5 s" loops. A deterministic simulation on the engine's fake-clock seam: the
  * BUILT engine (dist/nodes/shared/wait) waits for simulated runs on a virtual time line, so 200 runs of
  * 5 minutes take a second and every figure is reproducible from the seed.
@@ -9,13 +9,15 @@
  * says `in_queue`, position 1), then runs for mean × (1 + s), where s is bell-shaped and bounded by ±20 %
  * (s = 0.2 × the mean of three uniforms on [−1, 1]: σ ≈ 6.7 % of the mean). Status requests are answered at
  * once. The node's options are those of Model → Run (first poll 1 s after submit, then 1 s growing ×1.5 to
- * 10 s, ±10 % jitter); runs of one duration share one timing key and one learning store, one run after the
+ * 10 s, ±10 % jitter) and both its requests (status, and result where the plan expects the end: see
+ * `simulatedPolls`); runs of one duration share one timing key and one learning store, one run after the
  * other, and the figures count from the second run on (the first one has nothing learned). After each run,
  * as the node does with the result's `created_at`/`finished_at`, the learned run time is narrowed to the
  * run's true time (±1 ms).
  *
  * The loops: a status request every P seconds after the submit (P = 1 or 5), no time lost in the loop
- * itself (their best case). Delay = time from the run's end to the answer that shows it finished.
+ * itself (their best case). Delay = time from the run's end to the answer that shows it finished. Requests =
+ * those sent to see the end, besides the one result fetch of the run (a result request that saw the end is it).
  *
  * Bounds: the limits of ANY poll schedule that knows the exact distribution of end times (computed by
  * Lagrangian duality over a 50 ms grid of poll times: for every price λ of a request, a dynamic program
@@ -118,22 +120,43 @@ async function simulateEngine(engine, runs, { keyed, seed, targetDelayMs }) {
 			id: `run${index}`,
 			submittedAt,
 			...(keyed ? { timingKey: 'model:simulated' } : {}),
-			poll: async () => {
-				requests++;
-				const t = clock.now() - submittedAt;
-				const status = t < run.queueMs ? 'in_queue' : t < run.endMs ? 'in_progress' : 'completed';
-				return { state: normaliseStatus(status), record: { status, ...(status === 'in_queue' ? { queue_position: 1 } : {}) } };
-			},
+			...simulatedPolls(clock, run, submittedAt, normaliseStatus, () => requests++),
 		};
 		const options = { ...NODE_WAIT, durations, ...(targetDelayMs ? { targetDelayMs } : {}) };
 		const [outcome] = await clock.run(waitForAll([job], options, undefined, clock));
 		if (outcome.kind !== 'done') throw new Error(`simulated run ${index} ended as ${outcome.kind}`);
+		// A result request that saw the end is the run's one result fetch, which every pattern makes: not a poll.
+		if (outcome.result) requests--;
 		// As the node does after fetching the result: the result's timestamps (ms, no submit delay here) narrow what was learned.
 		engine.wait.narrowRunTime(job, { lo: run.endMs - 1, hi: run.endMs + 1 });
 		results.push({ delayMs: clock.now() - submittedAt - run.endMs, requests });
 		clock.t += 60_000; // the next run is submitted later
 	}
 	return results;
+}
+
+/**
+ * The status request and the result request of a simulated Model API run (`poll`, `pollResult` of a WaitJob):
+ * queued for `run.queueMs`, then in progress until `run.endMs` after the submit. `count` is called per request.
+ */
+function simulatedPolls(clock, run, submittedAt, normaliseStatus, count) {
+	const status = () => {
+		const t = clock.now() - submittedAt;
+		return t < run.queueMs ? 'in_queue' : t < run.endMs ? 'in_progress' : 'completed';
+	};
+	return {
+		poll: async () => {
+			count();
+			const s = status();
+			return { state: normaliseStatus(s), record: { status: s, ...(s === 'in_queue' ? { queue_position: 1 } : {}) } };
+		},
+		pollResult: async () => {
+			count();
+			const s = status();
+			if (s !== 'completed') return { state: normaliseStatus(s), record: { status: s } };
+			return { state: 'succeeded', record: { status: 'succeeded' }, result: { status: 'succeeded' } };
+		},
+	};
 }
 
 /** A loop that asks for the status every `periodMs` after the submit. */
@@ -303,7 +326,10 @@ function detectionSection(d, table) {
 		`${d.runs} runs per duration on the wait engine's fake clock (bench/lib/detection.js; seed ${d.seed}): each run queues for up to ${d.queueMaxMs} ms, ` +
 			'then takes mean × (1 + s), s bell-shaped within ±20 % (σ ≈ 6.7 %). The node runs the built wait engine with the options of Model → Run; ' +
 			'with a timing key it learns from earlier runs of the same model and polls around the expected end. The loops ask every 1 s or 5 s with no time lost per round (their best case). ' +
-			'Figures from the second run on.',
+			'Figures from the second run on. ' +
+			'Requests: what a pattern sends to see a run ended, besides the one result fetch every run needs: status requests, and result requests that found the run still going. ' +
+			'Where its plan expects the end, the node asks for the result directly (the result record says `in_progress` until then), so a request that sees the end there is that result fetch itself: ' +
+			'a learned 2 s run takes one request in all (the result), a Wait 5 s loop two (a status request, then the result).',
 		'',
 		table(['Run time', 'Pattern', 'Median delay', 'p90 delay', 'Median requests', 'Mean requests'], rows),
 		'',
@@ -326,7 +352,7 @@ function detectionSection(d, table) {
 	return out.join('\n');
 }
 
-module.exports = { detection, detectionSection, loadEngine, VirtualClock, requestsLowerBound, NODE_WAIT, spreadOf, simulateLoop };
+module.exports = { detection, detectionSection, loadEngine, VirtualClock, requestsLowerBound, NODE_WAIT, spreadOf, simulateLoop, simulatedPolls };
 
 if (require.main === module) {
 	// Quick look without the rest of the suite: node bench/lib/detection.js [runs] (uses dist/; run npm run build first)

@@ -106,9 +106,10 @@ function batchSection(b) {
 function requestsSection(b, cpu) {
 	const out = ['## Requests per run', ''];
 	out.push(
-		'Counted in the sandbox request log. **Minimum**: one status request per run (a single poll that lands just after the run finished) plus one result request. ' +
-			"**Node's schedule**: the polls the wait engine's plain backoff needs to see a run of that length finish (the first poll 1 s after submitting, then at 2.5 s, 4.75 s, … growing ×1.5 up to a 10 s interval), as for a model never seen before; from the second run of a model on it polls around the learned run time (see Detection). " +
-			'**Fixed 1 s polling**: what a Wait 1 s loop sends.',
+		'Counted in the sandbox request log. **Minimum**: one request per run, a result request that lands just after the run finished (what the node sends where its learned plan expects the end; ' +
+			'a pattern that asks for the status first needs one status request and then the result request). ' +
+			"**Node's plain backoff**: the status requests the wait engine's plain backoff needs to see a run of that length finish, plus the result request (the first poll 1 s after submitting, then at 2.5 s, 4.75 s, … growing ×1.5 up to a 10 s interval), as for a model never seen before; from the second run of a model on it polls around the learned run time (see Detection). " +
+			'**Fixed 1 s polling**: what a Wait 1 s loop sends, with its result request.',
 	);
 	out.push('');
 	const rows = [];
@@ -122,8 +123,8 @@ function requestsSection(b, cpu) {
 			String(rq.submit),
 			String(rq.duplicateSubmits),
 			'1',
-			String(inproc.backoffPolls(runMs)),
-			String(Math.ceil(runMs / 1000)),
+			String(inproc.backoffPolls(runMs) + 1),
+			String(Math.ceil(runMs / 1000) + 1),
 		]);
 	};
 	for (const r of b.rows) {
@@ -134,7 +135,7 @@ function requestsSection(b, cpu) {
 	if (cpu) add(`${cpu.items} × ${cpu.runMs / 1000} s, default`, cpu.items, cpu.runMs, { ok: cpu.ok, requests: cpu.requests });
 	out.push(
 		table(
-			['Batch', 'Status requests', 'Result requests', 'Submits', 'Submitted twice', 'Minimum status per run', "Node's schedule", 'Fixed 1 s polling'],
+			['Batch', 'Status requests', 'Result requests', 'Submits', 'Submitted twice', 'Minimum status + result per run', "Node's plain backoff, status + result", 'Fixed 1 s polling, status + result'],
 			rows,
 		),
 	);
@@ -275,11 +276,11 @@ function summaryLines(results) {
 			);
 		}
 		const dup = b.rows.reduce((acc, r) => acc + r.default.requests.duplicateSubmits + r.concurrency1.requests.duplicateSubmits, 0);
-		const statusPerRun = b.rows.map((r) => r.default.requests.status / r.default.ok);
-		const lo = Math.min(...statusPerRun).toFixed(1);
-		const hi = Math.max(...statusPerRun).toFixed(1);
+		const perRun = b.rows.map((r) => (r.default.requests.status + r.default.requests.result) / r.default.ok);
+		const lo = Math.min(...perRun).toFixed(1);
+		const hi = Math.max(...perRun).toFixed(1);
 		lines.push(
-			`Requests: ${lo === hi ? lo : `${lo}–${hi}`} status requests per ${b.runMs / 1000} s run (minimum 1; the plain backoff, for a model never seen before, needs ${inproc.backoffPolls(b.runMs)}: from the second run on the node polls around the learned run time), one result request per run, ${dup} runs submitted twice.`,
+			`Requests: ${lo === hi ? lo : `${lo}–${hi}`} status and result requests per ${b.runMs / 1000} s run (minimum 1, a result request just after the end; the plain backoff, for a model never seen before, needs ${inproc.backoffPolls(b.runMs) + 1}: from the second run on the node polls around the learned run time), ${dup} runs submitted twice.`,
 		);
 	}
 	if (results.cpu) {
@@ -309,13 +310,13 @@ function summaryLines(results) {
 			const l = r.patterns.learned;
 			return `${r.meanMs / 1000} s: ${(l.medianDelayMs / 1000).toFixed(2)} s with ${l.medianRequests} (Wait 1 s loop ${(r.patterns.wait1.medianDelayMs / 1000).toFixed(2)} s; Wait 5 s loop ${r.patterns.wait5.medianRequests} requests)`;
 		});
-		lines.push(`Detection (simulated, learned timing, median delay and status requests per run): ${parts.join('; ')}.`);
+		lines.push(`Detection (simulated, learned timing, median delay and requests per run besides its one result fetch): ${parts.join('; ')}.`);
 	}
 	if (results.detectionBatch) {
 		const b = results.detectionBatch;
 		const parts = b.rows.map((r) => `${r.meanMs / 1000} s ${r.variants.timestamps.beat}/${b.seeds}`);
 		lines.push(
-			`Detection, simulated like the real-n8n section (a first batch of ${b.batch} runs, then a measured batch of ${b.batch}) over ${b.seeds} seeds: measured executions that beat both the Wait 1 s loop on delay and the Wait 5 s loop on requests on the same runs: ${parts.join(', ')} (the 2 s loop sends the minimum, one request).`,
+			`Detection, simulated like the real-n8n section (a first batch of ${b.batch} runs, then a measured batch of ${b.batch}) over ${b.seeds} seeds: measured executions that beat both the Wait 1 s loop on delay and the Wait 5 s loop on requests on the same runs: ${parts.join(', ')}.`,
 		);
 	}
 	if (results.detectionN8n) lines.push(detectionN8nSummary(results.detectionN8n));

@@ -2,6 +2,7 @@
  * RunComfy Model node → Run over many items: submit all first, wait together, one result fetch per run;
  * the three timeout behaviours; Stop cancelling queued runs on the service. Proven from the sandbox log.
  */
+import { sharedDurations, timingKey } from '../../nodes/shared/wait';
 import { runNode } from '../helpers/engine';
 import {
 	FAST_WAIT,
@@ -68,7 +69,15 @@ describe('a batch of many items', () => {
 	});
 });
 
+/**
+ * The runs of the tests above taught the process that this model takes milliseconds; a learned plan would make
+ * the first poll a result request (the poll expected to see the end asks for the result). These tests are about
+ * what happens to runs that are still going, so they start from nothing learned (the plain status polls).
+ */
+const forgetRunTimes = () => sharedDurations.forget(timingKey('model', MODELS.flash, ''));
+
 describe('timeouts', () => {
+	beforeEach(forgetRunTimes);
 	const slow = { runDurationMs: 60_000, queueMs: 0 };
 	const timeoutParams = (onTimeout: string, extra = {}) =>
 		runParams(MODELS.flash, { prompt: 'slow' }, { waitOptions: { ...FAST_WAIT, maxWaitSeconds: 0.3, onTimeout }, ...extra });
@@ -154,6 +163,7 @@ describe('timeouts', () => {
 });
 
 describe('Stop (execution cancelled)', () => {
+	beforeEach(forgetRunTimes);
 	it('cancels every queued run on the service; the one already running is left, not cancellable', async () => {
 		sb.reset({ runDurationMs: 60_000, queueMs: 0, workers: 1 });
 		const N = 5;

@@ -9,7 +9,7 @@ import { INFERENCE_WAIT, SUBMIT_CONCURRENCY, readDownloadOptions, requestVerdict
 import { timingKey } from '../../shared/wait';
 import type { DownloadChoice, JobItem, JobKind } from '../../shared/jobs';
 import { errorTextOf, resultItem } from '../../shared/outputs';
-import { normaliseStatus } from '../../shared/status';
+import { isTerminal, normaliseStatus, resultState } from '../../shared/status';
 import { cancelModelRequest, getModelRequestResult, getModelRequestStatus, submitModelRun } from '../../shared/transport';
 import type { ModelEntry, ResultRecord } from '../../shared/types';
 import { readModelId } from './ids';
@@ -57,6 +57,13 @@ export function modelRunKind(ctx: IExecuteFunctions): JobKind<ModelRunItem, Down
 		poll: async (t) => {
 			const record = await getModelRequestStatus(ctx, t.id);
 			return { state: normaliseStatus(record.status), record };
+		},
+		// The result record says in_queue / in_progress until the run has ended (the live service may answer 400
+		// instead, which the wait engine reads as "not ended"): the poll that expects the end asks for it directly.
+		pollResult: async (t) => {
+			const result = await getModelRequestResult(ctx, t.id, { includeCost: true });
+			const state = resultState(result);
+			return { state, record: result, ...(isTerminal(state) ? { result } : {}) };
 		},
 		cancel: async (t) => await cancelModelRequest(ctx, t.id),
 		fetch: async (t) => await getModelRequestResult(ctx, t.id, { includeCost: true }),

@@ -101,6 +101,11 @@ export interface JobKind<P extends JobItem, O = undefined> {
 	timingKey?(p: P): string | undefined;
 	/** One status request. */
 	poll(t: Tracked<P>): Promise<PollResult>;
+	/**
+	 * One result request that tells the state too (see WaitJob.pollResult): `{ state, record: result, result }`,
+	 * with `result` only when the job has finished. Must fetch what `fetch` fetches.
+	 */
+	pollResult?(t: Tracked<P>): Promise<PollResult>;
 	/** Cancel on the service (On Timeout "Cancel", Stop). The transport sends it even after Stop. */
 	cancel?(t: Tracked<P>): Promise<IDataObject>;
 	/** The one result fetch of a finished job; without it the last status record is the result. */

@@ -42,6 +42,7 @@ export async function waitForJobs<P extends JobItem, O>(
 		timingKey: kind.timingKey?.(t),
 		submittedAt: t.submittedAt,
 		poll: async () => await kind.poll(t),
+		...(kind.pollResult ? { pollResult: async () => await (kind.pollResult as NonNullable<typeof kind.pollResult>)(t) } : {}),
 		// The transport sends this cancel even after Stop (it is not bound to the aborted cancel signal).
 		...(kind.cancel ? { cancel: async () => await (kind.cancel as (t: Tracked<P>) => Promise<IDataObject>)(t) } : {}),
 	}));
@@ -86,12 +87,14 @@ export async function fetchResults<P extends JobItem, O>(
 	await mapPool(done, concurrency, async (end) => {
 		const t = firstOf.get(end.outcome.job.id) as Tracked<P>;
 		const record = end.outcome.kind === 'done' ? end.outcome.record : {};
-		if (!kind.fetch) {
+		const fetched = end.outcome.kind === 'done' ? end.outcome.result : undefined;
+		if (!kind.fetch && !fetched) {
 			end.result = record;
 			return;
 		}
 		try {
-			end.result = await kind.fetch(t, record);
+			// The poll that saw the end may have been the result request itself (WaitJob.pollResult).
+			end.result = fetched ?? (await (kind.fetch as NonNullable<typeof kind.fetch>)(t, record));
 			// The service's timestamps of the run teach its run time better than the polls around its end did.
 			const window = runTimeWindow(end.result, t.submittedAt, t.answeredAt);
 			if (window) narrowRunTime(end.outcome.job, window);

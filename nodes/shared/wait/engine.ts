@@ -108,11 +108,12 @@ export async function waitForAll(
 			let result: PollResult | undefined;
 			let failure: unknown;
 			let sentAt = 0;
+			const pollResult = schedule.asksResult() ? job.pollResult : undefined;
 			await limiter.run(async () => {
 				if (aborted()) return;
 				sentAt = clock.now();
 				try {
-					result = await job.poll();
+					result = await (pollResult ?? job.poll)();
 				} catch (error) {
 					failure = error;
 				}
@@ -140,14 +141,23 @@ export async function waitForAll(
 					} catch {
 						// learning must never break the wait
 					}
-					return { outcome: { kind: 'done', job, state: progress.state, record: progress.record, polls: progress.polls } };
+					const fetched = result.result ? { result: result.result } : {};
+					return { outcome: { kind: 'done', job, state: progress.state, record: progress.record, polls: progress.polls, ...fetched } };
 				}
 				if (aborted()) return { aborted: progress };
+				// The run outlasted what was expected: no more result requests before it is seen ended.
+				if (pollResult) schedule.refuseResultPolls();
 				waitMs = schedule.afterPoll(at, now, result.state, progress.record);
 			} else {
 				if (aborted()) return { aborted: progress };
 				const status = httpStatusOf(failure);
-				if (status === 429) {
+				if (pollResult && status !== undefined && status >= 400 && status < 500 && status !== 429) {
+					// A result asked for before the run ended (the live service may answer 400 "not completed yet"):
+					// the run is going on; this job polls its status from now on.
+					schedule.refuseResultPolls();
+					transientErrors = 0;
+					waitMs = schedule.afterPoll(at, now, progress.state === 'queued' ? 'queued' : 'running', progress.record);
+				} else if (status === 429) {
 					const retryAfter = retryAfterMsOf(failure, now);
 					waitMs = Math.max(retryAfter ?? 0, schedule.jitteredInterval());
 					if (retryAfter !== undefined && now + retryAfter > deadline) {

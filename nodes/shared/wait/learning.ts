@@ -15,7 +15,7 @@
  *   closely (see `MAX_START_UNCERTAINTY`).
  * - `queueStep`: how long a run waited per place in the queue (`queue_position`).
  */
-import type { DurationSample } from './distribution';
+import type { DurationSample, EndDistribution } from './distribution';
 import { endDistribution, medianOf } from './distribution';
 import { planPolls } from './planner';
 
@@ -31,6 +31,8 @@ interface KeyEntry {
 	timestamped: boolean;
 	/** Planned poll offsets per source and target delay; dropped when a sample is added. */
 	plans: Map<string, readonly number[]>;
+	/** The fitted end distribution per source (null: nothing usable); dropped with the plans. */
+	fits: Map<DurationSource, EndDistribution | null>;
 }
 
 export interface DurationStoreOptions {
@@ -66,7 +68,7 @@ export class DurationStore {
 		if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 0 || hi < lo) return undefined;
 		let entry = this.touch(key);
 		if (!entry) {
-			entry = { samples: { total: [], run: [], queueStep: [] }, timestamped: false, plans: new Map() };
+			entry = { samples: { total: [], run: [], queueStep: [] }, timestamped: false, plans: new Map(), fits: new Map() };
 			this.entries.set(key, entry);
 			while (this.entries.size > this.maxKeys) {
 				const oldest = this.entries.keys().next().value as string;
@@ -78,6 +80,7 @@ export class DurationStore {
 		list.push(stored);
 		if (list.length > this.samplesPerSource) list.splice(0, list.length - this.samplesPerSource);
 		entry.plans.clear();
+		entry.fits.clear();
 		return stored;
 	}
 
@@ -100,6 +103,7 @@ export class DurationStore {
 		entry.samples.total = learned && hi < learned.lo ? [{ lo, hi }] : list.map((s, k) => (k === index ? { lo, hi } : s));
 		entry.timestamped = true;
 		entry.plans.clear();
+		entry.fits.clear();
 	}
 
 	/** Whether the key's plans from `source` start with a poll at the lower end of what was learned. */
@@ -135,7 +139,7 @@ export class DurationStore {
 		const cacheKey = `${source}:${targetDelayMs}`;
 		let plan = entry.plans.get(cacheKey);
 		if (!plan) {
-			const dist = endDistribution(entry.samples[source]);
+			const dist = this.fit(entry, source);
 			if (!dist) return undefined;
 			plan = planPolls(dist, { targetDelayMs, pollAtLowerEnd: this.pollsAtLowerEnd(key, source) });
 			if (entry.plans.size >= MAX_PLANS_PER_KEY) entry.plans.clear();
@@ -144,12 +148,35 @@ export class DurationStore {
 		return plan.length ? plan : undefined;
 	}
 
+	/**
+	 * The chance that a run of this key, known not to have ended `fromMs` after its anchor, has ended by `toMs`
+	 * (from the fitted distribution of one source); undefined when nothing usable was learned.
+	 */
+	endChance(key: string, source: 'total' | 'run', fromMs: number, toMs: number): number | undefined {
+		const entry = this.entries.get(key);
+		const fit = entry ? this.fit(entry, source) : undefined;
+		if (!fit) return undefined;
+		const left = 1 - fit.cdf(fromMs);
+		if (!(left > 0)) return 1;
+		return Math.min(1, Math.max(0, (fit.cdf(toMs) - fit.cdf(fromMs)) / left));
+	}
+
 	forget(key: string): void {
 		this.entries.delete(key);
 	}
 
 	clear(): void {
 		this.entries.clear();
+	}
+
+	/** The distribution fitted to one source's samples (computed once per new sample). */
+	private fit(entry: KeyEntry, source: DurationSource): EndDistribution | undefined {
+		let fit = entry.fits.get(source);
+		if (fit === undefined) {
+			fit = endDistribution(entry.samples[source]) ?? null;
+			entry.fits.set(source, fit);
+		}
+		return fit ?? undefined;
 	}
 
 	/** The entry, marked as most recently used. */

@@ -22,6 +22,10 @@
  *   plan of the `run` durations (from the start) is followed; without those, the `total` plan anchored at
  *   the start.
  *
+ * A planned poll by which the run has ended at least RESULT_POLL_CHANCE likely (given it was going at the last
+ * poll) asks for the result (`asksResult`, `WaitJob.pollResult`), so the poll that sees the end also brings the
+ * result. After one result request that found the run going (or was refused), the job polls its status only.
+ *
  * Learning (successful runs only): the end lies between the last poll that saw the run going and the one
  * that saw it finished (both kept, as the sample's interval), so a late poll does not inflate what is
  * learned; the service's timestamps of the run narrow that interval afterwards.
@@ -36,9 +40,13 @@ import type { WaitJob } from './types';
 /** A `run` sample is learned only when its start is known within this fraction of its duration. */
 export const MAX_START_UNCERTAINTY = 0.2;
 
+/** A planned poll asks for the result (`WaitJob.pollResult`) when the run has ended by then at least this likely. */
+export const RESULT_POLL_CHANCE = 0.5;
+
 interface Plan {
 	anchor: number;
 	offsets: readonly number[];
+	source: 'total' | 'run';
 }
 
 const positionOf = (record: IDataObject): number | undefined => {
@@ -69,6 +77,12 @@ export class JobSchedule {
 	/** The first poll is the plan's first (at the lower end of the learned durations). */
 	private firstPollPlanned = false;
 
+	/** The poll the last wait leads to is expected to find the run ended. */
+	private expectsEnd = false;
+
+	/** A result request of this job was refused: it polls its status only. */
+	private resultPollsRefused = false;
+
 	constructor(
 		private readonly job: WaitJob,
 		private readonly options: ResolvedOptions,
@@ -83,12 +97,27 @@ export class JobSchedule {
 	/** ms from `now` until the first poll. */
 	firstDelay(now: number): number {
 		const key = this.job.timingKey;
-		if (key) this.follow(this.planOf(key, 'total'), this.submittedAt);
+		if (key) this.follow(this.planOf(key, 'total'), this.submittedAt, 'total');
 		const planned = this.plannedAfter(now);
 		const delay = Math.max(this.options.firstPollDelayMs, planned === undefined ? 0 : planned - now);
 		// Only a first poll at the lower end of what was learned tells that the runs got faster by finding one finished.
 		this.firstPollPlanned = planned !== undefined && now + delay <= planned && key !== undefined && this.options.durations.pollsAtLowerEnd(key, 'total');
+		this.expectsEnd = planned !== undefined && this.endLikelyBy(now + delay);
 		return delay;
+	}
+
+	/**
+	 * Whether the next poll should be a result request (`WaitJob.pollResult`): it follows the learned plan and
+	 * the run has ended by then at least RESULT_POLL_CHANCE likely, so the poll that sees the end also brings the
+	 * result instead of a status request followed by a result fetch.
+	 */
+	asksResult(): boolean {
+		return this.expectsEnd && !this.resultPollsRefused;
+	}
+
+	/** The service refused a result request of this job (4xx): it polls its status from now on. */
+	refuseResultPolls(): void {
+		this.resultPollsRefused = true;
 	}
 
 	/** After a poll sent and answered around `at` that found the job not finished: ms from `now` until the next poll. */
@@ -97,6 +126,7 @@ export class JobSchedule {
 		const previous = this.lastPollAt;
 		this.lastPollAt = at;
 		this.lastGoingAt = at;
+		this.expectsEnd = false;
 		if (state === 'queued') {
 			this.seenQueued = true;
 			this.plan = undefined;
@@ -109,12 +139,16 @@ export class JobSchedule {
 			this.start = { lo: previous ?? this.submittedAt, hi: at };
 			if (key && this.seenQueued) {
 				const anchor = (this.start.lo + this.start.hi) / 2;
-				this.follow(this.planOf(key, 'run') ?? this.planOf(key, 'total'), anchor);
+				const run = this.planOf(key, 'run');
+				this.follow(run ?? this.planOf(key, 'total'), anchor, run ? 'run' : 'total');
 			}
 		}
 		if (this.plan) {
 			const planned = this.plannedAfter(now);
-			if (planned !== undefined) return planned - now;
+			if (planned !== undefined) {
+				this.expectsEnd = this.endLikelyBy(planned);
+				return planned - now;
+			}
 			// Past the upper end of what was learned: back off again from the first interval.
 			this.plan = undefined;
 			this.interval = this.options.initialIntervalMs;
@@ -187,8 +221,21 @@ export class JobSchedule {
 		}
 	}
 
-	private follow(offsets: readonly number[] | undefined, anchor: number): void {
-		this.plan = offsets?.length ? { anchor, offsets } : undefined;
+	private follow(offsets: readonly number[] | undefined, anchor: number, source: 'total' | 'run'): void {
+		this.plan = offsets?.length ? { anchor, offsets, source } : undefined;
+	}
+
+	/** Whether the followed plan's run has ended by `time` at least RESULT_POLL_CHANCE likely, given what was seen. */
+	private endLikelyBy(time: number): boolean {
+		const key = this.job.timingKey;
+		if (!key || !this.plan) return false;
+		const { anchor, source } = this.plan;
+		const from = Math.max(0, (this.lastGoingAt ?? anchor) - anchor);
+		try {
+			return (this.options.durations.endChance(key, source, from, time - anchor) ?? 0) >= RESULT_POLL_CHANCE;
+		} catch {
+			return false;
+		}
 	}
 
 	/** The next planned poll time after `now`, if a plan is followed and has one left. */

@@ -10,6 +10,8 @@ export interface PollResult {
 	state: RunState;
 	/** The raw status record, passed through to the output. Its `queue_position`, if any, is read while queued. */
 	record: IDataObject;
+	/** The job's result, when the poll was a result request (`pollResult`) that found the job finished. */
+	result?: IDataObject;
 }
 
 export interface WaitJob {
@@ -19,6 +21,13 @@ export interface WaitJob {
 	id: string;
 	/** One status request. May throw a NodeApiError; transient errors are retried by the engine. */
 	poll: () => Promise<PollResult>;
+	/**
+	 * One result request that also tells the state (the Model API's result record says `in_queue` or
+	 * `in_progress` until the run has ended): asked instead of `poll` when the learned plan expects the run to
+	 * have ended by then, so the poll that sees the end also brings the result. A 4xx answer (the live service may
+	 * say 400 `400005` "not completed yet") counts as "not finished" and the job polls its status from then on.
+	 */
+	pollResult?: () => Promise<PollResult>;
 	/** Cancel on the service, if the job kind supports it. */
 	cancel?: () => Promise<IDataObject>;
 	/**
@@ -66,7 +75,7 @@ export interface WaitOptions {
 }
 
 export type WaitOutcome =
-	| { kind: 'done'; job: WaitJob; state: RunState; record: IDataObject; polls: number }
+	| { kind: 'done'; job: WaitJob; state: RunState; record: IDataObject; polls: number; result?: IDataObject }
 	| { kind: 'timeout'; job: WaitJob; state: RunState; record: IDataObject; polls: number; cancel?: IDataObject }
 	| { kind: 'stopped'; job: WaitJob; state: RunState; record: IDataObject; polls: number; cancel?: IDataObject }
 	| { kind: 'error'; job: WaitJob; error: Error; polls: number };

@@ -1,0 +1,56 @@
+/**
+ * Model → Run against the sandbox: once the run time of a model is learned, the poll expected to see the run
+ * ended is the result request itself (one request instead of a status request and a result fetch), in both
+ * forms the service may answer a result asked for too early (the in-progress record, or 400 `400005`).
+ */
+import { sharedDurations, timingKey } from '../../nodes/shared/wait';
+import { runNode } from '../helpers/engine';
+import { MODELS, credentialsFor, isResult, isStatus, node, requestIdOf, runParams, useSandbox } from './setup';
+
+const key = timingKey('model', MODELS.flash, '');
+
+describe('Model → Run: the poll expected to see the end asks for the result', () => {
+	const sb = useSandbox({ runDurationMs: 1_500, queueMs: 0 });
+	beforeEach(() => sharedDurations.forget(key));
+	afterAll(() => sharedDurations.forget(key));
+
+	const run = async () => {
+		const result = await runNode({
+			node,
+			credentials: credentialsFor(sb),
+			inputItems: [{ json: {} }],
+			parameters: runParams(MODELS.flash, { prompt: 'a lighthouse' }, { downloadOutputs: false }),
+		});
+		expect(result.error).toBeUndefined();
+		const json = result.items[0].json;
+		const id = String(json.request_id);
+		const mine = sb.log().filter((e) => requestIdOf(e) === id);
+		return { json, status: mine.filter(isStatus).length, result: mine.filter(isResult).length };
+	};
+
+	it('the first run polls its status, then fetches the result; the next is seen by its one result request', async () => {
+		const first = await run();
+		expect(first.status).toBeGreaterThanOrEqual(1);
+		expect(first.result).toBe(1);
+
+		const next = await run();
+		expect({ status: next.status, result: next.result }).toEqual({ status: 0, result: 1 });
+		// The same output as a fetched result: status, outputs and the cost the result request asked for.
+		expect(next.json).toMatchObject({ status: 'succeeded', model_id: MODELS.flash, cost: expect.any(Number) });
+		expect(Object.keys(next.json).sort()).toEqual(Object.keys(first.json).sort());
+	});
+
+	it.each([false, true])('a run slower than learned (result asked for too early, 400 form: %s) is still seen and fetched', async (notReady400) => {
+		await run();
+		sb.configure({ runDurationMs: 4_000, quirks: { resultNotReady400: notReady400 } });
+		try {
+			const slow = await run();
+			expect(slow.json).toMatchObject({ status: 'succeeded', cost: expect.any(Number) });
+			// One result request found it going; status polls followed; one result fetch at the end.
+			expect(slow.status).toBeGreaterThanOrEqual(1);
+			expect(slow.result).toBe(2);
+		} finally {
+			sb.configure({ runDurationMs: 1_500, quirks: { resultNotReady400: false } });
+		}
+	});
+});
