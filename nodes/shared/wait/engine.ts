@@ -145,8 +145,9 @@ export async function waitForAll(
 					return { outcome: { kind: 'done', job, state: progress.state, record: progress.record, polls: progress.polls, ...fetched } };
 				}
 				if (aborted()) return { aborted: progress };
-				// The run outlasted what was expected: no more result requests before it is seen ended.
-				if (pollResult) schedule.refuseResultPolls();
+				// The run outlasted what was expected: no more result requests before it is seen ended. Still queued
+				// is another matter: its plan starts again from the start of the run.
+				if (pollResult && result.state !== 'queued') schedule.refuseResultPolls();
 				waitMs = schedule.afterPoll(at, now, result.state, progress.record);
 			} else {
 				if (aborted()) return { aborted: progress };

@@ -24,7 +24,8 @@
  *
  * A planned poll by which the run has ended at least RESULT_POLL_CHANCE likely (given it was going at the last
  * poll) asks for the result (`asksResult`, `WaitJob.pollResult`), so the poll that sees the end also brings the
- * result. After one result request that found the run going (or was refused), the job polls its status only.
+ * result. After one result request that found the run going (or was refused), the job polls its status only;
+ * one that found it still queued does not count, the plan from the start of the run may ask again.
  *
  * Learning (successful runs only): the end lies between the last poll that saw the run going and the one
  * that saw it finished (both kept, as the sample's interval), so a late poll does not inflate what is

@@ -114,3 +114,40 @@ describe('result requests as polls', () => {
 		expect(results).toHaveLength(2);
 	});
 });
+
+describe('result requests and the queue', () => {
+	it('a run found still queued by its result request asks for the result again where its plan from the start expects the end', async () => {
+		// Learned: 2 s from the start of the run (the `run` source) and 2 s from the submit (`total`).
+		const store = learned2s();
+		for (const ms of [1_990, 2_010, 2_000]) store.record(KEY, 'run', { lo: ms - 1, hi: ms + 1 });
+		const clock = new VirtualClock();
+		const queuedUntil = 6_000;
+		const endMs = queuedUntil + 2_000;
+		const requests: Array<['status' | 'result', number]> = [];
+		const stateAt = () => (clock.now() < queuedUntil ? 'queued' : clock.now() < endMs ? 'running' : 'succeeded');
+		const job: WaitJob = {
+			itemIndex: 0,
+			id: 'run1',
+			timingKey: KEY,
+			submittedAt: 0,
+			poll: async () => {
+				requests.push(['status', clock.now()]);
+				const state = stateAt();
+				return { state, record: { status: state === 'queued' ? 'in_queue' : state === 'running' ? 'in_progress' : 'completed', queue_position: 1 } };
+			},
+			pollResult: async () => {
+				requests.push(['result', clock.now()]);
+				const state = stateAt();
+				if (state === 'succeeded') return { state, record: { status: 'succeeded' }, result: { status: 'succeeded' } };
+				return { state, record: { status: state === 'queued' ? 'in_queue' : 'in_progress' } };
+			},
+		};
+		const [outcome] = await clock.run(waitForAll([job], opts({ durations: store, firstPollDelayMs: 1000 }), undefined, clock));
+		expect(outcome).toMatchObject({ kind: 'done', result: { status: 'succeeded' } });
+		// The first result request found it queued; status polls while queued; the end seen by a result request.
+		expect(requests[0][0]).toBe('result');
+		expect(requests.slice(1, -1).every(([kind]) => kind === 'status')).toBe(true);
+		expect(requests.at(-1)).toEqual(['result', expect.any(Number)]);
+		expect((requests.at(-1) as [string, number])[1]).toBeGreaterThanOrEqual(endMs);
+	});
+});
