@@ -97,10 +97,13 @@ class SandboxView {
 		return this.runs.filter((r) => r.target === model);
 	}
 
-	/** `count` runs of `model` exist and each had its result fetched (the pattern has seen all of them). */
+	/**
+	 * `count` runs of `model` exist and each had its result fetched after its end (the pattern has seen all of
+	 * them; the node's result request before the end only found the run going).
+	 */
 	allFetched(model, count) {
 		const runs = this.runsOf(model);
-		return runs.length >= count && runs.every((r) => (this.byRequest.get(r.id)?.result.length ?? 0) > 0);
+		return runs.length >= count && runs.every((r) => r.finishedAt != null && (this.byRequest.get(r.id)?.result ?? []).some((t) => t >= r.finishedAt));
 	}
 
 	/**
@@ -112,7 +115,14 @@ class SandboxView {
 			const req = this.byRequest.get(r.id) || { status: [], result: [] };
 			const seen = [...req.status, ...req.result].filter((t) => t >= r.finishedAt);
 			const polls = req.status.length + Math.max(0, req.result.length - 1);
-			return { runMs: r.durationMs, delayMs: seen.length ? Math.min(...seen) - r.finishedAt : NaN, status: polls };
+			// Every request's time from the run's submit, for the raw figures (--json).
+			const at = (times) => times.map((t) => t - r.createdAt);
+			return {
+				runMs: r.durationMs,
+				delayMs: seen.length ? Math.min(...seen) - r.finishedAt : NaN,
+				status: polls,
+				requests: { endMs: r.finishedAt - r.createdAt, status: at(req.status), result: at(req.result) },
+			};
 		});
 	}
 }
@@ -227,15 +237,18 @@ async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, log }) {
 
 		const rows = lengthsMs.map((meanMs) => {
 			const patterns = {};
+			// The node's requests per run (warm-up first), as raw figures for --json.
+			const perRun = {};
 			for (const p of PATTERNS) {
 				const runs = view.figures(modelFor.get(`${meanMs}:${p.key}`));
 				if (p.key === 'node') {
 					// Submission order: the warm-up runs come first.
 					patterns.firstRun = summarise(runs.slice(0, warmup));
 					patterns.node = summarise(runs.slice(warmup));
+					perRun[p.key] = runs.map((r) => r.requests);
 				} else patterns[p.key] = summarise(runs);
 			}
-			return { meanMs, models: Object.fromEntries(PATTERNS.map((p) => [p.key, modelFor.get(`${meanMs}:${p.key}`)])), patterns };
+			return { meanMs, models: Object.fromEntries(PATTERNS.map((p) => [p.key, modelFor.get(`${meanMs}:${p.key}`)])), patterns, perRun };
 		});
 		return { n, warmup, rounds: Object.fromEntries(lengthsMs.map((ms) => [ms, rounds[ms] || 1])), spread: SPREAD, queueMs: QUEUE_MS, seed: SEED, executions, sectionMs: Date.now() - started, rows };
 	} finally {
