@@ -21,17 +21,27 @@ function learned2s(): DurationStore {
 interface Requests {
 	status: number[];
 	result: number[];
+	/** Which kind each request was, in order. */
+	order: Array<'status' | 'result'>;
 }
 
 /**
- * One run ending `endMs` after its submit; `resultAnswer` replaces the result request's answer before the end
- * (default: the in-progress record the spec describes).
+ * One run queued until `queuedUntilMs` and ending `endMs` after its submit; `resultBeforeEnd` replaces the
+ * result request's answer before the end (default: the in_queue / in_progress record the spec describes).
  */
-async function waitFor(endMs: number, store: DurationStore, job: Partial<WaitJob> & { resultBeforeEnd?: () => PollResult } = {}) {
+async function waitFor(
+	endMs: number,
+	store: DurationStore,
+	job: Partial<WaitJob> & { resultBeforeEnd?: () => PollResult; queuedUntilMs?: number } = {},
+) {
 	const clock = new VirtualClock();
-	const requests: Requests = { status: [], result: [] };
-	const ended = () => clock.now() >= endMs;
-	const { resultBeforeEnd, ...rest } = job;
+	const requests: Requests = { status: [], result: [], order: [] };
+	const { resultBeforeEnd, queuedUntilMs = 0, ...rest } = job;
+	const stateAt = () => (clock.now() < queuedUntilMs ? 'queued' : clock.now() < endMs ? 'running' : 'succeeded');
+	const going = (state: 'queued' | 'running'): PollResult => ({
+		state,
+		record: state === 'queued' ? { status: 'in_queue', queue_position: 1 } : { status: 'in_progress' },
+	});
 	const timed: WaitJob = {
 		itemIndex: 0,
 		id: 'run1',
@@ -39,12 +49,16 @@ async function waitFor(endMs: number, store: DurationStore, job: Partial<WaitJob
 		submittedAt: 0,
 		poll: async () => {
 			requests.status.push(clock.now());
-			return ended() ? { state: 'succeeded', record: { status: 'completed' } } : { state: 'running', record: { status: 'in_progress' } };
+			requests.order.push('status');
+			const state = stateAt();
+			return state === 'succeeded' ? { state, record: { status: 'completed' } } : going(state);
 		},
 		pollResult: async () => {
 			requests.result.push(clock.now());
-			if (ended()) return { state: 'succeeded', record: { status: 'succeeded' }, result: { status: 'succeeded', output: { images: ['x'] } } };
-			return resultBeforeEnd ? resultBeforeEnd() : { state: 'running', record: { status: 'in_progress' } };
+			requests.order.push('result');
+			const state = stateAt();
+			if (state === 'succeeded') return { state, record: { status: 'succeeded' }, result: { status: 'succeeded', output: { images: ['x'] } } };
+			return resultBeforeEnd ? resultBeforeEnd() : going(state);
 		},
 		...rest,
 	};
@@ -56,7 +70,7 @@ describe('result requests as polls', () => {
 	it('a learned run is seen with one request, the result request, which brings the result', async () => {
 		const { outcome, requests } = await waitFor(2_000, learned2s());
 		expect(outcome).toMatchObject({ kind: 'done', state: 'succeeded', polls: 1, result: { output: { images: ['x'] } } });
-		expect(requests).toEqual({ status: [], result: [expect.any(Number)] });
+		expect(requests).toEqual({ status: [], result: [expect.any(Number)], order: ['result'] });
 		expect(requests.result[0]).toBeGreaterThanOrEqual(2_000);
 	});
 
@@ -120,34 +134,12 @@ describe('result requests and the queue', () => {
 		// Learned: 2 s from the start of the run (the `run` source) and 2 s from the submit (`total`).
 		const store = learned2s();
 		for (const ms of [1_990, 2_010, 2_000]) store.record(KEY, 'run', { lo: ms - 1, hi: ms + 1 });
-		const clock = new VirtualClock();
-		const queuedUntil = 6_000;
-		const endMs = queuedUntil + 2_000;
-		const requests: Array<['status' | 'result', number]> = [];
-		const stateAt = () => (clock.now() < queuedUntil ? 'queued' : clock.now() < endMs ? 'running' : 'succeeded');
-		const job: WaitJob = {
-			itemIndex: 0,
-			id: 'run1',
-			timingKey: KEY,
-			submittedAt: 0,
-			poll: async () => {
-				requests.push(['status', clock.now()]);
-				const state = stateAt();
-				return { state, record: { status: state === 'queued' ? 'in_queue' : state === 'running' ? 'in_progress' : 'completed', queue_position: 1 } };
-			},
-			pollResult: async () => {
-				requests.push(['result', clock.now()]);
-				const state = stateAt();
-				if (state === 'succeeded') return { state, record: { status: 'succeeded' }, result: { status: 'succeeded' } };
-				return { state, record: { status: state === 'queued' ? 'in_queue' : 'in_progress' } };
-			},
-		};
-		const [outcome] = await clock.run(waitForAll([job], opts({ durations: store, firstPollDelayMs: 1000 }), undefined, clock));
+		const { outcome, requests } = await waitFor(8_000, store, { queuedUntilMs: 6_000 });
 		expect(outcome).toMatchObject({ kind: 'done', result: { status: 'succeeded' } });
 		// The first result request found it queued; status polls while queued; the end seen by a result request.
-		expect(requests[0][0]).toBe('result');
-		expect(requests.slice(1, -1).every(([kind]) => kind === 'status')).toBe(true);
-		expect(requests.at(-1)).toEqual(['result', expect.any(Number)]);
-		expect((requests.at(-1) as [string, number])[1]).toBeGreaterThanOrEqual(endMs);
+		expect(requests.order[0]).toBe('result');
+		expect(requests.order.slice(1, -1).every((kind) => kind === 'status')).toBe(true);
+		expect(requests.order.at(-1)).toBe('result');
+		expect(requests.result.at(-1)).toBeGreaterThanOrEqual(8_000);
 	});
 });
