@@ -9,6 +9,7 @@ import type { INodeParameters } from 'n8n-workflow';
 import type { Sandbox, SandboxConfig, RequestLogEntry } from '../../sandbox';
 import { getRetryPolicy, setRetryPolicy } from '../../nodes/shared/transport';
 import type { RetryPolicy } from '../../nodes/shared/transport';
+import { sharedDurations } from '../../nodes/shared/wait';
 import { disposeEngine } from './engine';
 import type { RunNodeResult } from './engine';
 import { credentialsFor, lazySandbox, openSandbox, until as untilShared } from './sandboxSetup';
@@ -40,6 +41,10 @@ export function useFaultSandbox(
 		savedPolicy = getRetryPolicy();
 		setRetryPolicy(policy);
 	});
+	// Each test starts from nothing learned, as a fresh n8n process: these tests inject faults into status
+	// requests and count them, and what earlier tests taught about a model's run time would turn the poll
+	// expected to see the end into a result request.
+	beforeEach(() => sharedDurations.clear());
 	afterAll(async () => {
 		setRetryPolicy(savedPolicy);
 		await current?.close();
