@@ -26,6 +26,8 @@ export interface ModelRunItem extends JobItem {
 export function modelRunKind(ctx: IExecuteFunctions): JobKind<ModelRunItem, DownloadChoice> {
 	const node = ctx.getNode();
 	const cache = new ModelCache(ctx);
+	// The one result request: the result fetch, and the poll that expects the end (the same request, so both bring the cost).
+	const fetchResult = async (id: string) => await getModelRequestResult(ctx, id, { includeCost: true });
 	return {
 		noun: { one: 'run', many: 'runs', idField: 'request_id', idLabel: 'Request ID', lookUp: 'Model → Get Result' },
 		wait: INFERENCE_WAIT,
@@ -61,12 +63,12 @@ export function modelRunKind(ctx: IExecuteFunctions): JobKind<ModelRunItem, Down
 		// The result record says in_queue / in_progress until the run has ended (the live service may answer 400
 		// instead, which the wait engine reads as "not ended"): the poll that expects the end asks for it directly.
 		pollResult: async (t) => {
-			const result = await getModelRequestResult(ctx, t.id, { includeCost: true });
+			const result = await fetchResult(t.id);
 			const state = resultState(result);
 			return { state, record: result, ...(isTerminal(state) ? { result } : {}) };
 		},
 		cancel: async (t) => await cancelModelRequest(ctx, t.id),
-		fetch: async (t) => await getModelRequestResult(ctx, t.id, { includeCost: true }),
+		fetch: async (t) => await fetchResult(t.id),
 		current: (_t, record) => ({ status: record.status ?? 'unknown' }),
 		verdict: (t, record, result) =>
 			requestVerdict({

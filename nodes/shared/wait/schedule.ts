@@ -78,7 +78,7 @@ export class JobSchedule {
 	/** The first poll is the plan's first (at the lower end of the learned durations). */
 	private firstPollPlanned = false;
 
-	/** The poll the last wait leads to is expected to find the run ended. */
+	/** The poll the last wait leads to asks for the result (see `asksResult`). */
 	private expectsEnd = false;
 
 	/** A result request of this job was refused: it polls its status only. */
@@ -113,10 +113,10 @@ export class JobSchedule {
 	 * result instead of a status request followed by a result fetch.
 	 */
 	asksResult(): boolean {
-		return this.expectsEnd && !this.resultPollsRefused;
+		return this.expectsEnd;
 	}
 
-	/** The service refused a result request of this job (4xx): it polls its status from now on. */
+	/** A result request of this job found it going or was refused (4xx): it polls its status from now on. */
 	refuseResultPolls(): void {
 		this.resultPollsRefused = true;
 	}
@@ -226,10 +226,13 @@ export class JobSchedule {
 		this.plan = offsets?.length ? { anchor, offsets, source } : undefined;
 	}
 
-	/** Whether the followed plan's run has ended by `time` at least RESULT_POLL_CHANCE likely, given what was seen. */
+	/**
+	 * Whether the poll at `time` should ask for the result: the job can, has not been refused, and the followed
+	 * plan's run has ended by then at least RESULT_POLL_CHANCE likely, given what was seen.
+	 */
 	private endLikelyBy(time: number): boolean {
 		const key = this.job.timingKey;
-		if (!key || !this.plan) return false;
+		if (!key || !this.plan || !this.job.pollResult || this.resultPollsRefused) return false;
 		const { anchor, source } = this.plan;
 		const from = Math.max(0, (this.lastGoingAt ?? anchor) - anchor);
 		try {
