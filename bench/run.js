@@ -16,6 +16,8 @@
  *   detection  how soon a run's end is seen and how many status requests it takes: the built wait engine on its
  *              fake clock (learned timing vs plain backoff) against Wait 1 s / 5 s loops, runs of 2 s to 5 min
  *              with ±20 % spread (bench/lib/detection.js; simulated, so it needs neither sandbox nor n8n)
+ *              and Training's Wait for Completion with and without the job's step progress, jobs of 10 min
+ *              to 4 h (bench/lib/training-wait.js, simulated the same way)
  *   detection-n8n  the same question in the real n8n (one `n8n start`, all run times at once): the Model node (from
  *              its second run of a model) vs HTTP Request + Wait 1 s / 5 s + IF loops, runs of 2 s to 5 min with ±20 %
  *              spread and the sandbox's queueing; delay and status requests per run from the sandbox's log
@@ -48,6 +50,7 @@ const inproc = require('./lib/inprocess');
 const { compareInRealN8n } = require('./lib/real-n8n');
 const { detection } = require('./lib/detection');
 const { detectionBatch } = require('./lib/detection-batch');
+const { trainingWait } = require('./lib/training-wait');
 const { detectionInN8n } = require('./lib/detection-n8n');
 const { parkingAtScale } = require('./lib/parking');
 const { fireAndForget } = require('./lib/fire-and-forget');
@@ -88,6 +91,7 @@ function config(quick) {
 				real: { n: 5, scenarios: [{ runMs: 2000, waits: [1] }], pickerRepeats: 3 },
 				detection: { runs: 40, bounds: false },
 				detectionBatch: { seeds: 5 },
+				trainingWait: { jobs: 20 },
 				detectionN8n: { lengthsMs: [2000, 20000], n: 4, warmup: 2, rounds: { 2000: 2 } },
 				parking: { n: 6, runMs: 10000 },
 				fireAndForget: { n: 20, runMs: 3000, spread: 0.5, instances: 5, duplicateRate: 0.2, outOfOrderRate: 0.2 },
@@ -110,6 +114,7 @@ function config(quick) {
 				},
 				detection: { runs: 200, bounds: true },
 				detectionBatch: { seeds: 30, batch: 10 },
+				trainingWait: { jobs: 100 },
 				detectionN8n: { lengthsMs: [2000, 20000, 60000, 300000], n: 10, warmup: 10, rounds: { 2000: 10, 20000: 6, 60000: 4 } },
 				parking: { n: 20, runMs: 30000 },
 				fireAndForget: { n: 200, runMs: 5000, spread: 0.5, instances: 20, duplicateRate: 0.2, outOfOrderRate: 0.2 },
@@ -176,6 +181,7 @@ async function main() {
 			log('[bench] detection (simulated on the wait engine\'s fake clock)');
 			results.detection = await detection({ ...cfg.detection, log });
 			results.detectionBatch = await detectionBatch({ ...cfg.detectionBatch, log });
+			results.trainingWait = await trainingWait({ ...cfg.trainingWait, log });
 		}
 		if (opts.only.includes('real')) {
 			log('[bench] real n8n');

@@ -35,6 +35,8 @@ const HELP = `Usage: npm run sandbox -- [flags]
   --webhook-allow-hosts <l>   comma list of non-loopback host names webhooks may go to (default none)
   --webhooks=<json>           any SandboxWebhooks settings, e.g. '{"enabled":false}'
   --training-step-ms <n>      ms per training step (default 10)
+  --training-load-ms <n>      ms a training job runs at its first step, loading (default 0)
+  --training-save-ms <n>      ms a training job runs with every step done, saving (default 0)
   --dataset-ready-ms <n>      ms from last upload to READY (default 300)
   --wallet <microdollars>     starting balance (default 5000000)
   --large-bytes <n>           size of large outputs (default 3 GiB)
@@ -105,6 +107,8 @@ async function main() {
 	if (a.webhooks) Object.assign(webhooks, JSON.parse(a.webhooks));
 	if (Object.keys(webhooks).length) config.webhooks = webhooks;
 	if (a['training-step-ms']) config.trainingStepMs = num(a['training-step-ms'], 'training-step-ms');
+	if (a['training-load-ms']) config.trainingLoadMs = num(a['training-load-ms'], 'training-load-ms');
+	if (a['training-save-ms']) config.trainingSaveMs = num(a['training-save-ms'], 'training-save-ms');
 	if (a['dataset-ready-ms']) config.datasetReadyMs = num(a['dataset-ready-ms'], 'dataset-ready-ms');
 	if (a.wallet) config.walletMicrodollars = num(a.wallet, 'wallet');
 	if (a['large-bytes']) config.largeOutputBytes = num(a['large-bytes'], 'large-bytes');

@@ -116,6 +116,10 @@ export interface SandboxConfig {
 	workers?: number;
 	/** Training: ms per step (default 10). */
 	trainingStepMs?: number;
+	/** A training attempt reports RUNNING at its first step this long (loading the model). Default 0. */
+	trainingLoadMs?: number;
+	/** A finished training attempt reports RUNNING with every step done this long (saving). Default 0. */
+	trainingSaveMs?: number;
 	/** Training: ms a job stays IN_QUEUE (default: queueMs). */
 	trainingQueueMs?: number;
 	/** Training: the first attempt of every job STOPs at this step with "server was reclaimed" (preemption). */

@@ -35,6 +35,8 @@ const DEFAULTS = {
 	workers: 0,
 	modelDurations: {},
 	trainingStepMs: 10,
+	trainingLoadMs: 0,
+	trainingSaveMs: 0,
 	trainingQueueMs: undefined,
 	datasetReadyMs: 300,
 	largeOutputBytes: 3 * 1024 ** 3,

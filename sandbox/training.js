@@ -1,7 +1,9 @@
 'use strict';
 /**
  * ai-toolkit training jobs on urls.trainer (/prod/v1/trainers/ai-toolkit/jobs...). State is computed from
- * timestamps: each submit/resume is an "attempt" (queued -> running at trainingStepMs per step -> ends).
+ * timestamps: each submit/resume is an "attempt" (queued -> running: loading the model for trainingLoadMs at its
+ * first step, then trainingStepMs per step, then saving the final model for trainingSaveMs with every step done
+ * -> ends), as ai-toolkit reports RUNNING while it loads and saves.
  *
  * Triggers (see README): config.name containing "fail" -> FAILED every attempt; process[0].model.name_or_path
  * containing "fail" -> FAILED (fixable with edit); config.name containing "preempt" or the preemptAtStep knob
@@ -145,8 +147,9 @@ function compute(sb, job, now = Date.now()) {
 		endStep = a.preemptStep;
 		reason = 'preempt';
 	}
-	const endAt = startAt + (endStep - a.startStep) * ms;
-	const stepAt = (t) => Math.min(endStep, a.startStep + (ms > 0 ? Math.floor((t - startAt) / ms) : endStep));
+	const stepsFrom = startAt + (a.loadMs ?? 0);
+	const endAt = stepsFrom + (endStep - a.startStep) * ms + (reason === 'done' ? (a.saveMs ?? 0) : 0);
+	const stepAt = (t) => Math.min(endStep, a.startStep + (ms > 0 ? Math.floor(Math.max(0, t - stepsFrom) / ms) : endStep));
 	const base = { attempt: a, total, startAt, endAt };
 	if (a.cancelAt != null && a.cancelAt < endAt) {
 		if (a.cancelAt < startAt) return { ...base, status: 'CANCELED', step: a.startStep, startedAt: null, finishedAt: a.cancelAt };
@@ -227,6 +230,8 @@ function newAttempt(sb, startStep, preemptStep) {
 		queuedAt: Date.now(),
 		queueMs: Math.max(0, sb.config.trainingQueueMs ?? sb.config.queueMs ?? 0),
 		stepMs: stepMs(sb),
+		loadMs: Math.max(0, sb.config.trainingLoadMs ?? 0),
+		saveMs: Math.max(0, sb.config.trainingSaveMs ?? 0),
 		startStep,
 		preemptStep,
 		cancelAt: null,

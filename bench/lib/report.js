@@ -9,6 +9,7 @@ const path = require('path');
 
 const { detectionSection } = require('./detection');
 const { detectionBatchSection } = require('./detection-batch');
+const { trainingWaitSection, trainingWaitSummary } = require('./training-wait');
 const { detectionN8nSection, detectionN8nSummary } = require('./detection-n8n');
 const { parkingSection } = require('./parking');
 const { fireAndForgetSection, fireAndForgetSummary } = require('./fire-and-forget');
@@ -319,6 +320,7 @@ function summaryLines(results) {
 			`Detection, simulated like the real-n8n section (a first batch of ${b.batch} runs, then a measured batch of ${b.batch}) over ${b.seeds} seeds: measured executions that beat both the Wait 1 s loop on delay and the Wait 5 s loop on requests on the same runs: ${parts.join(', ')}.`,
 		);
 	}
+	if (results.trainingWait) lines.push(trainingWaitSummary(results.trainingWait));
 	if (results.detectionN8n) lines.push(detectionN8nSummary(results.detectionN8n));
 	if (results.real) {
 		for (const row of results.real.rows) {
@@ -371,6 +373,7 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	if (results.detection) out.push('', detectionSection(results.detection, table));
 	if (results.detectionBatch) out.push('', detectionBatchSection(results.detectionBatch, table));
 	if (results.detectionN8n) out.push('', detectionN8nSection(results.detectionN8n, table));
+	if (results.trainingWait) out.push('', trainingWaitSection(results.trainingWait, table));
 	if (results.parking) out.push('', parkingSection(results.parking, table));
 	if (results.fireAndForget) out.push('', fireAndForgetSection(results.fireAndForget, table));
 	// How the figures are measured: kept in bench/method.md so every written BENCHMARKS.md carries it.

@@ -334,6 +334,24 @@ describe('Wait for Completion', () => {
 		expect(sb.log().filter((e) => e.api === 'files')).toHaveLength(0);
 	});
 
+	it('polls where the last step ends at the pace the job reports, not on the backoff (loading and all)', async () => {
+		// 0.3 s loading at step 0, then 400 steps of 10 ms: the end comes 4.3 s after the start. The backoff's
+		// polls (0.4 s growing ×1.5 to 4 s) land at about 0.4, 1, 1.9, 3.25 and 5.3 s; the pace seen by the third
+		// and fourth puts a poll just after 4.3 s instead.
+		sb.configure({ trainingStepMs: 10, trainingLoadMs: 300 });
+		const datasetId = await readyDataset(sb, 'pace-ds');
+		const result = await run(
+			simpleParams(datasetId, { steps: 400, waitForCompletion: true, waitOptions: { pollIntervalSeconds: 0.4, maxPollIntervalSeconds: 4 } }),
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json).toMatchObject({ status: 'succeeded', progress: { current: 400, total: 400 } });
+		const polls = sb.log().filter((e) => e.api === 'trainer' && e.method === 'GET' && e.path.endsWith('/status')).map((e) => e.time);
+		const gaps = polls.slice(1).map((t, k) => t - polls[k]);
+		expect(gaps.length).toBeGreaterThanOrEqual(3);
+		// The backoff only grows its gaps (×1.5, ±10 % jitter); the poll that saw the end came sooner than that.
+		expect(gaps[gaps.length - 1]).toBeLessThan(gaps[gaps.length - 2]);
+	});
+
 	it('downloads the latest checkpoint and the samples when asked, through the shared download path', async () => {
 		const datasetId = await readyDataset(sb, 'dl-ds');
 		const result = await run(

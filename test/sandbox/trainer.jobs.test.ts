@@ -91,6 +91,24 @@ describe('sandbox trainer: training jobs', () => {
 			expect((await client(sb).post(`${T()}${J}/${job.id}/resume`, {})).status).toBe(409);
 		});
 
+		it('reports RUNNING at the first step while loading and with every step done while saving', async () => {
+			await readyDataset();
+			sb.configure({ trainingStepMs: 30, queueMs: 0, trainingLoadMs: 600, trainingSaveMs: 600 });
+			const job = (await submit({ config_file_format: 'yaml', config_file: config({ steps: 20 }), gpu_type: 'ADA_80_PLUS' })).data;
+			const seen: string[] = [];
+			await pollUntil(
+				async () => {
+					const s = await status(job.id);
+					seen.push(`${s.status} ${s.progress.current_step}/${s.progress.total_steps}`);
+					return s;
+				},
+				(s) => s.status === 'STOPPED',
+			);
+			const phases = distinct(seen.map((x) => (x.startsWith('RUNNING') && !/ (0|20)\//.test(x) ? 'RUNNING stepping' : x)));
+			expect(phases).toEqual(['RUNNING 0/20', 'RUNNING stepping', 'RUNNING 20/20', 'STOPPED 20/20']);
+			expect((await result(job.id)).error).toBeUndefined();
+		});
+
 		it('accepts a JSON config', async () => {
 			await readyDataset();
 			const cfg = {

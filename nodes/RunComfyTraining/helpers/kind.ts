@@ -9,6 +9,7 @@ import { waitProperties } from '../../shared/descriptions';
 import { TRAINING_WAIT } from '../../shared/jobs';
 import type { Accepted, JobItem, JobKind } from '../../shared/jobs';
 import { getTrainingJobResult, getTrainingJobStatus } from '../../shared/transport';
+import { stepProgressOf } from '../../shared/wait';
 import type { ArtifactChoice } from './artifacts';
 import { artifactDownloadProperties, readArtifactOptions, withArtifacts } from './artifacts';
 import type { Progress } from './jobs';
@@ -55,7 +56,8 @@ export function trainingJobKind<P extends TrainingItem>(
 				result = (await getTrainingJobResult(ctx, t.id)) as IDataObject;
 				results.set(t.id, result);
 			}
-			return { state: jobState(status, result), record: status };
+			// The steps let the wait land a poll where the last one ends (../../shared/wait/steps).
+			return { state: jobState(status, result), record: status, steps: stepProgressOf(progressOf(status)) };
 		},
 		fetch: async (t) => results.get(t.id) ?? ((await getTrainingJobResult(ctx, t.id)) as IDataObject),
 		current: (t, record) => describeJob(t.id, record, results.get(t.id)),

@@ -148,7 +148,7 @@ export async function waitForAll(
 				// The run outlasted what was expected: no more result requests before it is seen ended. Still queued
 				// is another matter: its plan starts again from the start of the run.
 				if (pollResult && result.state !== 'queued') schedule.refuseResultPolls();
-				waitMs = schedule.afterPoll(at, now, result.state, progress.record);
+				waitMs = schedule.afterPoll(at, now, result.state, progress.record, result.steps);
 			} else {
 				if (aborted()) return { aborted: progress };
 				const status = httpStatusOf(failure);

@@ -14,4 +14,6 @@ export type { DurationSource, DurationStoreOptions } from './learning';
 export { DurationStore, sharedDurations, timingKey } from './learning';
 export { DEFAULT_TARGET_DELAY_MS, planPolls } from './planner';
 export type { PlanSettings } from './planner';
+export type { EndForecast, StepProgress } from './steps';
+export { StepForecast, stepProgressOf } from './steps';
 export type { PollResult, TimeoutBehaviour, WaitJob, WaitOptions, WaitOutcome } from './types';

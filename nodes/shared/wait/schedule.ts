@@ -27,6 +27,11 @@
  * result. After one result request that found the run going (or was refused), the job polls its status only;
  * one that found it still queued does not count, the plan from the start of the run may ask again.
  *
+ * Jobs that report step progress (training, `PollResult.steps`) and follow no plan: once the pace of their steps
+ * is measured (./steps), a poll lands where the last step ends at that pace when that comes before the backoff's
+ * next poll; once every step is counted done (the job is finishing) or that time has passed, the job is polled
+ * from FINISHING_FIRST_MS on, growing ×`backoffFactor`, never less often than the backoff.
+ *
  * Learning (successful runs only): the end lies between the last poll that saw the run going and the one
  * that saw it finished (both kept, as the sample's interval), so a late poll does not inflate what is
  * learned; the service's timestamps of the run narrow that interval afterwards.
@@ -36,10 +41,16 @@ import type { IDataObject } from 'n8n-workflow';
 import type { RunState } from '../types';
 import type { DurationSample } from './distribution';
 import type { ResolvedOptions } from './options';
+import { MIN_INTERVAL_MS } from './options';
+import type { StepProgress } from './steps';
+import { StepForecast } from './steps';
 import type { WaitJob } from './types';
 
 /** A `run` sample is learned only when its start is known within this fraction of its duration. */
 export const MAX_START_UNCERTAINTY = 0.2;
+
+/** The first wait of a job whose steps are all counted done (or are overdue) while it is still running. */
+export const FINISHING_FIRST_MS = 1000;
 
 /** A planned poll asks for the result (`WaitJob.pollResult`) when the run has ended by then at least this likely. */
 export const RESULT_POLL_CHANCE = 0.5;
@@ -84,6 +95,12 @@ export class JobSchedule {
 	/** A result request of this job was refused: it polls its status only. */
 	private resultPollsRefused = false;
 
+	/** Where the steps of a job that reports them end (training). */
+	private readonly steps = new StepForecast();
+
+	/** The growing wait while a job's steps are done or overdue (see FINISHING_FIRST_MS). */
+	private finishingWait: number | undefined;
+
 	constructor(
 		private readonly job: WaitJob,
 		private readonly options: ResolvedOptions,
@@ -122,7 +139,7 @@ export class JobSchedule {
 	}
 
 	/** After a poll sent and answered around `at` that found the job not finished: ms from `now` until the next poll. */
-	afterPoll(at: number, now: number, state: RunState, record: IDataObject): number {
+	afterPoll(at: number, now: number, state: RunState, record: IDataObject, steps?: StepProgress): number {
 		const key = this.job.timingKey;
 		const previous = this.lastPollAt;
 		this.lastPollAt = at;
@@ -136,7 +153,9 @@ export class JobSchedule {
 			if (key) return this.queuedWait(key, position);
 		} else if (state === 'cancelling') {
 			this.plan = undefined;
-		} else if (state === 'running' && !this.start) {
+		}
+		if (state === 'running' && steps) this.steps.observe(at, steps);
+		if (state === 'running' && !this.start) {
 			this.start = { lo: previous ?? this.submittedAt, hi: at };
 			if (key && this.seenQueued) {
 				const anchor = (this.start.lo + this.start.hi) / 2;
@@ -154,7 +173,20 @@ export class JobSchedule {
 			this.plan = undefined;
 			this.interval = this.options.initialIntervalMs;
 		}
-		return this.backoffWait();
+		const backoff = this.backoffWait();
+		return state === 'running' ? this.untilStepsEnd(now, backoff) : backoff;
+	}
+
+	/** The backoff's wait, shortened to land on the end of the job's last step (see the file comment). */
+	private untilStepsEnd(now: number, backoff: number): number {
+		const forecast = this.steps.forecast();
+		if (!forecast) return backoff;
+		if (forecast.stepsDone || forecast.latest <= now) {
+			this.finishingWait = this.finishingWait === undefined ? FINISHING_FIRST_MS : this.finishingWait * this.options.backoffFactor;
+			return Math.min(backoff, this.finishingWait);
+		}
+		this.finishingWait = undefined;
+		return Math.min(backoff, Math.max(MIN_INTERVAL_MS, forecast.latest - now));
 	}
 
 	/** The backoff wait, growing the interval (also used after a transient error). */

@@ -3,6 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { RunState } from '../types';
 import type { DurationStore } from './learning';
+import type { StepProgress } from './steps';
 
 export type TimeoutBehaviour = 'fail' | 'returnRunning' | 'cancel';
 
@@ -12,6 +13,8 @@ export interface PollResult {
 	record: IDataObject;
 	/** The job's result, when the poll was a result request (`pollResult`) that found the job finished. */
 	result?: IDataObject;
+	/** Step progress, for jobs that report it (training): a running job is polled where its last step ends (./steps). */
+	steps?: StepProgress;
 }
 
 export interface WaitJob {
