@@ -26,7 +26,9 @@
  *              requests while parked; main and worker restarted while parked; RSS of the n8n processes
  *   fire-and-forget  N deployment requests submitted with Deliver Results To = a RunComfy Webhook Trigger's URL,
  *              delivered by the sandbox with duplicates and out-of-order events: executions of the receiving
- *              workflow, each request exactly once, deliveries made, time to the last execution, n8n's RSS
+ *              workflow, each request exactly once, deliveries made, time to the last execution, n8n's RSS;
+ *              and a burst (every result within seconds) to the trigger with n8n's defaults, to the trigger with
+ *              lazy expression isolates, and to n8n's plain Webhook node: late answers, time, RSS
  *
  * The nodes run as built (dist/, rebuilt first when stale) inside n8n-core's engine in this process
  * (bench/lib/harness.js), or inside the real n8n (scripts/e2e/n8n.js) for `real`; bench/lib/report.js writes the
@@ -53,7 +55,7 @@ const { detectionBatch } = require('./lib/detection-batch');
 const { trainingWait } = require('./lib/training-wait');
 const { detectionInN8n } = require('./lib/detection-n8n');
 const { parkingAtScale } = require('./lib/parking');
-const { fireAndForget } = require('./lib/fire-and-forget');
+const { fireAndForget, fireAndForgetBurst } = require('./lib/fire-and-forget');
 const { memory } = require('./lib/memory');
 const { machine, fmtS, GiB, MiB } = require('./lib/measure');
 const { report } = require('./lib/report');
@@ -95,6 +97,7 @@ function config(quick) {
 				detectionN8n: { lengthsMs: [2000, 20000], n: 4, warmup: 2, rounds: { 2000: 2 } },
 				parking: { n: 6, runMs: 10000 },
 				fireAndForget: { n: 20, runMs: 3000, spread: 0.5, instances: 5, duplicateRate: 0.2, outOfOrderRate: 0.2 },
+				fireAndForgetBurst: { n: 20, runMs: 3000, spread: 0.1 },
 			}
 		: {
 				runMs: 2000,
@@ -118,6 +121,7 @@ function config(quick) {
 				detectionN8n: { lengthsMs: [2000, 20000, 60000, 300000], n: 10, warmup: 10, rounds: { 2000: 10, 20000: 6, 60000: 4 } },
 				parking: { n: 20, runMs: 30000 },
 				fireAndForget: { n: 200, runMs: 5000, spread: 0.5, instances: 20, duplicateRate: 0.2, outOfOrderRate: 0.2 },
+				fireAndForgetBurst: { n: 200, runMs: 5000, spread: 0.1 },
 			};
 }
 
@@ -199,6 +203,7 @@ async function main() {
 		if (opts.only.includes('fire-and-forget')) {
 			log('[bench] fire-and-forget (Deliver Results To → RunComfy Webhook Trigger)');
 			results.fireAndForget = await fireAndForget(sb, { ...cfg.fireAndForget, log });
+			results.fireAndForgetBurst = await fireAndForgetBurst(sb, { ...cfg.fireAndForgetBurst, log });
 		}
 	} finally {
 		await sb.close();

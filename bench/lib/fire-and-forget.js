@@ -106,40 +106,108 @@ function figures({ batch, ids, received, runA, peakRss, timedOut, sandboxLog, st
 	};
 }
 
-/** The whole section; `sb` is the benchmark's sandbox process (bench/lib/sandbox.js). */
-async function fireAndForget(sb, { n, runMs, spread, instances, duplicateRate, outOfOrderRate, intermediate = false, log }) {
+/**
+ * Starts an n8n (`env` added to its environment) with workflow A and workflow B (`receiver`: 'trigger' for the
+ * RunComfy Webhook Trigger, 'webhook' for n8n's plain Webhook node), runs a warm-up batch and one measured batch
+ * of `n` requests on the sandbox configured with `config`; the figures of the measured one, and n8n's idle RSS.
+ */
+async function measureBatch(sb, { n, config, receiver = 'trigger', env = {}, intermediate = false, log }) {
 	await h.ensureN8n({ log });
 	const uf = h.createUserFolder();
 	const token = `bench_${h.newId()}`;
+	const receiverWorkflow = receiver === 'webhook' ? f.plainWebhookReceiverWorkflow : f.receiverWorkflow;
 	let n8n;
 	try {
 		const credential = await h.importCredential(uf, h.sandboxCredential(sb));
-		const [submitter, receiver] = await h.importWorkflow(uf, [
+		const [submitter, receiverWf] = await h.importWorkflow(uf, [
 			f.submitterWorkflow({ credential, name: 'Bench: fire and forget (submit)' }),
-			f.receiverWorkflow({ token, name: 'Bench: fire and forget (receive)' }),
+			receiverWorkflow({ token, name: 'Bench: fire and forget (receive)' }),
 		]);
 		await h.publishWorkflow(uf, submitter.id);
-		await h.publishWorkflow(uf, receiver.id);
-		n8n = await h.startN8n(uf, { env: N8N_ENV, readyTimeoutMs: 180_000 });
+		await h.publishWorkflow(uf, receiverWf.id);
+		n8n = await h.startN8n(uf, { env: { ...N8N_ENV, ...env }, readyTimeoutMs: 180_000 });
 		await n8n.rest.setupOwner();
-		for (const wf of [submitter, receiver]) await n8n.rest.waitForPublication(wf.id, { timeoutMs: 120_000 });
-		const config = sandboxConfig({ runMs, spread, instances, duplicateRate, outOfOrderRate });
-		const ctx = { submitter, receiver, token, intermediate, log };
+		for (const wf of [submitter, receiverWf]) await n8n.rest.waitForPublication(wf.id, { timeoutMs: 120_000 });
+		const ctx = { submitter, receiver: receiverWf, token, intermediate, log };
 
 		// Warm-up (first executions: module loading, the trigger's ledger): not reported.
 		await sb.reset(config);
 		await oneBatch(n8n, sb, { ...ctx, n: 2, prefix: 'warm-up' });
 		const rssIdle = treeRss(n8n.process.pid);
 
-		log(`  fire-and-forget: ${n} deployment requests of ${runMs / 1000} s ±${Math.round(spread * 100)} % on ${instances} instances, ${duplicateRate * 100} % duplicates, ${outOfOrderRate * 100} % out of order`);
 		await sb.reset(config);
-		const measured = figures(await oneBatch(n8n, sb, { ...ctx, n, prefix: 'bench' }));
-		log(`    B ran ${measured.executions} times for ${measured.distinctIds} distinct ids (${measured.idsTwice} twice), last one ${fmtS(measured.toLastBMs)} after A started`);
-		return { n, runMs, spread, instances, duplicateRate, outOfOrderRate, intermediate, rssIdle, ...measured };
+		return { rssIdle, ...figures(await oneBatch(n8n, sb, { ...ctx, n, prefix: 'bench' })) };
 	} finally {
 		await n8n?.stop();
 		uf.cleanup();
 	}
+}
+
+/** The whole section; `sb` is the benchmark's sandbox process (bench/lib/sandbox.js). */
+async function fireAndForget(sb, { n, runMs, spread, instances, duplicateRate, outOfOrderRate, intermediate = false, log }) {
+	log(`  fire-and-forget: ${n} deployment requests of ${runMs / 1000} s ±${Math.round(spread * 100)} % on ${instances} instances, ${duplicateRate * 100} % duplicates, ${outOfOrderRate * 100} % out of order`);
+	const config = sandboxConfig({ runMs, spread, instances, duplicateRate, outOfOrderRate });
+	const measured = await measureBatch(sb, { n, config, intermediate, log });
+	log(`    B ran ${measured.executions} times for ${measured.distinctIds} distinct ids (${measured.idsTwice} twice), last one ${fmtS(measured.toLastBMs)} after A started`);
+	return { n, runMs, spread, instances, duplicateRate, outOfOrderRate, intermediate, ...measured };
+}
+
+/**
+ * The receivers of a burst, each in an n8n of its own: n8n 2.41 takes an expression isolate for the whole webhook
+ * request of every start node except its plain Webhook node with fixed parameters; with a pool of one warm isolate
+ * (its default) every concurrent delivery starts one. Lazy acquisition takes one only when an expression is evaluated.
+ */
+const BURST_RECEIVERS = [
+	{ key: 'trigger', label: 'RunComfy Webhook Trigger, n8n defaults', receiver: 'trigger', env: {} },
+	{ key: 'lazy', label: 'RunComfy Webhook Trigger, `N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true`', receiver: 'trigger', env: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } },
+	{ key: 'webhook', label: "n8n's plain Webhook node (no dedupe), n8n defaults", receiver: 'webhook', env: {} },
+];
+
+/** Every result at once: as many instances as requests, no duplicates; one n8n per receiver in BURST_RECEIVERS. */
+async function fireAndForgetBurst(sb, { n, runMs, spread, log }) {
+	const config = sandboxConfig({ runMs, spread, instances: n, duplicateRate: 0, outOfOrderRate: 0 });
+	const rows = [];
+	for (const r of BURST_RECEIVERS) {
+		log(`  fire-and-forget burst: ${n} results within seconds to ${r.label}`);
+		const m = await measureBatch(sb, { n, config, receiver: r.receiver, env: r.env, log });
+		log(`    ${m.deliveries.notAnswered} deliveries answered late, last B execution ${fmtS(m.toLastBMs)} after A started`);
+		rows.push({
+			key: r.key,
+			label: r.label,
+			executions: m.executions,
+			distinctIds: m.distinctIds,
+			late: m.deliveries.notAnswered,
+			attempts: m.deliveries.attempts,
+			toLastBMs: m.toLastBMs,
+			lastRunEndToLastBMs: m.lastRunEndToLastBMs,
+			rssIdle: m.rssIdle,
+			peakRss: m.peakRss,
+		});
+	}
+	return { n, runMs, spread, rows };
+}
+
+function fireAndForgetBurstSection(b, table) {
+	const mib = (x) => `${(x / MiB).toFixed(0)} MiB`;
+	return [
+		`## Fire-and-forget: ${b.n} results within seconds`,
+		'',
+		`The fire-and-forget workflows above, with every result arriving at once: ${b.n} requests of ${b.runMs / 1000} s ±${Math.round(b.spread * 100)} % on as many instances, no duplicates. Each receiver in an n8n of its own (\`n8n start\`, SQLite). n8n 2.41 takes an expression isolate (isolated-vm) for the whole webhook request of every start node except its plain Webhook node with fixed parameters; its pool keeps one warm, so each delivery arriving while another is handled starts one of its own. With \`N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true\` an isolate is taken only when an expression is evaluated.`,
+		'',
+		table(
+			['Receiver', 'Executions of B', 'Deliveries answered after RunComfy\'s 10 s (retried)', 'A\'s start → last B execution ended', 'Last run ended → last B execution ended', 'n8n RSS idle → peak'],
+			b.rows.map((r) => [r.label, String(r.executions), String(r.late), fmtS(r.toLastBMs), fmtS(r.lastRunEndToLastBMs), `${mib(r.rssIdle)} → ${mib(r.peakRss)}`]),
+		),
+	].join('\n');
+}
+
+function fireAndForgetBurstSummary(b) {
+	const by = Object.fromEntries(b.rows.map((r) => [r.key, r]));
+	const part = (r) => `${r.late} late answers, last B ${fmtS(r.toLastBMs)} after A started`;
+	return (
+		`Fire-and-forget burst (${b.n} results within seconds): RunComfy Webhook Trigger ${part(by.trigger)}; ` +
+		`with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true ${part(by.lazy)}; n8n's plain Webhook node ${part(by.webhook)}.`
+	);
 }
 
 /** The summary line of BENCHMARKS.md. */
@@ -192,4 +260,4 @@ function fireAndForgetSection(r, table) {
 	].join('\n');
 }
 
-module.exports = { fireAndForget, fireAndForgetSection, fireAndForgetSummary };
+module.exports = { fireAndForget, fireAndForgetSection, fireAndForgetSummary, fireAndForgetBurst, fireAndForgetBurstSection, fireAndForgetBurstSummary };

@@ -12,7 +12,7 @@ const { detectionBatchSection } = require('./detection-batch');
 const { trainingWaitSection, trainingWaitSummary } = require('./training-wait');
 const { detectionN8nSection, detectionN8nSummary } = require('./detection-n8n');
 const { parkingSection } = require('./parking');
-const { fireAndForgetSection, fireAndForgetSummary } = require('./fire-and-forget');
+const { fireAndForgetBurstSection, fireAndForgetBurstSummary, fireAndForgetSection, fireAndForgetSummary } = require('./fire-and-forget');
 const inproc = require('./inprocess');
 const { fmtS, fmtBytes, GiB, MiB } = require('./measure');
 
@@ -340,6 +340,7 @@ function summaryLines(results) {
 		);
 	}
 	if (results.fireAndForget) lines.push(fireAndForgetSummary(results.fireAndForget));
+	if (results.fireAndForgetBurst) lines.push(fireAndForgetBurstSummary(results.fireAndForgetBurst));
 	return lines;
 }
 
@@ -376,6 +377,7 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	if (results.trainingWait) out.push('', trainingWaitSection(results.trainingWait, table));
 	if (results.parking) out.push('', parkingSection(results.parking, table));
 	if (results.fireAndForget) out.push('', fireAndForgetSection(results.fireAndForget, table));
+	if (results.fireAndForgetBurst) out.push('', fireAndForgetBurstSection(results.fireAndForgetBurst, table));
 	// How the figures are measured: kept in bench/method.md so every written BENCHMARKS.md carries it.
 	out.push('', fs.readFileSync(path.join(__dirname, '..', 'method.md'), 'utf8').trimEnd(), '');
 	return out.join('\n');

@@ -8,6 +8,7 @@ export const FIRE_AND_FORGET_NODE_IDS: Record<
 
 export function submitterWorkflow(opts: { credential: { id: string; name: string }; path?: string; name?: string }): Omit<WorkflowJson, 'id'>;
 export function receiverWorkflow(opts: { token: string; name?: string }): Omit<WorkflowJson, 'id'>;
+export function plainWebhookReceiverWorkflow(opts: { token: string; name?: string }): Omit<WorkflowJson, 'id'>;
 export function productionUrl(baseUrl: string, token: string): string;
 
 export interface SubmittedBatch {

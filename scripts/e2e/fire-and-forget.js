@@ -69,6 +69,24 @@ function receiverWorkflow({ token, name = 'Fire and forget: receive' }) {
 	};
 }
 
+/**
+ * The same receiver built with n8n's plain Webhook node (POST, answers at once, no dedupe) on the trigger's
+ * production path: what n8n does with a burst of deliveries when the workflow does not start with this package.
+ */
+function plainWebhookReceiverWorkflow({ token, name = 'Fire and forget: receive (plain Webhook node)' }) {
+	const wf = receiverWorkflow({ token, name });
+	const trigger = wf.nodes[0];
+	wf.nodes[0] = {
+		...trigger,
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		parameters: { httpMethod: 'POST', path: `${IDS.triggerWebhookId}/${token}`, responseMode: 'onReceived', options: {} },
+	};
+	wf.connections = { Webhook: wf.connections['RunComfy Webhook Trigger'] };
+	return wf;
+}
+
 /** B's production URL on the n8n at `baseUrl` (the trigger's path is <webhook id>/<token>). */
 const productionUrl = (baseUrl, token) => `${baseUrl}/webhook/${IDS.triggerWebhookId}/${token}`;
 
@@ -187,6 +205,7 @@ module.exports = {
 	FIRE_AND_FORGET_NODE_IDS: IDS,
 	submitterWorkflow,
 	receiverWorkflow,
+	plainWebhookReceiverWorkflow,
 	productionUrl,
 	submitBatch,
 	allExecutions,
