@@ -153,9 +153,10 @@ async function fireAndForget(sb, { n, runMs, spread, instances, duplicateRate, o
 }
 
 /**
- * The receivers of a burst, each in an n8n of its own: n8n 2.41 takes an expression isolate for the whole webhook
+ * The receivers of a burst, each in an n8n of its own. n8n 2.41 takes an expression isolate for the whole webhook
  * request of every start node except its plain Webhook node with fixed parameters; with a pool of one warm isolate
- * (its default) every concurrent delivery starts one. Lazy acquisition takes one only when an expression is evaluated.
+ * (its default) every concurrent delivery starts one. Lazy acquisition takes one only when an expression is
+ * evaluated: measured side by side to see whether that is what delays the trigger's answers.
  */
 const BURST_RECEIVERS = [
 	{ key: 'trigger', label: 'RunComfy Webhook Trigger, n8n defaults', receiver: 'trigger', env: {} },
@@ -192,7 +193,7 @@ function fireAndForgetBurstSection(b, table) {
 	return [
 		`## Fire-and-forget: ${b.n} results within seconds`,
 		'',
-		`The fire-and-forget workflows above, with every result arriving at once: ${b.n} requests of ${b.runMs / 1000} s ±${Math.round(b.spread * 100)} % on as many instances, no duplicates. Each receiver in an n8n of its own (\`n8n start\`, SQLite). n8n 2.41 takes an expression isolate (isolated-vm) for the whole webhook request of every start node except its plain Webhook node with fixed parameters; its pool keeps one warm, so each delivery arriving while another is handled starts one of its own. With \`N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true\` an isolate is taken only when an expression is evaluated.`,
+		`The fire-and-forget workflows above, with every result arriving at once: ${b.n} requests of ${b.runMs / 1000} s ±${Math.round(b.spread * 100)} % on as many instances, no duplicates. Each receiver in an n8n of its own (\`n8n start\`, SQLite). What differs between them in n8n 2.41's source: for the whole webhook request of every start node except its plain Webhook node with fixed parameters, n8n takes an expression isolate (isolated-vm) and keeps one warm, so a delivery arriving while another is handled starts one of its own; with \`N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true\` it takes one only when an expression is evaluated. One batch per receiver: the late answers vary widely from one run to the next (docs/nodes/webhook-trigger.md).`,
 		'',
 		table(
 			['Receiver', 'Executions of B', 'Deliveries answered after RunComfy\'s 10 s (retried)', 'A\'s start → last B execution ended', 'Last run ended → last B execution ended', 'n8n RSS idle → peak'],
