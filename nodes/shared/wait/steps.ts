@@ -33,7 +33,7 @@ interface Sighting {
 	step: number;
 }
 
-/** Whole, non-negative step counts with a positive total; anything else says nothing. */
+/** Finite, non-negative step counts with a positive total; anything else says nothing. */
 export function stepProgressOf(value: unknown): StepProgress | undefined {
 	if (typeof value !== 'object' || value === null) return undefined;
 	const { current, total } = value as Record<string, unknown>;

@@ -107,7 +107,7 @@ describe('step progress: where the last step ends', () => {
 		expect(f.forecast()).toBeUndefined();
 	});
 
-	it('takes only whole, finite step counts with a positive total', () => {
+	it('takes only finite, non-negative step counts with a positive total', () => {
 		expect(stepProgressOf({ current: 3, total: 10, percent: 30 })).toEqual({ current: 3, total: 10 });
 		for (const bad of [undefined, null, 'x', {}, { current: 3 }, { current: NaN, total: 10 }, { current: 3, total: 0 }, { current: -1, total: 5 }, { current: '3', total: '10' }, { current: 3, total: Infinity }]) {
 			expect(stepProgressOf(bad)).toBeUndefined();
