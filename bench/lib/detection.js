@@ -245,10 +245,10 @@ function delayLowerBound(dist, requests) {
 
 // ------------------------------------------------------------------------------------------------------------
 
-function summarise(results) {
-	const rest = results.slice(1); // from the second run on
-	const delays = rest.map((r) => r.delayMs);
-	const requests = rest.map((r) => r.requests);
+/** Median and p90 delay, median and mean requests of `[{ delayMs, requests }]`. */
+function delayAndRequests(results) {
+	const delays = results.map((r) => r.delayMs);
+	const requests = results.map((r) => r.requests);
 	return {
 		medianDelayMs: quantile(delays, 0.5),
 		p90DelayMs: quantile(delays, 0.9),
@@ -256,6 +256,9 @@ function summarise(results) {
 		meanRequests: requests.reduce((a, b) => a + b, 0) / requests.length,
 	};
 }
+
+/** The figures of the runs from the second on (the first one has nothing learned). */
+const summarise = (results) => delayAndRequests(results.slice(1));
 
 function loadEngine(distDir = path.join(ROOT, 'dist')) {
 	return {
@@ -352,7 +355,7 @@ function detectionSection(d, table) {
 	return out.join('\n');
 }
 
-module.exports = { detection, detectionSection, loadEngine, VirtualClock, requestsLowerBound, NODE_WAIT, spreadOf, simulateLoop, simulatedPolls };
+module.exports = { detection, detectionSection, delayAndRequests, loadEngine, VirtualClock, requestsLowerBound, NODE_WAIT, spreadOf, simulateLoop, simulatedPolls };
 
 if (require.main === module) {
 	// Quick look without the rest of the suite: node bench/lib/detection.js [runs] (uses dist/; run npm run build first)

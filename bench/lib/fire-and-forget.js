@@ -14,7 +14,7 @@ const h = require('../../scripts/e2e/n8n');
 const f = require('../../scripts/e2e/fire-and-forget');
 const { waitFor } = require('../../scripts/e2e/parking');
 const { treeRss } = require('./parking');
-const { fmtS, MiB } = require('./measure');
+const { fmtMiB, fmtS } = require('./measure');
 
 /** See test/e2e/trigger.test.ts: bursts of parallel deliveries must not make n8n's SQLite ping give up. */
 const N8N_ENV = { DB_PING_TIMEOUT_MS: '60000' };
@@ -189,7 +189,6 @@ async function fireAndForgetBurst(sb, { n, runMs, spread, log }) {
 }
 
 function fireAndForgetBurstSection(b, table) {
-	const mib = (x) => `${(x / MiB).toFixed(0)} MiB`;
 	return [
 		`## Fire-and-forget: ${b.n} results within seconds`,
 		'',
@@ -197,7 +196,7 @@ function fireAndForgetBurstSection(b, table) {
 		'',
 		table(
 			['Receiver', 'Executions of B', 'Deliveries answered after RunComfy\'s 10 s (retried)', 'A\'s start → last B execution ended', 'Last run ended → last B execution ended', 'n8n RSS idle → peak'],
-			b.rows.map((r) => [r.label, String(r.executions), String(r.late), fmtS(r.toLastBMs), fmtS(r.lastRunEndToLastBMs), `${mib(r.rssIdle)} → ${mib(r.peakRss)}`]),
+			b.rows.map((r) => [r.label, String(r.executions), String(r.late), fmtS(r.toLastBMs), fmtS(r.lastRunEndToLastBMs), `${fmtMiB(r.rssIdle)} → ${fmtMiB(r.peakRss)}`]),
 		),
 	].join('\n');
 }
@@ -224,7 +223,6 @@ function fireAndForgetSummary(r) {
 /** The BENCHMARKS.md section (`table` renders a Markdown table). */
 function fireAndForgetSection(r, table) {
 	const d = r.deliveries;
-	const mib = (b) => `${(b / MiB).toFixed(0)} MiB`;
 	return [
 		`## Fire-and-forget (${r.requests} deployment requests delivered to the RunComfy Webhook Trigger)`,
 		'',
@@ -252,7 +250,7 @@ function fireAndForgetSection(r, table) {
 				['A\'s start → first run ended', fmtS(r.firstRunEndMs)],
 				['A\'s start → last B execution ended', fmtS(r.toLastBMs)],
 				['Last run ended → last B execution ended', fmtS(r.lastRunEndToLastBMs)],
-				['n8n RSS idle → peak during the batch', `${mib(r.rssIdle)} → ${mib(r.peakRss)}`],
+				['n8n RSS idle → peak during the batch', `${fmtMiB(r.rssIdle)} → ${fmtMiB(r.peakRss)}`],
 			],
 		),
 		'',

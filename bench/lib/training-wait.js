@@ -15,8 +15,7 @@
 const path = require('path');
 
 const { mulberry32 } = require('../../sandbox');
-const { quantile } = require('./measure');
-const { VirtualClock, loadEngine } = require('./detection');
+const { VirtualClock, delayAndRequests, loadEngine } = require('./detection');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -73,13 +72,6 @@ async function simulate(engine, wait, job, reportSteps, seed) {
 	return { delayMs: clock.now() - job.stoppedAt, requests };
 }
 
-const summarise = (results) => ({
-	medianDelayMs: quantile(results.map((r) => r.delayMs), 0.5),
-	p90DelayMs: quantile(results.map((r) => r.delayMs), 0.9),
-	medianRequests: quantile(results.map((r) => r.requests), 0.5),
-	meanRequests: results.reduce((a, r) => a + r.requests, 0) / results.length,
-});
-
 /** Both ways on the same jobs. Returns { jobs, wait, rows: [{ label, steps, stepMs, backoff, steps }] }. */
 async function trainingWait({ jobs = 100, seed = 27, log = () => {}, engine = loadEngine(), distDir = path.join(ROOT, 'dist') } = {}) {
 	const { TRAINING_WAIT } = require(path.join(distDir, 'nodes', 'shared', 'jobs', 'defaults.js'));
@@ -101,7 +93,7 @@ async function trainingWait({ jobs = 100, seed = 27, log = () => {}, engine = lo
 			plain.push(await simulate(engine, wait, job, false, seed + k));
 			stepped.push(await simulate(engine, wait, job, true, seed + k));
 		}
-		const row = { label: shape.label, steps: shape.steps, stepMs: shape.stepMs, backoff: summarise(plain), withSteps: summarise(stepped) };
+		const row = { label: shape.label, steps: shape.steps, stepMs: shape.stepMs, backoff: delayAndRequests(plain), withSteps: delayAndRequests(stepped) };
 		log(`[bench]   training ${shape.label}: backoff ${(row.backoff.medianDelayMs / 1000).toFixed(1)} s / ${row.backoff.medianRequests}, with steps ${(row.withSteps.medianDelayMs / 1000).toFixed(2)} s / ${row.withSteps.medianRequests}`);
 		rows.push(row);
 	}

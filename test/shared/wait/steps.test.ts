@@ -41,8 +41,11 @@ function stepEnds(shape: TrainingShape): number[] {
 	return ends;
 }
 
-/** A training job on the clock; `reportSteps: false` hides its progress from the engine (the plain backoff). */
-async function waitForTraining(shape: TrainingShape, reportSteps = true, options = trainingOpts()) {
+/**
+ * A training job on the clock. `progress`: 'reported' to the engine, 'hidden' from it (the plain backoff), or
+ * 'unusable' (a step count that is not a number, as `stepProgressOf` reads it).
+ */
+async function waitForTraining(shape: TrainingShape, progress: 'reported' | 'hidden' | 'unusable' = 'reported', options = trainingOpts()) {
 	const clock = new VirtualClock();
 	const ends = stepEnds(shape);
 	const last = shape.failAtStep !== undefined ? ends[shape.failAtStep - 1] : ends[ends.length - 1] + (shape.saveMs ?? 0);
@@ -57,7 +60,8 @@ async function waitForTraining(shape: TrainingShape, reportSteps = true, options
 			const current = Math.min(stepAt(t), shape.failAtStep ?? shape.steps);
 			const steps = { current, total: shape.steps };
 			if (t >= last) return { state: shape.failAtStep !== undefined ? 'failed' : 'succeeded', record: { status: 'STOPPED' }, steps };
-			return { state: 'running', record: { status: 'RUNNING' }, ...(reportSteps ? { steps } : {}) };
+			const seen = { reported: steps, hidden: undefined, unusable: stepProgressOf({ current: NaN, total: shape.steps }) }[progress];
+			return { state: 'running', record: { status: 'RUNNING' }, ...(seen ? { steps: seen } : {}) };
 		},
 	};
 	const [outcome] = await clock.run(waitForAll([job], { ...options, firstPollDelayMs: options.initialIntervalMs }, undefined, clock));
@@ -119,7 +123,7 @@ describe('waiting for a training job that reports its steps', () => {
 	const hour: TrainingShape = { loadMs: 95_000, stepMs: 1_800, steps: 2000 };
 
 	it('sees an hour-long job within one step of its end, where the backoff sees it up to a minute late, for about as many requests', async () => {
-		const plain = await waitForTraining(hour, false);
+		const plain = await waitForTraining(hour, 'hidden');
 		const stepped = await waitForTraining(hour);
 		expect(stepped.outcome.kind).toBe('done');
 		expect(stepped.delayMs).toBeGreaterThanOrEqual(0);
@@ -140,7 +144,7 @@ describe('waiting for a training job that reports its steps', () => {
 
 	it('a job saving after its last step is polled from 1 s on, growing, never less often than the backoff', async () => {
 		const saving = await waitForTraining({ ...hour, saveMs: 40_000 });
-		const plain = await waitForTraining({ ...hour, saveMs: 40_000 }, false);
+		const plain = await waitForTraining({ ...hour, saveMs: 40_000 }, 'hidden');
 		const stepsEnd = stepEnds(hour)[hour.steps - 1];
 		const gaps = diffs(saving.pollTimes.filter((t) => t >= stepsEnd));
 		expect(gaps.slice(0, 3)).toEqual([FINISHING_FIRST_MS, FINISHING_FIRST_MS * 1.5, FINISHING_FIRST_MS * 2.25]);
@@ -152,7 +156,7 @@ describe('waiting for a training job that reports its steps', () => {
 
 	it('a pace that slows near the end costs a few polls, no busy loop, and the end is still seen soon', async () => {
 		const slowing: TrainingShape = { ...hour, stepMs: (k) => (k < 1900 ? 1_800 : 3_600) };
-		const plain = await waitForTraining(slowing, false);
+		const plain = await waitForTraining(slowing, 'hidden');
 		const r = await waitForTraining(slowing);
 		expect(r.delayMs).toBeLessThan(plain.delayMs);
 		expect(r.requests).toBeLessThan(plain.requests + 10);
@@ -161,28 +165,15 @@ describe('waiting for a training job that reports its steps', () => {
 
 	it('a job failing midway is seen no later than with the backoff', async () => {
 		const failing: TrainingShape = { ...hour, failAtStep: 600 };
-		const plain = await waitForTraining(failing, false);
+		const plain = await waitForTraining(failing, 'hidden');
 		const r = await waitForTraining(failing);
 		expect(r.outcome).toMatchObject({ kind: 'done', state: 'failed' });
 		expect(r.delayMs).toBeLessThanOrEqual(plain.delayMs);
 	});
 
 	it('without usable progress the polls are exactly the backoff', async () => {
-		const plain = await waitForTraining(hour, false);
-		const clock = new VirtualClock();
-		const pollTimes: number[] = [];
-		const end = stepEnds(hour)[hour.steps - 1];
-		const job: WaitJob = {
-			itemIndex: 0,
-			id: 'job1',
-			poll: async () => {
-				pollTimes.push(clock.now());
-				return clock.now() >= end
-					? { state: 'succeeded', record: {} }
-					: { state: 'running', record: {}, steps: stepProgressOf({ current: NaN, total: hour.steps }) };
-			},
-		};
-		await clock.run(waitForAll([job], { ...trainingOpts(), firstPollDelayMs: 10_000 }, undefined, clock));
-		expect(pollTimes).toEqual(plain.pollTimes);
+		const plain = await waitForTraining(hour, 'hidden');
+		const unusable = await waitForTraining(hour, 'unusable');
+		expect(unusable.pollTimes).toEqual(plain.pollTimes);
 	});
 });
