@@ -14,7 +14,7 @@
  */
 const h = require('./n8n');
 const { deliveryInFlight, waitFor } = require('./parking');
-const { BODY, deploymentBatchWorkflow } = require('./lib/workflows');
+const { BODY, callWebhook, deploymentBatchWorkflow } = require('./lib/workflows');
 
 const IDS = {
 	submitWebhook: 'f1f0a000-0000-4000-8000-000000000001',
@@ -96,17 +96,7 @@ const productionUrl = (baseUrl, token) => `${baseUrl}/webhook/${IDS.triggerWebho
  */
 async function submitBatch(baseUrl, { path = 'runcomfy-fire', deployment, n, deliverTo, intermediate = true, prefix = 'fire' }) {
 	const items = Array.from({ length: n }, (_, i) => ({ deployment, prompt: `${prefix} ${i}` }));
-	const startedAt = Date.now();
-	const res = await fetch(`${baseUrl}/webhook/${path}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ items, deliverTo, intermediate }),
-	});
-	const text = await res.text();
-	const endedAt = Date.now();
-	if (res.status !== 200) throw new Error(`workflow A answered ${res.status}: ${text.slice(0, 2000)}`);
-	const out = JSON.parse(text);
-	return { startedAt, endedAt, items: Array.isArray(out) ? out : [out] };
+	return await callWebhook(baseUrl, path, { items, deliverTo, intermediate });
 }
 
 /** Every execution of the workflow (n8n lists at most 100 per page; the pages are followed by their cursor). */

@@ -10,6 +10,7 @@ import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
 import type { CredentialJson, RunJson, UserFolder, WorkflowJson } from '../../scripts/e2e/n8n';
+import { MODEL_RUN_PARAMETERS } from '../../scripts/e2e/polling';
 
 const FLUX = 'blackforestlabs/flux-2/flash/text-to-image';
 const FAILS = 'runcomfy/test/always-fails';
@@ -38,12 +39,7 @@ function retryWorkflow(): object {
 			{ parameters: { fieldToSplitOut: 'items', options: {} }, name: 'One Item per Prompt', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [440, 0] },
 			{
 				parameters: {
-					resource: 'model',
-					operation: 'run',
-					model: { __rl: true, mode: 'id', value: '={{ $json.model }}' },
-					inputMode: 'json',
-					inputsJson: '={{ JSON.stringify({ prompt: $json.prompt }) }}',
-					downloadOutputs: false,
+					...MODEL_RUN_PARAMETERS,
 					waitOptions: { pollIntervalSeconds: 0.1, maxPollIntervalSeconds: 0.2, maxWaitSeconds: 60 },
 				},
 				name: 'Generate Images',

@@ -9,6 +9,7 @@ import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
 import { assertCostCap, bookedCount } from '../../nodes/shared/jobs/guards';
 import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
+import { MODEL_RUN_PARAMETERS } from '../../scripts/e2e/polling';
 import { runNode } from '../helpers/engine';
 import type { RunNodeResult } from '../helpers/engine';
 import { STABLE, credentialsFor, isModelSubmit, useFaultSandbox } from '../helpers/faults-setup';
@@ -26,12 +27,7 @@ async function runWithCap(models: string[], cap: number | string, extra: Partial
 		credentials: credentialsFor(sb),
 		inputItems: models.map((model, i) => ({ json: { model, prompt: `item ${i}` } })),
 		parameters: {
-			resource: 'model',
-			operation: 'run',
-			model: { __rl: true, mode: 'id', value: '={{ $json.model }}' },
-			inputMode: 'json',
-			inputsJson: '={{ JSON.stringify({ prompt: $json.prompt }) }}',
-			downloadOutputs: false,
+			...MODEL_RUN_PARAMETERS,
 			waitOptions: WAIT,
 			options: { maxEstimatedCostUsd: cap },
 		},

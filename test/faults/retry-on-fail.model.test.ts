@@ -13,6 +13,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { rememberedCount } from '../../nodes/shared/jobs/memory';
 import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
+import { MODEL_RUN_PARAMETERS } from '../../scripts/e2e/polling';
 import { runNode } from '../helpers/engine';
 import type { RunNodeResult } from '../helpers/engine';
 import { STABLE, credentialsFor, isModelSubmit, useFaultSandbox } from '../helpers/faults-setup';
@@ -30,12 +31,7 @@ function batch(special: number, specialModel: string) {
 	return {
 		inputItems: Array.from({ length: N }, (_, i) => ({ json: { prompt: `item ${i}`, model: i === special ? specialModel : STABLE.flash } })),
 		parameters: {
-			resource: 'model',
-			operation: 'run',
-			model: { __rl: true, mode: 'id', value: '={{ $json.model }}' },
-			inputMode: 'json',
-			inputsJson: '={{ JSON.stringify({ prompt: $json.prompt }) }}',
-			downloadOutputs: false,
+			...MODEL_RUN_PARAMETERS,
 			waitOptions: WAIT,
 		},
 	};

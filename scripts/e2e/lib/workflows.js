@@ -1,12 +1,14 @@
 'use strict';
 /**
- * The webhook-started deployment batch that the parking and fire-and-forget workflows share:
+ * Webhook-started workflows of the real-n8n suites and benchmarks:
  *
- *   Webhook (POST /webhook/<path>) → Items (Split Out body.items) → Run (RunComfy Deployment, Inference → Run on
- *   each item's `deployment`, its `prompt` as node 6's text) → a No Op
+ *   Webhook (POST /webhook/<path>) → Items (Split Out body.items) → one RunComfy node on each item → a No Op
  *
- * Each caller gives the Webhook's answer, the Run node's own parameters (how it waits or delivers) and the
- * node ids, so the two workflows differ only where they really do.
+ * `deploymentBatchWorkflow` is the deployment batch that the parking and fire-and-forget workflows share
+ * (Inference → Run on each item's `deployment`, its `prompt` as node 6's text); `webhookItemsWorkflow` takes
+ * any RunComfy node (scripts/e2e/polling.js: Model → Run, Training → Submit). Each caller gives the Webhook's
+ * answer, the node's own parameters and the node ids, so the workflows differ only where they really do.
+ * `callWebhook` POSTs a body and reads the answer of a Webhook that answers with its last node's items.
  */
 const { NODE_TYPES } = require('./constants');
 
@@ -15,9 +17,9 @@ const BODY = "$('Webhook').first().json.body";
 
 /**
  * `ids`: { webhook, webhookId, items, run, last }; `webhookAnswer`: the Webhook node's response parameters;
- * `runParameters`: added to the Run node's; `last`: the No Op's name.
+ * `run`: the RunComfy node's `type` and `parameters`; `last`: the No Op's name. The RunComfy node is named 'Run'.
  */
-function deploymentBatchWorkflow({ name, path, credential, ids, webhookAnswer, runParameters, last }) {
+function webhookItemsWorkflow({ name, path, credential, ids, webhookAnswer, run, last }) {
 	return {
 		name,
 		settings: { executionOrder: 'v1' },
@@ -42,17 +44,10 @@ function deploymentBatchWorkflow({ name, path, credential, ids, webhookAnswer, r
 			{
 				id: ids.run,
 				name: 'Run',
-				type: NODE_TYPES.deployment,
+				type: run.type,
 				typeVersion: 1,
 				position: [440, 0],
-				parameters: {
-					resource: 'inference',
-					operation: 'run',
-					deploymentId: { __rl: true, mode: 'id', value: '={{ $json.deployment }}' },
-					inputMode: 'json',
-					overridesJson: '={{ JSON.stringify({ "6": { "inputs": { "text": $json.prompt } } }) }}',
-					...runParameters,
-				},
+				parameters: run.parameters,
 				credentials: { runComfyApi: { id: credential.id, name: credential.name } },
 			},
 			{ id: ids.last, name: last, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [660, 0], parameters: {} },
@@ -65,4 +60,41 @@ function deploymentBatchWorkflow({ name, path, credential, ids, webhookAnswer, r
 	};
 }
 
-module.exports = { BODY, deploymentBatchWorkflow };
+/** `runParameters`: added to the Inference → Run node's (how it waits or delivers); otherwise as above. */
+function deploymentBatchWorkflow({ runParameters, ...rest }) {
+	return webhookItemsWorkflow({
+		...rest,
+		run: {
+			type: NODE_TYPES.deployment,
+			parameters: {
+				resource: 'inference',
+				operation: 'run',
+				deploymentId: { __rl: true, mode: 'id', value: '={{ $json.deployment }}' },
+				inputMode: 'json',
+				overridesJson: '={{ JSON.stringify({ "6": { "inputs": { "text": $json.prompt } } }) }}',
+				...runParameters,
+			},
+		},
+	});
+}
+
+/**
+ * POSTs `body` (JSON) to the Webhook at `<baseUrl>/webhook/<path>`, which answers with its last node's items
+ * (`responseMode: 'lastNode', responseData: 'allEntries'`); resolves with them and when the call started and
+ * ended (ms since the epoch). Any answer but 200 throws with its text.
+ */
+async function callWebhook(baseUrl, path, body) {
+	const startedAt = Date.now();
+	const res = await fetch(`${baseUrl}/webhook/${path}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	const text = await res.text();
+	const endedAt = Date.now();
+	if (res.status !== 200) throw new Error(`the webhook ${path} answered ${res.status}: ${text.slice(0, 2000)}`);
+	const out = JSON.parse(text);
+	return { startedAt, endedAt, items: Array.isArray(out) ? out : [out] };
+}
+
+module.exports = { BODY, deploymentBatchWorkflow, webhookItemsWorkflow, callWebhook };

@@ -1,0 +1,22 @@
+/** Types of scripts/e2e/polling.js (Model → Run and Training → Submit waiting by polls in a real n8n). */
+import type { WorkflowJson } from './n8n';
+
+/** Model → Run on each item's `model` with its `prompt` (JSON inputs), no downloads. */
+export const MODEL_RUN_PARAMETERS: Record<string, unknown>;
+
+export function modelRunWorkflow(opts: { credential: { id: string; name: string }; name?: string }): Omit<WorkflowJson, 'id'>;
+export function trainingWorkflow(opts: { credential: { id: string; name: string }; name?: string }): Omit<WorkflowJson, 'id'>;
+
+export interface WebhookCall {
+	/** Around the call to the workflow's webhook, ms since the epoch. */
+	startedAt: number;
+	endedAt: number;
+	/** The items of the workflow's last node (the Run node's output, passed through). */
+	items: Array<Record<string, unknown>>;
+}
+
+export function runModels(baseUrl: string, items: Array<{ model: string; prompt: string }>): Promise<WebhookCall>;
+export function train(
+	baseUrl: string,
+	job: { name: string; dataset: string; steps: number; pollSeconds: number; maxPollSeconds: number },
+): Promise<WebhookCall>;

@@ -1,0 +1,98 @@
+/**
+ * Polled waiting in a REAL n8n (`n8n start`, sqlite, the package installed as a community package), the two
+ * ways it lands its polls where a run ends:
+ * - Model → Run learns a model's run time in the n8n process, so from the model's second execution on each run
+ *   is seen by the one result request it needs (the learned state lives as long as the process, across
+ *   executions);
+ * - Training → Submit with Wait for Completion reads the job's step progress and polls where the last step ends.
+ * Workflows: scripts/e2e/polling.js. In-process tests of the details: test/RunComfyModel/resultPolls.test.ts,
+ * test/RunComfyTraining/submit.test.ts, test/shared/wait/.
+ */
+import { startSandbox } from '../../sandbox';
+import type { RequestLogEntry, Sandbox, SandboxConfig } from '../../sandbox';
+import * as h from '../../scripts/e2e/n8n';
+import type { N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
+import { modelRunWorkflow, runModels, train, trainingWorkflow } from '../../scripts/e2e/polling';
+import { readyDataset } from '../helpers/sandboxCalls';
+
+const TEST_TIMEOUT = 4 * 60 * 1000;
+const FLUX = 'blackforestlabs/flux-2/flash/text-to-image';
+/** Runs of exactly 2 s that start at once: what the node learns from one execution holds for the next. */
+const CONFIG: SandboxConfig = { runDurationMs: 2000, queueMs: 0 };
+
+let sandbox: Sandbox;
+let userFolder: UserFolder;
+let n8n: N8nInstance;
+
+const isModelPoll = (kind: 'status' | 'result') => (e: RequestLogEntry) => e.api === 'model' && e.method === 'GET' && e.path.endsWith(`/${kind}`);
+const isTrainingStatus = (e: RequestLogEntry) => e.api === 'trainer' && e.method === 'GET' && /\/jobs\/[^/]+\/status$/.test(e.path);
+
+/** Status and result requests per run, for the runs of `items` (Model → Run's output), in item order. */
+function requestsPerRun(items: Array<Record<string, unknown>>): Array<{ status: number; result: number }> {
+	const log = sandbox.log();
+	return items.map((item) => {
+		const mine = log.filter((e) => e.path.split('/')[3] === String(item.request_id));
+		return { status: mine.filter(isModelPoll('status')).length, result: mine.filter(isModelPoll('result')).length };
+	});
+}
+
+beforeAll(async () => {
+	await h.ensureN8n();
+	await h.ensureBuilt();
+	sandbox = await startSandbox(CONFIG);
+	userFolder = h.createUserFolder();
+	const credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
+	const workflows = await h.importWorkflow(userFolder, [modelRunWorkflow({ credential }), trainingWorkflow({ credential })]);
+	for (const wf of workflows) await h.publishWorkflow(userFolder, wf.id);
+	n8n = await h.startN8n(userFolder);
+	await n8n.rest.setupOwner();
+	for (const wf of workflows) expect((await n8n.rest.waitForPublication(wf.id, { timeoutMs: 60_000 })).status).toBe('published');
+}, 15 * 60 * 1000);
+
+afterAll(async () => {
+	await n8n?.stop();
+	await sandbox?.close();
+	userFolder?.cleanup();
+});
+
+beforeEach(() => sandbox.reset(CONFIG));
+
+describe('polled waiting in a real n8n', () => {
+	it('Model → Run: the first execution of a model polls its status; from the second on, each run is seen by its one result request', async () => {
+		const batch = (tag: string) => [0, 1, 2].map((i) => ({ model: FLUX, prompt: `${tag} ${i}` }));
+
+		const first = await runModels(n8n.url, batch('first'));
+		expect(first.items.map((item) => item.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+		for (const run of requestsPerRun(first.items)) {
+			expect(run.status).toBeGreaterThanOrEqual(1);
+			expect(run.result).toBe(1);
+		}
+
+		// A new execution (a new webhook call) in the same n8n process: the run time learned above plans it.
+		const second = await runModels(n8n.url, batch('second'));
+		expect(second.items.map((item) => item.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+		expect(requestsPerRun(second.items)).toEqual([0, 1, 2].map(() => ({ status: 0, result: 1 })));
+		// The same output either way: what the result request brought is the fetched result, cost included.
+		expect(Object.keys(second.items[0]).sort()).toEqual(Object.keys(first.items[0]).sort());
+		expect(second.items[0]).toMatchObject({ model_id: FLUX, cost: expect.any(Number) });
+	}, TEST_TIMEOUT);
+
+	it('Training → Submit with Wait for Completion polls where the last step ends, at the pace the job reports', async () => {
+		// 0.6 s loading at step 0, then 400 steps of 20 ms: the end comes 8.6 s after the start. The backoff's polls
+		// (0.8 s growing ×1.5 up to 8 s) land at about 0.8, 2, 3.8, 6.5 and 10.6 s; the pace seen from the second
+		// poll on puts one just after 8.6 s instead.
+		sandbox.configure({ trainingStepMs: 20, trainingLoadMs: 600 });
+		const dataset = await readyDataset(sandbox, 'pace-e2e');
+		const call = await train(n8n.url, { name: 'p3r5on_e2e', dataset, steps: 400, pollSeconds: 0.8, maxPollSeconds: 8 });
+		const job = sandbox.state().jobs[0];
+		expect(call.items).toHaveLength(1);
+		expect(call.items[0]).toMatchObject({ job_id: job.id, status: 'succeeded', progress: { current: 400, total: 400 } });
+
+		const polls = sandbox.log().filter(isTrainingStatus).map((e) => e.time);
+		const gaps = polls.slice(1).map((t, k) => t - polls[k]);
+		expect(gaps.length).toBeGreaterThanOrEqual(3);
+		// The backoff grows each gap ×1.5 (±10 % jitter: at least ×1.23); the poll that saw the end came sooner
+		// (about 2.1 s after a gap of 2.7 s), with room for a loaded machine's timer delays.
+		expect(gaps[gaps.length - 1]).toBeLessThan(gaps[gaps.length - 2] * 1.1);
+	}, TEST_TIMEOUT);
+});
