@@ -1,4 +1,5 @@
 /** Types of scripts/e2e/polling.js (Model → Run and Training → Submit waiting by polls in a real n8n). */
+import type { RequestLogEntry } from '../../sandbox';
 import type { WorkflowJson } from './n8n';
 
 /** Model → Run on each item's `model` with its `prompt` (JSON inputs), no downloads. */
@@ -20,3 +21,6 @@ export function train(
 	baseUrl: string,
 	job: { name: string; dataset: string; steps: number; pollSeconds: number; maxPollSeconds: number },
 ): Promise<WebhookCall>;
+
+/** Status and result requests per run in the sandbox's request log, for the runs of `items` (Model → Run's output), in item order. */
+export function requestsPerRun(log: RequestLogEntry[], items: Array<Record<string, unknown>>): Array<{ status: number; result: number }>;

@@ -80,4 +80,17 @@ async function train(baseUrl, job) {
 	return await callWebhook(baseUrl, WORKFLOWS.training.path, { items: [job] });
 }
 
-module.exports = { MODEL_RUN_PARAMETERS, modelRunWorkflow, trainingWorkflow, runModels, train };
+const isModelPoll = (kind, e) => e.api === 'model' && e.method === 'GET' && e.path.endsWith(`/${kind}`);
+
+/**
+ * Status and result requests per run in the sandbox's request `log`, for the runs of `items` (Model → Run's
+ * output, each with its `request_id`), in item order.
+ */
+function requestsPerRun(log, items) {
+	return items.map((item) => {
+		const mine = log.filter((e) => e.path.split('/')[3] === String(item.request_id));
+		return { status: mine.filter((e) => isModelPoll('status', e)).length, result: mine.filter((e) => isModelPoll('result', e)).length };
+	});
+}
+
+module.exports = { MODEL_RUN_PARAMETERS, requestsPerRun, modelRunWorkflow, trainingWorkflow, runModels, train };

@@ -12,7 +12,7 @@ import { startSandbox } from '../../sandbox';
 import type { RequestLogEntry, Sandbox, SandboxConfig } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
 import type { N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
-import { modelRunWorkflow, runModels, train, trainingWorkflow } from '../../scripts/e2e/polling';
+import { modelRunWorkflow, requestsPerRun, runModels, train, trainingWorkflow } from '../../scripts/e2e/polling';
 import { readyDataset } from '../helpers/sandboxCalls';
 
 const TEST_TIMEOUT = 4 * 60 * 1000;
@@ -24,17 +24,7 @@ let sandbox: Sandbox;
 let userFolder: UserFolder;
 let n8n: N8nInstance;
 
-const isModelPoll = (kind: 'status' | 'result') => (e: RequestLogEntry) => e.api === 'model' && e.method === 'GET' && e.path.endsWith(`/${kind}`);
 const isTrainingStatus = (e: RequestLogEntry) => e.api === 'trainer' && e.method === 'GET' && /\/jobs\/[^/]+\/status$/.test(e.path);
-
-/** Status and result requests per run, for the runs of `items` (Model → Run's output), in item order. */
-function requestsPerRun(items: Array<Record<string, unknown>>): Array<{ status: number; result: number }> {
-	const log = sandbox.log();
-	return items.map((item) => {
-		const mine = log.filter((e) => e.path.split('/')[3] === String(item.request_id));
-		return { status: mine.filter(isModelPoll('status')).length, result: mine.filter(isModelPoll('result')).length };
-	});
-}
 
 beforeAll(async () => {
 	await h.ensureN8n();
@@ -63,7 +53,7 @@ describe('polled waiting in a real n8n', () => {
 
 		const first = await runModels(n8n.url, batch('first'));
 		expect(first.items.map((item) => item.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-		for (const run of requestsPerRun(first.items)) {
+		for (const run of requestsPerRun(sandbox.log(), first.items)) {
 			expect(run.status).toBeGreaterThanOrEqual(1);
 			expect(run.result).toBe(1);
 		}
@@ -71,7 +61,7 @@ describe('polled waiting in a real n8n', () => {
 		// A new execution (a new webhook call) in the same n8n process: the run time learned above plans it.
 		const second = await runModels(n8n.url, batch('second'));
 		expect(second.items.map((item) => item.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-		expect(requestsPerRun(second.items)).toEqual([0, 1, 2].map(() => ({ status: 0, result: 1 })));
+		expect(requestsPerRun(sandbox.log(), second.items)).toEqual([0, 1, 2].map(() => ({ status: 0, result: 1 })));
 		// The same output either way: what the result request brought is the fetched result, cost included.
 		expect(Object.keys(second.items[0]).sort()).toEqual(Object.keys(first.items[0]).sort());
 		expect(second.items[0]).toMatchObject({ model_id: FLUX, cost: expect.any(Number) });

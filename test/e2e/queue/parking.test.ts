@@ -3,13 +3,15 @@
  * test/e2e/queue/queue-mode.test.ts): the worker runs the node, which parks the execution in PostgreSQL; the
  * callbacks reach the main (n8n's waiting-webhook route), whose webhook call of the node finishes the batch
  * (downloads into the database binary store) and puts the resumed execution on the queue for the worker. The
- * main and the worker are both restarted while the execution is parked, and nothing is lost.
+ * main and the worker are both restarted while the execution is parked, and nothing is lost. On the same
+ * stack, Model → Run's polled waiting: the worker learns a model's run time across executions.
  */
 import { startSandbox } from '../../../sandbox';
 import type { RequestLogEntry, Sandbox, SandboxConfig } from '../../../sandbox';
 import * as h from '../../../scripts/e2e/n8n';
 import type { ExecutionItem, N8nInstance, UserFolder, WorkflowJson } from '../../../scripts/e2e/n8n';
 import { parkingWorkflow, startRun, waitFor, waitForStatus } from '../../../scripts/e2e/parking';
+import { modelRunWorkflow, requestsPerRun, runModels } from '../../../scripts/e2e/polling';
 import * as q from '../../../scripts/queue/queue';
 import type { QueueServices, QueueWorker } from '../../../scripts/queue/queue';
 
@@ -65,6 +67,7 @@ beforeAll(async () => {
 	userFolder = h.createUserFolder();
 	const credential = await q.importCredential(userFolder, services, h.sandboxCredential(sandbox));
 	workflow = await q.importWorkflow(userFolder, services, parkingWorkflow({ credential }), { publish: true });
+	await q.importWorkflow(userFolder, services, modelRunWorkflow({ credential }), { publish: true });
 	port = await h.freePort();
 	await startMain();
 	await startWorker('worker-a');
@@ -119,4 +122,18 @@ describe('parked Inference → Run in n8n queue mode (main + worker, PostgreSQL,
 		expect(sb.log().filter(isResult)).toHaveLength(3);
 		expect(sb.log().filter(isCallback).some((e) => e.status === 200)).toBe(true);
 	}, 10 * 60 * 1000);
+
+	it('Model → Run on the worker: from the second execution of a model on, each run is seen by its one result request', async () => {
+		const sb = sandbox as Sandbox;
+		sb.reset(CONFIG);
+		const batch = (tag: string) => [0, 1, 2].map((i) => ({ model: 'blackforestlabs/flux-2/flash/text-to-image', prompt: `${tag} ${i}` }));
+		const ran = (worker as QueueWorker).executions().length;
+		const first = await runModels((main as N8nInstance).url, batch('queue first'));
+		const second = await runModels((main as N8nInstance).url, batch('queue second'));
+		expect([...first.items, ...second.items].map((item) => item.status)).toEqual(Array(6).fill('succeeded'));
+		// Both executions ran on the one worker, which learned from the first what plans the second.
+		expect((worker as QueueWorker).executions().length - ran).toBe(2);
+		for (const run of requestsPerRun(sb.log(), first.items)) expect(run.status).toBeGreaterThanOrEqual(1);
+		expect(requestsPerRun(sb.log(), second.items)).toEqual([0, 1, 2].map(() => ({ status: 0, result: 1 })));
+	}, 5 * 60 * 1000);
 });
