@@ -16,7 +16,6 @@ import { modelRunWorkflow, requestsPerRun, runModels, train, trainingWorkflow } 
 import { readyDataset } from '../helpers/sandboxCalls';
 
 const TEST_TIMEOUT = 4 * 60 * 1000;
-const FLUX = 'blackforestlabs/flux-2/flash/text-to-image';
 /** Runs of exactly 2 s that start at once: what the node learns from one execution holds for the next. */
 const CONFIG: SandboxConfig = { runDurationMs: 2000, queueMs: 0 };
 
@@ -49,7 +48,8 @@ beforeEach(() => sandbox.reset(CONFIG));
 
 describe('polled waiting in a real n8n', () => {
 	it('Model → Run: the first execution of a model polls its status; from the second on, each run is seen by its one result request', async () => {
-		const batch = (tag: string) => [0, 1, 2].map((i) => ({ model: FLUX, prompt: `${tag} ${i}` }));
+		const model = sandbox.stable.models.textToImage;
+		const batch = (tag: string) => [0, 1, 2].map((i) => ({ model, prompt: `${tag} ${i}` }));
 
 		const first = await runModels(n8n.url, batch('first'));
 		expect(first.items.map((item) => item.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
@@ -64,7 +64,7 @@ describe('polled waiting in a real n8n', () => {
 		expect(requestsPerRun(sandbox.log(), second.items)).toEqual([0, 1, 2].map(() => ({ status: 0, result: 1 })));
 		// The same output either way: what the result request brought is the fetched result, cost included.
 		expect(Object.keys(second.items[0]).sort()).toEqual(Object.keys(first.items[0]).sort());
-		expect(second.items[0]).toMatchObject({ model_id: FLUX, cost: expect.any(Number) });
+		expect(second.items[0]).toMatchObject({ model_id: model, cost: expect.any(Number) });
 	}, TEST_TIMEOUT);
 
 	it('Training → Submit with Wait for Completion polls where the last step ends, at the pace the job reports', async () => {

@@ -126,7 +126,7 @@ describe('parked Inference → Run in n8n queue mode (main + worker, PostgreSQL,
 	it('Model → Run on the worker: from the second execution of a model on, each run is seen by its one result request', async () => {
 		const sb = sandbox as Sandbox;
 		sb.reset(CONFIG);
-		const batch = (tag: string) => [0, 1, 2].map((i) => ({ model: 'blackforestlabs/flux-2/flash/text-to-image', prompt: `${tag} ${i}` }));
+		const batch = (tag: string) => [0, 1, 2].map((i) => ({ model: sb.stable.models.textToImage, prompt: `${tag} ${i}` }));
 		const ran = (worker as QueueWorker).executions().length;
 		const first = await runModels((main as N8nInstance).url, batch('queue first'));
 		const second = await runModels((main as N8nInstance).url, batch('queue second'));
