@@ -27,8 +27,6 @@ const IDS = {
 	keep: 'f1f0b000-0000-4000-8000-000000000002',
 };
 
-const WEBHOOK_TRIGGER = `${h.PACKAGE_NAME}.runComfyWebhookTrigger`;
-
 /** Workflow A (see the file comment); `path` is its Webhook node's path. */
 function submitterWorkflow({ credential, path = 'runcomfy-fire', name = 'Fire and forget: submit' }) {
 	return deploymentBatchWorkflow({
@@ -57,7 +55,7 @@ function receiverWorkflow({ token, name = 'Fire and forget: receive' }) {
 			{
 				id: IDS.trigger,
 				name: 'RunComfy Webhook Trigger',
-				type: WEBHOOK_TRIGGER,
+				type: h.NODE_TYPES.webhookTrigger,
 				typeVersion: 1,
 				position: [0, 0],
 				webhookId: IDS.triggerWebhookId,

@@ -14,6 +14,7 @@ export const NODE_TYPES: {
 	dataset: string;
 	training: string;
 	trigger: string;
+	webhookTrigger: string;
 };
 
 export interface Owner {

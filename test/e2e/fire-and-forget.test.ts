@@ -7,6 +7,7 @@
  * scripts/e2e/fire-and-forget.js (shared with the benchmark). In-process tests of the details:
  * test/RunComfyWebhookTrigger/ and test/RunComfyDeployment/deliverResultsTo.test.ts.
  */
+import receiveExample from '../../examples/fire-and-forget-receive.json';
 import { startSandbox } from '../../sandbox';
 import type { RequestLogEntry, Sandbox, SandboxConfig } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
@@ -47,6 +48,10 @@ let submitter: WorkflowJson;
 let receiver: WorkflowJson;
 let pathToken: string;
 let deployment: string;
+/** examples/fire-and-forget-receive.json as a user sets it up: a Secret Path Token of their own, published. */
+let exampleReceiver: WorkflowJson;
+const exampleToken = `example_${h.newId()}`;
+const exampleWebhookId = () => String(exampleReceiver.nodes[0].webhookId);
 
 const isPoll = (e: RequestLogEntry) => e.api === 'serverless' && e.method === 'GET' && /\/requests\/[^/]+\/(status|result)$/.test(e.path);
 const isSubmit = (e: RequestLogEntry) => e.api === 'serverless' && e.method === 'POST' && /\/inference$/.test(e.path);
@@ -59,12 +64,17 @@ beforeAll(async () => {
 	userFolder = h.createUserFolder();
 	const credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
 	pathToken = `fnf_${h.newId()}`;
-	[submitter, receiver] = await h.importWorkflow(userFolder, [submitterWorkflow({ credential }), receiverWorkflow({ token: pathToken })]);
-	await h.publishWorkflow(userFolder, submitter.id);
-	await h.publishWorkflow(userFolder, receiver.id);
+	const example = JSON.parse(JSON.stringify(receiveExample)) as WorkflowJson;
+	example.nodes[0].parameters = { ...example.nodes[0].parameters, pathToken: exampleToken };
+	[submitter, receiver, exampleReceiver] = await h.importWorkflow(
+		userFolder,
+		[submitterWorkflow({ credential }), receiverWorkflow({ token: pathToken }), example],
+		{ credential },
+	);
+	for (const wf of [submitter, receiver, exampleReceiver]) await h.publishWorkflow(userFolder, wf.id);
 	n8n = await h.startN8n(userFolder, { env: N8N_ENV });
 	await n8n.rest.setupOwner();
-	for (const wf of [submitter, receiver]) expect((await n8n.rest.waitForPublication(wf.id, { timeoutMs: 60_000 })).status).toBe('published');
+	for (const wf of [submitter, receiver, exampleReceiver]) expect((await n8n.rest.waitForPublication(wf.id, { timeoutMs: 60_000 })).status).toBe('published');
 }, 15 * 60 * 1000);
 
 afterAll(async () => {
@@ -150,5 +160,26 @@ describe('fire and forget in a real n8n: Deliver Results To → RunComfy Webhook
 		const after = await allExecutions(n8n.rest, receiver.id);
 		expect(after).toHaveLength(before);
 		expect(n8n.logs().includes(pathToken)).toBe(false);
+	}, TEST_TIMEOUT);
+
+	it('examples/fire-and-forget-receive.json, with a token set and published: one execution per request, its image downloaded, routed to "Use the Images"', async () => {
+		const url = `${n8n.url}/webhook/${exampleWebhookId()}/${exampleToken}`;
+		const batch = await submitBatch(n8n.url, { deployment, n: 3, deliverTo: url, intermediate: false, prefix: 'example' });
+		const ids = batch.items.map((i) => String(i.request_id));
+		await waitFor('every result delivered', async () => deliveriesSettled(sandbox.log(), ids) || undefined, { limitMs: 120_000 });
+
+		const executions = await executionsOf(n8n.rest, exampleReceiver.id, ids.length);
+		expect(executions).toHaveLength(ids.length);
+		const used: string[] = [];
+		for (const summary of executions) {
+			const execution = await n8n.rest.getExecution(String(summary.id));
+			expect(execution.status).toBe('success');
+			expect(h.nodeItems(execution, 'Handle the Failure')).toBeUndefined();
+			const [item] = h.nodeItems(execution, 'Use the Images') ?? [];
+			expect(item.json).toMatchObject({ status: 'succeeded', event: 'request.succeeded', deployment_id: deployment });
+			expect(item.binary?.data).toMatchObject({ mimeType: 'image/png' });
+			used.push(String(item.json.request_id));
+		}
+		expect(used.sort()).toEqual([...ids].sort());
 	}, TEST_TIMEOUT);
 });

@@ -16,6 +16,7 @@ const NODE_TYPES = {
 	dataset: `${PACKAGE_NAME}.runComfyDataset`,
 	training: `${PACKAGE_NAME}.runComfyTraining`,
 	trigger: `${PACKAGE_NAME}.runComfyTrigger`,
+	webhookTrigger: `${PACKAGE_NAME}.runComfyWebhookTrigger`,
 };
 /** Login of the owner account the harness creates on a fresh `n8n start`. */
 const DEFAULT_OWNER = {
