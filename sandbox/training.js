@@ -147,8 +147,8 @@ function compute(sb, job, now = Date.now()) {
 		endStep = a.preemptStep;
 		reason = 'preempt';
 	}
-	const stepsFrom = startAt + (a.loadMs ?? 0);
-	const endAt = stepsFrom + (endStep - a.startStep) * ms + (reason === 'done' ? (a.saveMs ?? 0) : 0);
+	const stepsFrom = startAt + a.loadMs;
+	const endAt = stepsFrom + (endStep - a.startStep) * ms + (reason === 'done' ? a.saveMs : 0);
 	const stepAt = (t) => Math.min(endStep, a.startStep + (ms > 0 ? Math.floor(Math.max(0, t - stepsFrom) / ms) : endStep));
 	const base = { attempt: a, total, startAt, endAt };
 	if (a.cancelAt != null && a.cancelAt < endAt) {

@@ -123,11 +123,11 @@ async function measureBatch(sb, { n, config, receiver = 'trigger', env = {}, int
 			f.submitterWorkflow({ credential, name: 'Bench: fire and forget (submit)' }),
 			receiverWorkflow({ token, name: 'Bench: fire and forget (receive)' }),
 		]);
-		await h.publishWorkflow(uf, submitter.id);
-		await h.publishWorkflow(uf, receiverWf.id);
-		n8n = await h.startN8n(uf, { env: { ...N8N_ENV, ...env }, readyTimeoutMs: 180_000 });
-		await n8n.rest.setupOwner();
-		for (const wf of [submitter, receiverWf]) await n8n.rest.waitForPublication(wf.id, { timeoutMs: 120_000 });
+		({ n8n } = await h.startN8nWithPublished(uf, [submitter.id, receiverWf.id], {
+			env: { ...N8N_ENV, ...env },
+			readyTimeoutMs: 180_000,
+			publicationTimeoutMs: 120_000,
+		}));
 		const ctx = { submitter, receiver: receiverWf, token, intermediate, log };
 
 		// Warm-up (first executions: module loading, the trigger's ledger): not reported.

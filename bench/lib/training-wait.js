@@ -129,7 +129,7 @@ function trainingWaitSummary(t) {
 	return `Training waits (simulated, median delay from a job's end): ${parts.join('; ')}.`;
 }
 
-module.exports = { trainingWait, trainingWaitSection, trainingWaitSummary, makeJob, stepAt };
+module.exports = { trainingWait, trainingWaitSection, trainingWaitSummary };
 
 if (require.main === module) {
 	// Quick look: node bench/lib/training-wait.js [jobs] (uses dist/; build first)

@@ -257,6 +257,15 @@ export function startN8n(
 	userFolder: UserFolder,
 	opts?: { port?: number; home?: string; env?: Record<string, string>; readyTimeoutMs?: number; log?: Log; echo?: boolean },
 ): Promise<N8nInstance>;
+/**
+ * Publishes each workflow (`n8n publish:workflow`), starts `n8n start`, creates the owner account and waits until
+ * each publication settled; `statuses` in the order of `workflowIds` ('published' when it worked).
+ */
+export function startN8nWithPublished(
+	userFolder: UserFolder,
+	workflowIds: string[],
+	opts?: { port?: number; home?: string; env?: Record<string, string>; readyTimeoutMs?: number; log?: Log; echo?: boolean; publicationTimeoutMs?: number },
+): Promise<{ n8n: N8nInstance; statuses: string[] }>;
 export function run(
 	command: string,
 	args: string[],

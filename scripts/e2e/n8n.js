@@ -58,6 +58,7 @@ module.exports = {
 	nodeError: cli.nodeError,
 	RestClient,
 	startN8n: cli.startN8n,
+	startN8nWithPublished: cli.startN8nWithPublished,
 	run: processes.run,
 	killAll: processes.killAll,
 };

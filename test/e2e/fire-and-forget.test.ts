@@ -71,10 +71,9 @@ beforeAll(async () => {
 		[submitterWorkflow({ credential }), receiverWorkflow({ token: pathToken }), example],
 		{ credential },
 	);
-	for (const wf of [submitter, receiver, exampleReceiver]) await h.publishWorkflow(userFolder, wf.id);
-	n8n = await h.startN8n(userFolder, { env: N8N_ENV });
-	await n8n.rest.setupOwner();
-	for (const wf of [submitter, receiver, exampleReceiver]) expect((await n8n.rest.waitForPublication(wf.id, { timeoutMs: 60_000 })).status).toBe('published');
+	const started = await h.startN8nWithPublished(userFolder, [submitter.id, receiver.id, exampleReceiver.id], { env: N8N_ENV });
+	n8n = started.n8n;
+	expect(started.statuses).toEqual(['published', 'published', 'published']);
 }, 15 * 60 * 1000);
 
 afterAll(async () => {

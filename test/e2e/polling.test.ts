@@ -32,10 +32,9 @@ beforeAll(async () => {
 	userFolder = h.createUserFolder();
 	const credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
 	const workflows = await h.importWorkflow(userFolder, [modelRunWorkflow({ credential }), trainingWorkflow({ credential })]);
-	for (const wf of workflows) await h.publishWorkflow(userFolder, wf.id);
-	n8n = await h.startN8n(userFolder);
-	await n8n.rest.setupOwner();
-	for (const wf of workflows) expect((await n8n.rest.waitForPublication(wf.id, { timeoutMs: 60_000 })).status).toBe('published');
+	const started = await h.startN8nWithPublished(userFolder, workflows.map((wf) => wf.id));
+	n8n = started.n8n;
+	expect(started.statuses).toEqual(workflows.map(() => 'published'));
 }, 15 * 60 * 1000);
 
 afterAll(async () => {

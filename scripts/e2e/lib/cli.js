@@ -238,6 +238,21 @@ async function startN8n(userFolder, { port, home, env = {}, readyTimeoutMs = 120
 	return { url, port: listenPort, process: child, logs, rest: new RestClient(url), stop, exited };
 }
 
+/**
+ * The start of a suite that needs published workflows: publishes each of `workflowIds` (`n8n publish:workflow`,
+ * before n8n runs), starts `n8n start` (`startOpts` as startN8n's), creates the owner account and waits until
+ * n8n's (asynchronous) publication of each has settled. Resolves with the instance and each workflow's
+ * publication status, in order ('published' when it worked).
+ */
+async function startN8nWithPublished(userFolder, workflowIds, { publicationTimeoutMs = 60000, ...startOpts } = {}) {
+	for (const id of workflowIds) await publishWorkflow(userFolder, id);
+	const n8n = await startN8n(userFolder, startOpts);
+	await n8n.rest.setupOwner();
+	const statuses = [];
+	for (const id of workflowIds) statuses.push((await n8n.rest.waitForPublication(id, { timeoutMs: publicationTimeoutMs })).status);
+	return { n8n, statuses };
+}
+
 module.exports = {
 	n8nCli,
 	newId,
@@ -252,4 +267,5 @@ module.exports = {
 	nodeItems,
 	nodeError,
 	startN8n,
+	startN8nWithPublished,
 };
