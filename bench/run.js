@@ -8,7 +8,7 @@
  *              same with Parallel Status Checks = 1, and one run at a time (N executions back to back)
  *   requests   status requests per completed run vs the minimum (from the sandbox's request log)
  *   cpu        process CPU time while 100 runs of 30 s are being waited for
- *   memory     peak RSS downloading a 1 GiB and a 4 GiB output and uploading a 500 MB file to a dataset
+ *   memory     peak RSS downloading a 1 GiB and a 4 GiB output, uploading a 500 MB file and a 140 MB URL to a dataset
  *              (n8n's filesystem binary mode), against the file size
  *   pickers    time to the first page of the model picker on a 5,000-model catalog
  *   real       the same batch in the real n8n: HTTP Request + Wait + IF loop vs the RunComfy Model node;
@@ -88,7 +88,7 @@ function config(quick) {
 				sizes: [1, 10, 100],
 				sequentialSizes: [1, 10],
 				cpu: { items: 20, runMs: 10000 },
-				memory: { downloadNode: [64 * MiB], download1: 256 * MiB, download4: 1 * GiB, upload: 200 * 1000 * 1000 },
+				memory: { downloadNode: [64 * MiB], download1: 256 * MiB, download4: 1 * GiB, upload: 200 * 1000 * 1000, uploadFromUrl: 50 * 1000 * 1000 },
 				pickers: { catalogExtra: 5000, repeats: 5 },
 				real: { n: 5, scenarios: [{ runMs: 2000, waits: [1] }], pickerRepeats: 3 },
 				detection: { runs: 40, bounds: false },
@@ -105,7 +105,7 @@ function config(quick) {
 				repeats: { 1: 3, 10: 3, 100: 3 },
 				sequentialSizes: [1, 10, 100],
 				cpu: { items: 100, runMs: 30000 },
-				memory: { downloadNode: [256 * MiB], download1: 1 * GiB, download4: 4 * GiB, upload: 500 * 1000 * 1000 },
+				memory: { downloadNode: [256 * MiB], download1: 1 * GiB, download4: 4 * GiB, upload: 500 * 1000 * 1000, uploadFromUrl: 140 * 1000 * 1000 },
 				pickers: { catalogExtra: 5000, repeats: 10 },
 				real: {
 					n: 10,

@@ -1,7 +1,8 @@
 'use strict';
 /**
  * The memory benchmark: peak RSS while the BUILT nodes download large outputs (through the Model node and the
- * shared download path, with and without the size cap) and upload a large file to a dataset, inside n8n-core's
+ * shared download path, with and without the size cap) and upload large files to a dataset (from n8n's binary store,
+ * and from a URL), inside n8n-core's
  * engine in this process (filesystem binary mode), against the sandbox in its own process.
  */
 const crypto = require('crypto');
@@ -83,8 +84,7 @@ async function downloadThroughSharedPath(ctx, url, bytes, maxBytes) {
 	return { ...m, stored, bytes, maxBytes, skipped: outcome.skipped.map((s) => s.reason).join('; ') || undefined };
 }
 
-async function uploadToDataset(ctx, bytes) {
-	const { harness, nodes, creds, sb } = ctx;
+async function createDataset(sb) {
 	await sb.configure({ datasetReadyMs: 100 });
 	const created = await fetch(`${sb.urls.trainer}/prod/v1/trainers/datasets`, {
 		method: 'POST',
@@ -94,6 +94,18 @@ async function uploadToDataset(ctx, bytes) {
 	const dataset = await created.json();
 	const datasetId = dataset.id || dataset.dataset_id;
 	if (!datasetId) throw new Error(`could not create a dataset: ${JSON.stringify(dataset)}`);
+	return datasetId;
+}
+
+async function receivedBytes(sb, datasetId, fileName) {
+	const state = await sb.state();
+	const ds = state.datasets.find((d) => d.id === datasetId);
+	return ds ? (ds.files.find((f) => f.filename === fileName) || {}).size_bytes : undefined;
+}
+
+async function uploadToDataset(ctx, bytes) {
+	const { harness, nodes, creds, sb } = ctx;
+	const datasetId = await createDataset(sb);
 	const file = path.join(os.tmpdir(), `runcomfy-bench-upload-${process.pid}.mp4`);
 	await createPatternFile(file, bytes);
 	let res;
@@ -114,14 +126,43 @@ async function uploadToDataset(ctx, bytes) {
 			});
 		});
 		if (res.error) throw new Error(`upload failed: ${res.error.message} ${res.error.description || ''}`);
-		const state = await sb.state();
-		const ds = state.datasets.find((d) => d.id === datasetId);
-		const received = ds ? (ds.files.find((f) => f.filename === 'clip_0001.mp4') || {}).size_bytes : undefined;
+		const received = await receivedBytes(sb, datasetId, 'clip_0001.mp4');
 		const out = res.items[0].json;
 		return { ...m, bytes, received, method: out.upload_method || (out.uploads && out.uploads[0] && out.uploads[0].upload_method), output: JSON.stringify(out).slice(0, 300) };
 	} finally {
 		fs.rmSync(file, { force: true });
 	}
+}
+
+/**
+ * Upload From URL: the file streams from the sandbox's file host into the dataset's direct upload. A chunked file
+ * over 150 MB is stopped at the cap (`capped`), so that row shows the bytes streamed until then.
+ */
+async function uploadFromUrlToDataset(ctx, url, bytes, capped) {
+	const { harness, nodes, creds, sb } = ctx;
+	const datasetId = await createDataset(sb);
+	let res;
+	const m = await measurePeak(async (reset) => {
+		res = await runNodeRetrying(harness, {
+			node: new nodes.RunComfyDataset(),
+			// the sandbox's file host is on loopback, which Upload From URL refuses unless named
+			credentials: { ...creds, allowedDownloadHosts: '127.0.0.1' },
+			parameters: {
+				resource: 'dataset',
+				operation: 'uploadFromUrl',
+				dataset: { __rl: true, mode: 'id', value: datasetId },
+				url,
+			},
+			onStart: () => reset(),
+		});
+	});
+	const fileName = url.split('/').pop();
+	if (capped) {
+		if (!res.error) throw new Error(`the chunked upload over the cap was not stopped: ${JSON.stringify(res.items[0].json).slice(0, 300)}`);
+		return { ...m, bytes, received: await receivedBytes(sb, datasetId, fileName), stopped: res.error.message.replace(` at ${url}`, '') };
+	}
+	if (res.error) throw new Error(`upload from URL failed: ${res.error.message} ${res.error.description || ''}`);
+	return { ...m, bytes, received: await receivedBytes(sb, datasetId, fileName), method: res.items[0].json.upload_method };
 }
 
 async function memory(ctx, { log, sizes }) {
@@ -150,6 +191,12 @@ async function memory(ctx, { log, sizes }) {
 	gc();
 	log('  memory: upload to a dataset (signed URL)');
 	out.upload = await uploadToDataset(ctx, sizes.upload);
+	gc();
+	log('  memory: upload from a URL to a dataset (Content-Length)');
+	out.uploadFromUrl = await uploadFromUrlToDataset(ctx, `${sb.urls.files}/files/gen/${sizes.uploadFromUrl}/clip_0002.mp4`, sizes.uploadFromUrl, false);
+	gc();
+	log('  memory: upload from a URL, chunked, stopped at the 150 MB cap');
+	out.uploadFromUrlCapped = await uploadFromUrlToDataset(ctx, `${sb.urls.files}/files/chunked/${GiB}/clip_0003.mp4`, 150 * 1000 * 1000, true);
 	gc();
 	return out;
 }

@@ -190,6 +190,22 @@ function memorySection(m) {
 			m.upload.bytes,
 			`${m.upload.method || '?'} upload; the sandbox received ${m.upload.received === undefined ? '?' : `${m.upload.received} bytes`}`,
 		),
+		...(m.uploadFromUrl
+			? [
+					memRow(
+						'Dataset node uploads from a URL (Content-Length; streamed from the file host to the upload)',
+						m.uploadFromUrl,
+						m.uploadFromUrl.bytes,
+						`${m.uploadFromUrl.method || '?'} upload; the sandbox received ${m.uploadFromUrl.received === undefined ? '?' : `${m.uploadFromUrl.received} bytes`}`,
+					),
+					memRow(
+						'Dataset node uploads from a URL, chunked (no Content-Length), over the 150 MB cap',
+						m.uploadFromUrlCapped,
+						m.uploadFromUrlCapped.bytes,
+						`not kept: ${m.uploadFromUrlCapped.stopped}${m.uploadFromUrlCapped.received ? ` (yet the sandbox kept ${m.uploadFromUrlCapped.received} bytes)` : ''}`,
+					),
+				]
+			: []),
 	];
 	return [
 		'## Memory (n8n binary data mode: filesystem)',
@@ -199,7 +215,7 @@ function memorySection(m) {
 			'The file streams between the sandbox (its own process) and n8n\'s filesystem binary store. The Model node caps ' +
 			'downloads at 2 GiB (Max Download Size), so the 4 GiB output is measured twice: through the node (refused at the cap) ' +
 			'and through the same download code the node uses (nodes/shared/download, `downloadAll`) with the cap raised, inside a ' +
-			'real execution context. A 16 MiB download runs first and is not reported (one-time costs). In the chunked case the size is only known while streaming, so the cap stops the transfer mid-way; the File column shows the bytes streamed until then.',
+			'real execution context. A 16 MiB download runs first and is not reported (one-time costs). In the chunked cases the size is only known while streaming, so the cap stops the transfer mid-way; the File column shows the bytes streamed until then. Upload From URL streams the file from the sandbox\'s file host into the dataset\'s direct upload (150 MB at most).',
 		'',
 		table(['Case', 'File', 'Peak RSS growth', 'Growth ÷ file', 'Time', 'Result'], rows),
 	].join('\n');
@@ -292,7 +308,7 @@ function summaryLines(results) {
 	}
 	if (results.memory) {
 		const m = results.memory;
-		const all = [...(m.nodeSmall || []), m.node1g, m.shared4g, m.chunkedCap, m.upload];
+		const all = [...(m.nodeSmall || []), m.node1g, m.shared4g, m.chunkedCap, m.upload, ...(m.uploadFromUrl ? [m.uploadFromUrl, m.uploadFromUrlCapped] : [])];
 		const maxGrowth = Math.max(...all.map((x) => x.growth));
 		lines.push(
 			`Memory: peak RSS grows by at most ${(maxGrowth / MiB).toFixed(0)} MiB for files from ${fmtBytes(Math.min(...all.map((x) => Math.min(x.bytes, x.maxBytes || Infinity))))} to ${fmtBytes(Math.max(...all.map((x) => x.stored || 0)))} stored (filesystem binary mode): it does not grow with the file.`,
