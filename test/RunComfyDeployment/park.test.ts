@@ -14,6 +14,7 @@ import { setRetryPolicy } from '../../nodes/shared/transport';
 import { runNode } from '../helpers/engine';
 import type { RunNodeResult } from '../helpers/engine';
 import { callParkedWebhook } from '../helpers/engine-webhook';
+import { holdDeploymentQueue } from '../helpers/sandboxCalls';
 import { credentialsFor, deploymentId, inferences, isResult, isStatus, locator, node, until, useSandbox } from './setup';
 
 const sb = useSandbox();
@@ -61,7 +62,12 @@ async function finalEvent(requestId: string): Promise<Record<string, unknown>> {
 	return (await res.json()) as Record<string, unknown>;
 }
 
-const allEnded = () => sb.state().runs.every((r) => r.finishedAt !== null && r.finishedAt <= Date.now());
+/** The node's requests (not the holders of a queue) ended. */
+const requestsEnded = (ids: string[]) => () =>
+	ids.every((id) => {
+		const run = sb.state().runs.find((r) => r.id === id);
+		return run?.finishedAt != null && run.finishedAt <= Date.now();
+	});
 
 describe('parking a batch', () => {
 	it('submits each item with its callback URL, checks each status once and parks with the ids in its stack entry', async () => {
@@ -191,19 +197,26 @@ describe('the public URL check', () => {
 });
 
 describe('the webhook of a parked batch', () => {
-	/** Three requests, run one after another (capacity 1), 300 ms each: they end in item order. */
-	async function parkInOrder(): Promise<RunNodeResult> {
-		sb.reset({ runDurationMs: 300, queueMs: 0, capacity: 1, ...NO_CALLBACKS });
-		const result = await park({ downloadOutputs: true });
+	/**
+	 * Three parked requests of 300 ms that end in item order, the later two only when the test lets them: request 0
+	 * runs on the text-to-image deployment at once; requests 1 and 2 wait on the image-to-image deployment, whose one
+	 * slot a holder takes (../helpers/sandboxCalls), until `release()`; then they run one after the other. So the
+	 * test sees request 0 ended while 1 is provably not, however slow the machine.
+	 */
+	async function parkInOrder(): Promise<{ result: RunNodeResult; release: () => Promise<void> }> {
+		sb.reset({ runDurationMs: 300, queueMs: 0, ...NO_CALLBACKS });
+		const held = deploymentId(sb, 'flux-image-to-image');
+		const hold = await holdDeploymentQueue(sb, held, 1);
+		const result = await park({ downloadOutputs: true }, [deploymentId(sb, 'sdxl-text-to-image'), held, held]);
 		expect(result.status).toBe('waiting');
-		return result;
+		return { result, release: hold.release };
 	}
 
 	const call = async (result: RunNodeResult, item: string | undefined, body: unknown) =>
 		await callParkedWebhook(result, { query: { signature: 'checked-by-n8n', ...(item === undefined ? {} : { item }) }, body }, node);
 
 	it('ignores (and acknowledges) intermediate events and callbacks that name no request of this execution', async () => {
-		const result = await parkInOrder();
+		const { result } = await parkInOrder();
 		const [r0, r1] = requestIds(result);
 		sb.clearLog();
 		const answers = [
@@ -229,19 +242,20 @@ describe('the webhook of a parked batch', () => {
 	});
 
 	it('stays parked while a later request runs, checking only the next one; the last callback resumes with every result', async () => {
-		const result = await parkInOrder();
+		const { result, release } = await parkInOrder();
 		const ids = requestIds(result);
-		await until(() => (sb.state().runs.find((r) => r.id === ids[0])?.finishedAt ?? Infinity) <= Date.now(), 'the first request ended');
+		await until(requestsEnded(ids.slice(0, 1)), 'the first request ended');
 		const firstEvent = await finalEvent(ids[0]);
 		sb.clearLog();
 		const first = await call(result, '0', firstEvent);
 		expect(first.status).toBe(200);
 		expect(first.response.workflowData).toBeUndefined();
-		// Only the next request was checked (it is still running), nothing fetched.
+		// Only the next request was checked (it has not ended), nothing fetched.
 		expect(sb.log().filter(isStatus).map((e) => e.path)).toEqual([expect.stringContaining(ids[1])]);
 		expect(sb.log().filter(isResult)).toHaveLength(0);
 
-		await until(allEnded, 'every request ended', 20_000);
+		await release();
+		await until(requestsEnded(ids), 'every request ended', 20_000);
 		const lastEvent = await finalEvent(ids[2]);
 		sb.clearLog();
 		const last = await call(result, '2', lastEvent);
@@ -266,9 +280,10 @@ describe('the webhook of a parked batch', () => {
 	});
 
 	it('finishes a batch once when the last callback is delivered twice at the same time', async () => {
-		const result = await parkInOrder();
+		const { result, release } = await parkInOrder();
 		const ids = requestIds(result);
-		await until(allEnded, 'every request ended', 20_000);
+		await release();
+		await until(requestsEnded(ids), 'every request ended', 20_000);
 		const event = await finalEvent(ids[2]);
 		sb.clearLog();
 		const both = await Promise.all([call(result, '2', event), call(result, '2', event)]);
@@ -285,6 +300,8 @@ describe('the webhook of a parked batch', () => {
 	it('every request ending at once: the callbacks arriving together cost one check of each request, and one resumes', async () => {
 		sb.reset({ runDurationMs: 300, queueMs: 0, ...NO_CALLBACKS });
 		const id = deploymentId(sb, 'sdxl-text-to-image');
+		// held in the queue until the node has parked, then all six run at once
+		const hold = await holdDeploymentQueue(sb, id, 6);
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
@@ -293,7 +310,8 @@ describe('the webhook of a parked batch', () => {
 		});
 		expect(result.status).toBe('waiting');
 		const ids = requestIds(result);
-		await until(allEnded, 'every request ended', 20_000);
+		await hold.release();
+		await until(requestsEnded(ids), 'every request ended', 20_000);
 		const events = await Promise.all(ids.map(async (rid) => await finalEvent(rid)));
 		sb.clearLog();
 		const answers = await Promise.all(ids.map(async (_, i) => await call(result, String(i), events[i])));
@@ -306,9 +324,10 @@ describe('the webhook of a parked batch', () => {
 	});
 
 	it('answers 503 when another request cannot be checked, so RunComfy calls again', async () => {
-		const result = await parkInOrder();
+		const { result, release } = await parkInOrder();
 		const ids = requestIds(result);
-		await until(allEnded, 'every request ended', 20_000);
+		await release();
+		await until(requestsEnded(ids), 'every request ended', 20_000);
 		const event = await finalEvent(ids[0]);
 		sb.configure({ faults: { rate5xx: 1, pathPrefixes: ['/prod/v2/deployments/'] } });
 		const previous = setRetryPolicy({ baseDelayMs: 5, maxDelayMs: 20 });
@@ -329,10 +348,13 @@ describe('the webhook of a parked batch', () => {
 		const failing = deploymentId(sb, 'flux-image-to-image');
 		sb.reset({ runDurationMs: 200, queueMs: 0, failingModels: { [failing]: 'CLIPTextEncode: text too long' }, ...NO_CALLBACKS });
 		const ok = deploymentId(sb, 'sdxl-text-to-image');
+		// held in the queues until the node has parked
+		const holds = [await holdDeploymentQueue(sb, ok, 2), await holdDeploymentQueue(sb, failing, 1)];
 		const result = await park({}, [ok, failing, ok]);
 		expect(result.status).toBe('waiting');
 		const ids = requestIds(result);
-		await until(allEnded, 'every request ended', 20_000);
+		for (const hold of holds) await hold.release();
+		await until(requestsEnded(ids), 'every request ended', 20_000);
 		const answer = await call(result, '1', await finalEvent(ids[1]));
 		const out = answer.response.workflowData?.[0] ?? [];
 		expect(out.map((i) => i.json.status)).toEqual(['succeeded', 'failed', 'succeeded']);

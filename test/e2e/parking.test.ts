@@ -15,6 +15,7 @@ import * as h from '../../scripts/e2e/n8n';
 import type { ExecutionItem, N8nInstance, RunJson, UserFolder, WorkflowJson } from '../../scripts/e2e/n8n';
 import { deliveryInFlight, parkingWorkflow, startRun, waitFor, waitForStatus } from '../../scripts/e2e/parking';
 import type { ParkBody } from '../../scripts/e2e/parking';
+import { holdDeploymentQueue } from '../helpers/sandboxCalls';
 
 const TEST_TIMEOUT = 4 * 60 * 1000;
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
@@ -60,10 +61,20 @@ function items(execution: RunJson, node: string): ExecutionItem[] {
 	return list;
 }
 
-/** The sandbox's runs in item order: the item index is in each run's callback URL (`&item=<i>`). */
+/** The node's requests in item order: the item index is in each run's callback URL (`&item=<i>`); holders have none. */
 function runsByItem(): Array<{ id: string; webhook?: string; body: unknown }> {
 	const item = (r: { webhook?: string }) => Number(new URL(String(r.webhook)).searchParams.get('item'));
-	return [...sandbox.state().runs].sort((a, b) => item(a) - item(b));
+	return [...sandbox.state().runs].filter((r) => r.webhook).sort((a, b) => item(a) - item(b));
+}
+
+/**
+ * Keeps the node's next `slots` requests queued until `release()` (../helpers/sandboxCalls), so n8n can be seen
+ * parked, or stopped, before any of them ends, however slow the machine; the log starts after the holders.
+ */
+async function holdQueue(slots: number, deployment = sdxl) {
+	const hold = await holdDeploymentQueue(sandbox, deployment, slots);
+	sandbox.clearLog();
+	return hold;
 }
 
 const prompts = (n: number, deployment = sdxl): ParkBody['items'] => Array.from({ length: n }, (_, i) => ({ deployment, prompt: `parked prompt ${i}` }));
@@ -93,9 +104,11 @@ beforeEach(() => sandbox.reset(CONFIG));
 
 describe('parked Inference → Run in a real n8n', () => {
 	it('a batch parks (stored as waiting, no status request while parked) and resumes on the callbacks with every result and file', async () => {
+		const hold = await holdQueue(4);
 		const id = await run({ items: prompts(4), maxWait: 600 });
 		const parked = await waitForStatus(n8n.rest, workflow.id, id, ['waiting']);
 		expect(Date.parse(String(parked.waitTill)) - Date.now()).toBeGreaterThan(500_000);
+		await hold.release();
 		const execution = await finished(id);
 		expect(execution.status).toBe('success');
 		// Every delivery under way answered (an entry without status or error is still in flight).
@@ -168,10 +181,12 @@ describe('parked Inference → Run in a real n8n', () => {
 	}, TEST_TIMEOUT);
 
 	it('a restart of n8n while parked loses nothing', async () => {
+		const hold = await holdQueue(3);
 		const id = await run({ items: prompts(3), maxWait: 600 });
 		await waitForStatus(n8n.rest, workflow.id, id, ['waiting']);
 		await n8n.stop();
-		// The requests end while n8n is down: their callbacks fail and RunComfy retries them.
+		// The requests run and end only now, while n8n is down: their callbacks fail and RunComfy retries them.
+		await hold.release();
 		const ids = runsByItem().map((r) => r.id);
 		await waitFor('a failed callback for every request', async () =>
 			ids.every((rid) => sandbox.log().some((e) => isCallback(e) && e.requestId === rid && e.status !== 200)) || undefined,

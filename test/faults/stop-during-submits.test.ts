@@ -33,8 +33,11 @@ const WAIT = { pollIntervalSeconds: 0.05, maxPollIntervalSeconds: 0.1, maxWaitSe
 /** Six items, four submitted at once (the flow's bound): Stop finds four on the wire and two not yet sent. */
 const N = 6;
 const IN_FLIGHT = 4;
-/** Paid POSTs create their run at once and answer this much later. */
-const SLOW_ANSWER = { rateSlow: 1, slowMs: 1500, paidFaultTiming: 'after' as const, methods: ['POST'] };
+/**
+ * Paid POSTs create their run at once and answer this much later: long enough for all four to be seen in flight on
+ * a loaded machine, well within the 10 s Stop waits for answers.
+ */
+const SLOW_ANSWER = { rateSlow: 1, slowMs: 4000, paidFaultTiming: 'after' as const, methods: ['POST'] };
 
 const sb = useFaultSandbox();
 

@@ -156,6 +156,32 @@ export async function submitInference(sb: Sandbox, deploymentId: string): Promis
 	return res.data.request_id as string;
 }
 
+/** How long the requests that hold a queue run unless released (far beyond any test). */
+const HOLD_MS = 600_000;
+
+/**
+ * Holds a deployment's queue, as a busy service would: its capacity becomes `slots`, and `slots` requests of 10
+ * minutes take every slot, so the requests submitted next wait in_queue until `release()` cancels the holders;
+ * they start from that moment and run their usual time. For tests that must act while requests are provably not
+ * done (park, stop n8n, ...) instead of racing their run time. The holders carry no webhook.
+ */
+export async function holdDeploymentQueue(sb: Sandbox, deploymentId: string, slots: number): Promise<{ holders: string[]; release: () => Promise<void> }> {
+	sb.configure({ capacities: { [deploymentId]: slots }, modelDurations: { [deploymentId]: HOLD_MS } });
+	const holders: string[] = [];
+	for (let i = 0; i < slots; i++) holders.push(await submitInference(sb, deploymentId));
+	// Run times are drawn at submission: the requests after the holders get the deployment's usual time again.
+	sb.configure({ modelDurations: { [deploymentId]: undefined as unknown as number } });
+	return {
+		holders,
+		release: async () => {
+			for (const id of holders) {
+				const res = await client(sb).post(`${sb.urls.serverless}/prod/v2/deployments/${deploymentId}/requests/${id}/cancel`);
+				expect(res.status).toBeLessThan(300);
+			}
+		},
+	};
+}
+
 export function runState(sb: Sandbox, id: string) {
 	const r = sb.state().runs.find((x) => x.id === id);
 	if (!r) throw new Error(`run ${id} not in the sandbox`);

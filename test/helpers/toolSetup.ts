@@ -59,8 +59,9 @@ export function expectSummary(json: IDataObject, ...mentions: string[]): string 
  */
 export function virtualWaitClock(): { elapsedMs(): number; restore(): void } {
 	let virtual = 0;
-	const realNow = Date.now;
-	const now = jest.spyOn(realClock, 'now').mockImplementation(() => realNow() + virtual);
+	// Time passes only by the sleeps: however long the machine takes to run the tool, it waits the same virtual time.
+	const start = Date.now();
+	const now = jest.spyOn(realClock, 'now').mockImplementation(() => start + virtual);
 	const sleep = jest.spyOn(realClock, 'sleep').mockImplementation(async (ms: number, signal?: AbortSignal) => {
 		if (signal?.aborted) throw signal.reason;
 		virtual += ms;

@@ -127,7 +127,8 @@ describe('sandbox webhooks', () => {
 	});
 
 	it('treats an unanswered delivery as failed after timeoutMs and retries it', async () => {
-		sb.configure({ webhooks: { timeoutMs: 100 } });
+		// 2 s: the first attempt hangs; the second is answered at once, well within it however loaded the machine
+		sb.configure({ webhooks: { timeoutMs: 2000 } });
 		receiver.answerWith((_d, i) => (i === 0 ? 'hang' : 200));
 		const rid = await submit(receiver.url('/slow'));
 		await waitForFinal(rid);

@@ -14,6 +14,7 @@ import { parkingWorkflow, startRun, waitFor, waitForStatus } from '../../../scri
 import { modelRunWorkflow, requestsPerRun, runModels } from '../../../scripts/e2e/polling';
 import * as q from '../../../scripts/queue/queue';
 import type { QueueServices, QueueWorker } from '../../../scripts/queue/queue';
+import { holdDeploymentQueue } from '../../helpers/sandboxCalls';
 
 const CONFIG: SandboxConfig = {
 	runDurationMs: 4000,
@@ -87,6 +88,9 @@ describe('parked Inference → Run in n8n queue mode (main + worker, PostgreSQL,
 		const rest = () => (main as N8nInstance).rest;
 		const deployment = sb.stable.deployments.textToImage;
 		const known = new Set<string>();
+		// The requests stay queued until both processes are down, however slow the machine (../../helpers/sandboxCalls).
+		const hold = await holdDeploymentQueue(sb, deployment, 3);
+		sb.clearLog();
 		const id = await startRun(rest(), (main as N8nInstance).url, {
 			workflowId: workflow.id,
 			known,
@@ -95,12 +99,13 @@ describe('parked Inference → Run in n8n queue mode (main + worker, PostgreSQL,
 		await waitForStatus(rest(), workflow.id, id, ['waiting'], { limitMs: 120_000 });
 		expect((worker as QueueWorker).executions()).toContain(id);
 
-		// Both processes go down while parked; the requests end meanwhile and their callbacks fail.
+		// Both processes go down while parked; the requests run and end only then, and their callbacks fail.
 		await stopWorker();
 		await (main as N8nInstance).stop();
-		// In item order: each run's callback URL names its item.
+		await hold.release();
+		// In item order: each run's callback URL names its item (the holders have none).
 		const item = (r: { webhook?: string }) => Number(new URL(String(r.webhook)).searchParams.get('item'));
-		const ids = [...sb.state().runs].sort((a, b) => item(a) - item(b)).map((r) => r.id);
+		const ids = [...sb.state().runs].filter((r) => r.webhook).sort((a, b) => item(a) - item(b)).map((r) => r.id);
 		await waitFor('a failed callback for every request', async () =>
 			ids.every((rid) => sb.log().some((e) => isCallback(e) && e.requestId === rid && e.status !== 200)) || undefined,
 		{ limitMs: 60_000 });
@@ -129,6 +134,9 @@ describe('parked Inference → Run in n8n queue mode (main + worker, PostgreSQL,
 		const batch = (tag: string) => [0, 1, 2].map((i) => ({ model: sb.stable.models.textToImage, prompt: `${tag} ${i}` }));
 		const ran = (worker as QueueWorker).executions().length;
 		const first = await runModels((main as N8nInstance).url, batch('queue first'));
+		// The second execution's runs end sooner than learned: its planned result requests find them ended however
+		// late the worker sends them; a worker that had not learned would still ask for their status first.
+		sb.configure({ runDurationMs: CONFIG.runDurationMs! / 2 });
 		const second = await runModels((main as N8nInstance).url, batch('queue second'));
 		expect([...first.items, ...second.items].map((item) => item.status)).toEqual(Array(6).fill('succeeded'));
 		// Both executions ran on the one worker, which learned from the first what plans the second.

@@ -71,9 +71,10 @@ describe('retries of reads and polls', () => {
 	});
 
 	it('retries a read that timed out', async () => {
-		// Seed 8: the first request is slow (past our 300 ms timeout), the second is not.
-		sb.configure({ faults: { rateSlow: 0.5, slowMs: 1500, seed: 8, pathPrefixes: ['/prod/v2/balance'] } });
-		const balance = await run(async (ctx) => await apiRequest(ctx, { family: 'serverless', method: 'GET', path: '/prod/v2/balance', timeoutMs: 300 }));
+		// Seed 8: the first request is slow (10 s, far past our 2 s timeout), the second is not (and answers well
+		// within 2 s however loaded the machine).
+		sb.configure({ faults: { rateSlow: 0.5, slowMs: 10_000, seed: 8, pathPrefixes: ['/prod/v2/balance'] } });
+		const balance = await run(async (ctx) => await apiRequest(ctx, { family: 'serverless', method: 'GET', path: '/prod/v2/balance', timeoutMs: 2000 }));
 		expect(balance).toMatchObject({ balance_microdollars: 5_000_000 });
 		expect(apiCalls(sb).map((e) => e.fault ?? 'none')).toEqual(['slow', 'none']);
 	});
