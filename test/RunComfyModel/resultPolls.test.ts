@@ -50,7 +50,8 @@ describe('Model → Run: the poll expected to see the end asks for the result', 
 
 	it.each([false, true])('a run slower than learned (result asked for too early, 400 form: %s) is still seen and fetched', async (notReady400) => {
 		await run();
-		sb.configure({ runDurationMs: 4_000, quirks: { resultNotReady400: notReady400 } });
+		// far slower than learned, so the learned result request finds it going even when a loaded machine sends it late
+		sb.configure({ runDurationMs: 8_000, quirks: { resultNotReady400: notReady400 } });
 		try {
 			const slow = await run();
 			expect(slow.json).toMatchObject({ status: 'succeeded', cost: expect.any(Number) });

@@ -147,7 +147,8 @@ describe('sandbox deployments', () => {
 		});
 
 		it('runs on v1 and v2 paths through in_queue -> in_progress (instance_id) -> completed, outputs per node', async () => {
-			sb.configure({ queueMs: 300, runDurationMs: 300 });
+			// 1 s in each state: every state is seen even when a loaded machine stalls a poll
+			sb.configure({ queueMs: 1000, runDurationMs: 1000 });
 			for (const ver of ['v1', 'v2']) {
 				const sub = await infer(I2I, { overrides: { 6: { inputs: { text: 'a cat' } }, 10: { inputs: { image: PNG_DATA_URI } } } }, ver);
 				expect(sub.status).toBe(200);

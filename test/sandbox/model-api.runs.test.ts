@@ -11,7 +11,8 @@ describe('sandbox Model API: runs', () => {
 
 	describe('run state machine', () => {
 		it('goes in_queue (with queue_position) -> in_progress -> completed and the result succeeds with outputs', async () => {
-			sb.configure({ queueMs: 400, runDurationMs: 400 });
+			// 1.5 s in each state: every state is seen even when a loaded machine stalls a poll
+			sb.configure({ queueMs: 1500, runDurationMs: 1500 });
 			const sub = await client(sb).post(`${M()}/v1/models/${T2I}`, { prompt: 'a cat', num_images: 2, output_format: 'webp' });
 			expect(sub.status).toBe(200);
 			const id = sub.data.request_id;

@@ -120,7 +120,8 @@ describe('sandbox run times and queueing', () => {
 		});
 
 		it('counts queue_position down as the runs ahead start; each run starts when the one ahead ends', async () => {
-			sb.configure({ queueMs: 0, runDurationMs: 250, capacity: 1 });
+			// 0.8 s per run: each position is seen even when a loaded machine stalls a poll
+			sb.configure({ queueMs: 0, runDurationMs: 800, capacity: 1 });
 			const ids: string[] = [];
 			for (let i = 0; i < 4; i++) ids.push(await submitModel());
 			const positions: Array<number | string> = [];

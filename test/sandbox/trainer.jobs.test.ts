@@ -52,12 +52,13 @@ describe('sandbox trainer: training jobs', () => {
 
 		it('runs IN_QUEUE -> RUNNING -> STOPPED with growing checkpoints and samples', async () => {
 			await readyDataset();
-			sb.configure({ trainingStepMs: 10, queueMs: 100 });
+			// 1 s of steps: RUNNING is seen even when a loaded machine stalls a poll (IN_QUEUE is the submit's answer)
+			sb.configure({ trainingStepMs: 25, queueMs: 100 });
 			const wallet = sb.state().walletMicrodollars;
 			const job = (await submit({ config_file_format: 'yaml', config_file: config({ steps: 40, saveEvery: 10 }), gpu_type: 'ADA_80_PLUS', gpu_count: 8 })).data;
 			expect(job).toMatchObject({ name: 'my_first_lora', status: 'IN_QUEUE', progress: { current_step: 0, total_steps: 40, percent: 0 } });
 			expect(sb.state().walletMicrodollars).toBe(wallet - 250_000);
-			const seen: string[] = [];
+			const seen: string[] = [job.status];
 			const counts: number[] = [];
 			await pollUntil(
 				async () => {
@@ -93,9 +94,10 @@ describe('sandbox trainer: training jobs', () => {
 
 		it('reports RUNNING at the first step while loading and with every step done while saving', async () => {
 			await readyDataset();
-			sb.configure({ trainingStepMs: 30, queueMs: 0, trainingLoadMs: 600, trainingSaveMs: 600 });
+			// 1.5 s per phase: each is seen even when a loaded machine stalls a poll (loading is also the submit's answer)
+			sb.configure({ trainingStepMs: 75, queueMs: 0, trainingLoadMs: 1500, trainingSaveMs: 1500 });
 			const job = (await submit({ config_file_format: 'yaml', config_file: config({ steps: 20 }), gpu_type: 'ADA_80_PLUS' })).data;
-			const seen: string[] = [];
+			const seen: string[] = [`${job.status} ${job.progress.current_step}/${job.progress.total_steps}`];
 			await pollUntil(
 				async () => {
 					const s = await status(job.id);

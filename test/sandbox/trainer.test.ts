@@ -33,7 +33,8 @@ describe('sandbox trainer: datasets', () => {
 		});
 
 		it('goes DRAFT -> UPLOADING -> READY and lists uploaded files with sizes', async () => {
-			sb.configure({ datasetReadyMs: 300 });
+			// UPLOADING until the test lets it become READY (the sandbox reads datasetReadyMs at each status)
+			sb.configure({ datasetReadyMs: 60_000 });
 			const id = (await client(sb).post(`${T()}${D}`, { name: 'dogs' })).data.id;
 			const up = await client(sb).post(`${T()}${D}/${id}/upload`, form('img_0001.jpg', Buffer.alloc(1234, 7)));
 			expect(up.status).toBe(200);
@@ -41,6 +42,8 @@ describe('sandbox trainer: datasets', () => {
 			const cap = await client(sb).post(`${T()}${D}/${id}/upload`, { filename: 'img_0001.txt', text: 'a photo of sks dog' });
 			expect(cap.data).toMatchObject({ filename: 'img_0001.txt', size_bytes: 18 });
 			const seen: string[] = ['DRAFT'];
+			seen.push((await client(sb).get(`${T()}${D}/${id}/status`)).data.status);
+			sb.configure({ datasetReadyMs: 0 });
 			const final = await pollUntil(
 				async () => {
 					const s = (await client(sb).get(`${T()}${D}/${id}/status`)).data;
