@@ -25,6 +25,12 @@ interface Timer {
 export class VirtualClock implements Clock {
 	t = 0;
 
+	/**
+	 * The jitter's random numbers, seeded: the same test polls at the same times on every run (Math.random made
+	 * statistical comparisons of two schedules pass or fail by the draw).
+	 */
+	random: () => number = mulberry32(1);
+
 	private seq = 0;
 
 	private timers: Timer[] = [];
