@@ -10,6 +10,9 @@ export function waitFor<T>(what: string, check: () => Promise<T | undefined | fa
 /** A webhook delivery in the sandbox's request log still waiting for its answer. */
 export function deliveryInFlight(entry: { api?: string; status?: number; error?: string; refused?: unknown }): boolean;
 
+/** The parked node's requests among the sandbox's runs, in item order (runs without a callback URL left out). */
+export function requestsByItem<T extends { webhook?: string }>(runs: T[]): T[];
+
 /** The body of one run: `items` become the Run node's input items. */
 export interface ParkBody {
 	items: Array<{ deployment: string; prompt: string }>;

@@ -101,4 +101,13 @@ async function waitForStatus(rest, workflowId, id, statuses, opts = {}) {
  */
 const deliveryInFlight = (e) => e.api === 'webhook' && !e.status && !e.error && !e.refused;
 
-module.exports = { parkingWorkflow, waitFor, startRun, executionSummary, waitForStatus, deliveryInFlight, PARKING_NODE_IDS: IDS };
+/**
+ * The parked node's requests among the sandbox's runs, in item order: each callback URL names its item
+ * (`&item=<i>`); runs without one (the holders of a queue) are left out.
+ */
+function requestsByItem(runs) {
+	const item = (r) => Number(new URL(String(r.webhook)).searchParams.get('item'));
+	return runs.filter((r) => r.webhook).sort((a, b) => item(a) - item(b));
+}
+
+module.exports = { parkingWorkflow, waitFor, startRun, executionSummary, waitForStatus, deliveryInFlight, requestsByItem, PARKING_NODE_IDS: IDS };

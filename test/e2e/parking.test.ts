@@ -13,7 +13,7 @@ import { startSandbox } from '../../sandbox';
 import type { RequestLogEntry, Sandbox, SandboxConfig } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
 import type { ExecutionItem, N8nInstance, RunJson, UserFolder, WorkflowJson } from '../../scripts/e2e/n8n';
-import { deliveryInFlight, parkingWorkflow, startRun, waitFor, waitForStatus } from '../../scripts/e2e/parking';
+import { deliveryInFlight, parkingWorkflow, requestsByItem, startRun, waitFor, waitForStatus } from '../../scripts/e2e/parking';
 import type { ParkBody } from '../../scripts/e2e/parking';
 import { holdDeploymentQueue } from '../helpers/sandboxCalls';
 
@@ -61,11 +61,8 @@ function items(execution: RunJson, node: string): ExecutionItem[] {
 	return list;
 }
 
-/** The node's requests in item order: the item index is in each run's callback URL (`&item=<i>`); holders have none. */
-function runsByItem(): Array<{ id: string; webhook?: string; body: unknown }> {
-	const item = (r: { webhook?: string }) => Number(new URL(String(r.webhook)).searchParams.get('item'));
-	return [...sandbox.state().runs].filter((r) => r.webhook).sort((a, b) => item(a) - item(b));
-}
+/** The node's requests in item order (scripts/e2e/parking.js). */
+const runsByItem = () => requestsByItem(sandbox.state().runs);
 
 /**
  * Keeps the node's next `slots` requests queued until `release()` (../helpers/sandboxCalls), so n8n can be seen

@@ -165,14 +165,13 @@ const HOLD_MS = 600_000;
  * they start from that moment and run their usual time. For tests that must act while requests are provably not
  * done (park, stop n8n, ...) instead of racing their run time. The holders carry no webhook.
  */
-export async function holdDeploymentQueue(sb: Sandbox, deploymentId: string, slots: number): Promise<{ holders: string[]; release: () => Promise<void> }> {
+export async function holdDeploymentQueue(sb: Sandbox, deploymentId: string, slots: number): Promise<{ release: () => Promise<void> }> {
 	sb.configure({ capacities: { [deploymentId]: slots }, modelDurations: { [deploymentId]: HOLD_MS } });
 	const holders: string[] = [];
 	for (let i = 0; i < slots; i++) holders.push(await submitInference(sb, deploymentId));
 	// Run times are drawn at submission: the requests after the holders get the deployment's usual time again.
 	sb.configure({ modelDurations: { [deploymentId]: undefined as unknown as number } });
 	return {
-		holders,
 		release: async () => {
 			for (const id of holders) {
 				const res = await client(sb).post(`${sb.urls.serverless}/prod/v2/deployments/${deploymentId}/requests/${id}/cancel`);

@@ -10,7 +10,7 @@ import { startSandbox } from '../../../sandbox';
 import type { RequestLogEntry, Sandbox, SandboxConfig } from '../../../sandbox';
 import * as h from '../../../scripts/e2e/n8n';
 import type { ExecutionItem, N8nInstance, UserFolder, WorkflowJson } from '../../../scripts/e2e/n8n';
-import { parkingWorkflow, startRun, waitFor, waitForStatus } from '../../../scripts/e2e/parking';
+import { parkingWorkflow, requestsByItem, startRun, waitFor, waitForStatus } from '../../../scripts/e2e/parking';
 import { modelRunWorkflow, requestsPerRun, runModels } from '../../../scripts/e2e/polling';
 import * as q from '../../../scripts/queue/queue';
 import type { QueueServices, QueueWorker } from '../../../scripts/queue/queue';
@@ -103,9 +103,7 @@ describe('parked Inference → Run in n8n queue mode (main + worker, PostgreSQL,
 		await stopWorker();
 		await (main as N8nInstance).stop();
 		await hold.release();
-		// In item order: each run's callback URL names its item (the holders have none).
-		const item = (r: { webhook?: string }) => Number(new URL(String(r.webhook)).searchParams.get('item'));
-		const ids = [...sb.state().runs].filter((r) => r.webhook).sort((a, b) => item(a) - item(b)).map((r) => r.id);
+		const ids = requestsByItem(sb.state().runs).map((r) => r.id);
 		await waitFor('a failed callback for every request', async () =>
 			ids.every((rid) => sb.log().some((e) => isCallback(e) && e.requestId === rid && e.status !== 200)) || undefined,
 		{ limitMs: 60_000 });
