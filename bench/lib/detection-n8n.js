@@ -145,9 +145,11 @@ function summarise(runs) {
 /**
  * The section; `sb` is the benchmark's sandbox process. `lengthsMs`: mean run times; `n`: runs per measured
  * execution; `rounds[meanMs]`: measured executions per pattern, one after the other (short runs fit several
- * while the longest one goes on, for more samples at no extra time).
+ * while the longest one goes on, for more samples at no extra time); `sideBySide[meanMs]`: executions per pattern
+ * started together in each round (the longest runs have time for one round only; one execution of 10 runs
+ * decides less than the medians compared, since all runs of one loop execution are checked at the same instants).
  */
-async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, log }) {
+async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, sideBySide = {}, log }) {
 	await h.ensureN8n({ log });
 	const catalog = await (await fetch(`${sb.urls.modelApi}/v1/models?limit=500`, { headers: { authorization: `Bearer ${sb.token}` } })).json();
 	// Models a bare { prompt } is valid for, one per (run time, pattern).
@@ -211,10 +213,11 @@ async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, log }) {
 				await start('node', nodeModel, warmup, 'warm-up');
 				await untilFetched(nodeModel, warmup, meanMs);
 				const times = rounds[meanMs] || 1;
+				const together = sideBySide[meanMs] || 1;
 				for (let round = 1; round <= times; round++) {
-					log(`  detection-n8n: ${meanMs / 1000} s runs: node, Wait 1 s and Wait 5 s loops, ${n} runs each, side by side (round ${round}/${times})`);
-					await Promise.all(PATTERNS.map((p) => start(p.key, modelFor.get(`${meanMs}:${p.key}`), n, `round ${round}`)));
-					await Promise.all(PATTERNS.map((p) => untilFetched(modelFor.get(`${meanMs}:${p.key}`), (p.key === 'node' ? warmup : 0) + round * n, meanMs)));
+					log(`  detection-n8n: ${meanMs / 1000} s runs: node, Wait 1 s and Wait 5 s loops, ${together} × ${n} runs each, side by side (round ${round}/${times})`);
+					await Promise.all(PATTERNS.flatMap((p) => Array.from({ length: together }, (_, k) => start(p.key, modelFor.get(`${meanMs}:${p.key}`), n, `round ${round}.${k + 1}`))));
+					await Promise.all(PATTERNS.map((p) => untilFetched(modelFor.get(`${meanMs}:${p.key}`), (p.key === 'node' ? warmup : 0) + round * together * n, meanMs)));
 				}
 				log(`  detection-n8n: ${meanMs / 1000} s runs done after ${((Date.now() - started) / 1000).toFixed(0)} s`);
 			}),
@@ -224,7 +227,7 @@ async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, log }) {
 		await view.refresh();
 
 		// Every execution must have ended in success (the figures come from the sandbox; this checks the workflows).
-		const measured = lengthsMs.reduce((sum, ms) => sum + (rounds[ms] || 1), 0);
+		const measured = lengthsMs.reduce((sum, ms) => sum + (rounds[ms] || 1) * (sideBySide[ms] || 1), 0);
 		const expected = { node: lengthsMs.length + measured, wait1: measured, wait5: measured };
 		const executions = {};
 		for (const [i, p] of PATTERNS.entries()) {
@@ -250,7 +253,18 @@ async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, log }) {
 			}
 			return { meanMs, models: Object.fromEntries(PATTERNS.map((p) => [p.key, modelFor.get(`${meanMs}:${p.key}`)])), patterns, perRun };
 		});
-		return { n, warmup, rounds: Object.fromEntries(lengthsMs.map((ms) => [ms, rounds[ms] || 1])), spread: SPREAD, queueMs: QUEUE_MS, seed: SEED, executions, sectionMs: Date.now() - started, rows };
+		return {
+			n,
+			warmup,
+			rounds: Object.fromEntries(lengthsMs.map((ms) => [ms, rounds[ms] || 1])),
+			sideBySide: Object.fromEntries(lengthsMs.map((ms) => [ms, sideBySide[ms] || 1])),
+			spread: SPREAD,
+			queueMs: QUEUE_MS,
+			seed: SEED,
+			executions,
+			sectionMs: Date.now() - started,
+			rows,
+		};
 	} finally {
 		polling = false;
 		await n8n?.stop();
@@ -304,6 +318,12 @@ function detectionN8nSection(d, table) {
 			`then the node, the Wait 1 s loop and the Wait 5 s loop side by side with ${d.n} runs each` +
 			(d.rounds && Object.values(d.rounds).some((r) => r > 1)
 				? ` (${Object.values(d.rounds).map((r) => `${r}×`).join(' / ')} such executions one after the other for ${Object.keys(d.rounds).map((ms) => `${ms / 1000} s`).join(' / ')}, while the longest runs go on)`
+				: '') +
+			(d.sideBySide && Object.values(d.sideBySide).some((k) => k > 1)
+				? `; ${Object.entries(d.sideBySide)
+						.filter(([, k]) => k > 1)
+						.map(([ms, k]) => `for the ${ms / 1000} s runs, ${k} executions of each pattern start together`)
+						.join(', ')} (all runs of one loop execution are checked at the same instants, so one execution of ${d.n} runs says little about the loop's median)`
 				: '') +
 			"; the node's figures count from its second execution of the model. " +
 			"Delay: from the run's end (the sandbox's schedule) to the first status or result request that saw it finished. " +

@@ -145,6 +145,20 @@ describe('planPolls', () => {
 		}
 	});
 
+	it('with the polls before the median made dearer, later polls make up for them: half of all runs are seen within the target, or the average budget is spent', () => {
+		for (const meanMs of [60_000, 300_000]) {
+			for (const samples of [3, 10, 24]) {
+				const d = endDistribution(observed(spreadRuns(meanMs, samples, 3), 600)) as EndDistribution;
+				const polls = planPolls(d, { targetDelayMs: 300 });
+				expect(polls.filter((t) => t < d.median).length + 1).toBeLessThanOrEqual(d.median / 5000 / 2 + 1);
+				const { share, requests } = evaluate(d, polls, 300);
+				const budget = Math.max(3, d.median / 6667 + 1);
+				expect(share >= 0.48 || requests >= 0.97 * budget).toBe(true);
+				expect(requests).toBeLessThanOrEqual(budget + 0.1);
+			}
+		}
+	});
+
 	it('a badly learned (very wide) distribution stays within the request budget: the delay gives way', () => {
 		const ends = Array.from({ length: 24 }, (_, k) => 10_000 + k * 25_000); // 10 s to 585 s
 		const wide = endDistribution(observed(ends, 500)) as EndDistribution;
