@@ -194,15 +194,14 @@ function planFromLowerEnd(dist: EndDistribution, settings: PlanSettings): number
 	if (!chosen || !withinBudget(chosen)) chosen = boundary(withinBudget, dear, cheap);
 	if (typicalWithinBudget(chosen)) return chosen.polls;
 	// The typical run pays too much: the polls before the median get dearer, as little as its budget needs.
-	const from = Math.log(chosen.lambda);
-	const lambda = chosen.lambda;
-	const beforeMedian = boundary(typicalWithinBudget, dear, from, (x) => solve(lambda, Math.exp(x))).lambdaBeforeMedian;
+	const { lambda } = chosen;
+	const from = Math.log(lambda);
+	const sparse = boundary(typicalWithinBudget, dear, from, (x) => solve(lambda, Math.exp(x)));
+	if (meetsTarget(sparse)) return sparse.polls;
 	// Fewer polls before the median see fewer of the runs ending there in time: the polls from the median on get
 	// cheaper again, as far as the target needs and both budgets allow.
-	const at = (x: number) => solve(Math.exp(x), beforeMedian);
+	const at = (x: number) => solve(Math.exp(x), sparse.lambdaBeforeMedian);
 	const fits = (s: Schedule) => typicalWithinBudget(s) && withinBudget(s);
-	const sparse = at(from);
-	if (meetsTarget(sparse)) return sparse.polls;
 	if (meetsTarget(at(cheap))) {
 		const dense = boundary(meetsTarget, cheap, from, at);
 		if (fits(dense)) return dense.polls;
