@@ -331,7 +331,9 @@ function summaryLines(results) {
 	}
 	if (results.detectionBatch) {
 		const b = results.detectionBatch;
-		const parts = b.rows.map((r) => `${r.meanMs / 1000} s ${r.variants.timestamps.beat}/${b.seeds}`);
+		const parts = b.rows.map(
+			(r) => `${r.meanMs / 1000} s ${r.variants.timestamps.beat}/${b.seeds}` + (r.variants.sideBySide ? ` (${b.sideBySide} side by side: ${r.variants.sideBySide.beat}/${b.seeds})` : ''),
+		);
 		lines.push(
 			`Detection, simulated like the real-n8n section (a first batch of ${b.batch} runs, then a measured batch of ${b.batch}) over ${b.seeds} seeds: measured executions that beat both the Wait 1 s loop on delay and the Wait 5 s loop on requests on the same runs: ${parts.join(', ')}.`,
 		);

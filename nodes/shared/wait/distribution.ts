@@ -13,6 +13,11 @@
  * With few samples the spread is pulled toward a prior of PRIOR_RELATIVE_SPREAD (one standard deviation,
  * relative), so the second run of a model already polls around a plausible window rather than one instant;
  * the predictive spread also grows with the uncertainty of the fit (× sqrt(1 + 1/n)).
+ *
+ * Runs still going count too (`going`: each was last seen going that long after its anchor, so it ends
+ * somewhere after): while a batch runs, the runs that ended first are its early ones, and a fit from them
+ * alone would expect the rest too early. Many such runs make EM slow (each says little on its own), so it
+ * iterates until the fit settles rather than a fixed number of times.
  */
 
 /** One learned duration in ms from its anchor: the end lay in [lo, hi]. */
@@ -40,7 +45,11 @@ const MIN_RELATIVE_SPREAD = 0.005;
 /** The distribution is cut at this many standard deviations below and above the median (log scale). */
 const LOWER_REACH = 3.5;
 const UPPER_REACH = 3.5;
-const EM_ITERATIONS = 40;
+/** EM stops once an iteration moves neither parameter (log scale) by more than this, or after MAX_EM_ITERATIONS. */
+const EM_SETTLED = 1e-9;
+const MAX_EM_ITERATIONS = 2000;
+/** Times runs were last seen going are rounded down to this on the log scale (0.01 %: 30 ms of a 5-minute run). */
+const GOING_RESOLUTION = 1e-4;
 /** Durations below this (ms) are read as this: the log scale needs a positive time. */
 const MIN_DURATION_MS = 1;
 
@@ -62,7 +71,7 @@ export function medianOf(values: number[]): number {
 	return n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
-/** E[X] and E[X²] of N(mu, sigma²) truncated to [a, b] (a may be −∞). */
+/** E[X] and E[X²] of N(mu, sigma²) truncated to [a, b] (a may be −∞, b may be +∞). */
 function truncatedMoments(a: number, b: number, mu: number, sigma: number): [number, number] {
 	if (b - a < 1e-9 * sigma) {
 		const x = (a + b) / 2;
@@ -77,35 +86,53 @@ function truncatedMoments(a: number, b: number, mu: number, sigma: number): [num
 		return [x, x * x];
 	}
 	const pa = Number.isFinite(alpha) ? phi(alpha) : 0;
-	const pb = phi(beta);
+	const pb = Number.isFinite(beta) ? phi(beta) : 0;
 	const ta = Number.isFinite(alpha) ? alpha * pa : 0;
+	const tb = Number.isFinite(beta) ? beta * pb : 0;
 	const mean = mu + (sigma * (pa - pb)) / mass;
-	const variance = sigma * sigma * (1 + (ta - beta * pb) / mass - ((pa - pb) / mass) ** 2);
+	const variance = sigma * sigma * (1 + (ta - tb) / mass - ((pa - pb) / mass) ** 2);
 	return [mean, Math.max(0, variance) + mean * mean];
 }
 
-/** The expected end of a run from its key's samples; undefined without usable samples. */
-export function endDistribution(all: readonly DurationSample[]): EndDistribution | undefined {
+/**
+ * The expected end of a run from its key's samples and the runs still going (ms after their anchor they were
+ * last seen going); undefined without usable samples.
+ */
+export function endDistribution(all: readonly DurationSample[], going: readonly number[] = []): EndDistribution | undefined {
 	const samples = all.filter((s) => Number.isFinite(s.lo) && Number.isFinite(s.hi) && s.lo >= 0 && s.hi >= s.lo && s.hi > 0);
-	const n = samples.length;
-	if (n === 0) return undefined;
+	if (samples.length === 0) return undefined;
 	const logs = samples.map((s) => ({
 		a: s.lo < MIN_DURATION_MS ? -Infinity : Math.log(s.lo),
 		b: Math.log(Math.max(s.hi, MIN_DURATION_MS)),
+		count: 1,
 	}));
+	// Runs going since about the same time are one entry with a count (a batch polled together gives few), each
+	// time rounded down to GOING_RESOLUTION on the log scale (rounding down only says less): EM stays cheap for
+	// a batch of a thousand. A run seen going only at its start says nothing.
+	const goingSince = new Map<number, number>();
+	for (const t of going) {
+		if (!Number.isFinite(t) || t < MIN_DURATION_MS) continue;
+		const step = Math.floor(Math.log(t) / GOING_RESOLUTION);
+		goingSince.set(step, (goingSince.get(step) ?? 0) + 1);
+	}
+	for (const [step, count] of goingSince) logs.push({ a: step * GOING_RESOLUTION, b: Infinity, count });
+	const n = samples.length + going.filter((t) => Number.isFinite(t) && t >= MIN_DURATION_MS).length;
 	// Start from the midpoints, then EM: each interval's expected log-end under the current fit.
 	let mu = medianOf(samples.map((s) => Math.log(Math.max(MIN_DURATION_MS, (s.lo + s.hi) / 2))));
 	let sigma = PRIOR_RELATIVE_SPREAD;
-	for (let iteration = 0; iteration < EM_ITERATIONS; iteration++) {
+	for (let iteration = 0; iteration < MAX_EM_ITERATIONS; iteration++) {
 		let first = 0;
 		let second = 0;
 		const moments = logs.map(({ a, b }) => truncatedMoments(a, b, mu, sigma));
-		for (const [m1] of moments) first += m1;
+		for (const [k, [m1]] of moments.entries()) first += logs[k].count * m1;
 		const nextMu = first / n;
-		for (const [m1, m2] of moments) second += m2 - 2 * nextMu * m1 + nextMu * nextMu;
+		for (const [k, [m1, m2]] of moments.entries()) second += logs[k].count * (m2 - 2 * nextMu * m1 + nextMu * nextMu);
 		const variance = (PRIOR_WEIGHT * PRIOR_RELATIVE_SPREAD ** 2 + second) / (PRIOR_WEIGHT + n);
+		const nextSigma = Math.max(MIN_RELATIVE_SPREAD, Math.sqrt(variance));
+		const settled = Math.abs(nextMu - mu) <= EM_SETTLED && Math.abs(nextSigma - sigma) <= EM_SETTLED;
 		mu = nextMu;
-		sigma = Math.max(MIN_RELATIVE_SPREAD, Math.sqrt(variance));
+		sigma = nextSigma;
+		if (settled) break;
 	}
 	const spread = sigma * Math.sqrt(1 + 1 / n);
 	const lo = Math.exp(mu - LOWER_REACH * spread);

@@ -87,8 +87,17 @@ export async function waitForAll(
 	};
 
 	const runJob = async (job: WaitJob): Promise<LoopEnd> => {
-		const progress: JobProgress = { state: 'unknown', record: {}, polls: 0 };
 		const schedule = new JobSchedule(job, o, start, random);
+		try {
+			return await followJob(job, schedule);
+		} finally {
+			// However the wait for it ends, the store stops counting the run as going.
+			schedule.dropPlan();
+		}
+	};
+
+	const followJob = async (job: WaitJob, schedule: JobSchedule): Promise<LoopEnd> => {
+		const progress: JobProgress = { state: 'unknown', record: {}, polls: 0 };
 		let transientErrors = 0;
 
 		const timeout = async (): Promise<LoopEnd> => {

@@ -10,7 +10,7 @@ export { Limiter, mapPool, normaliseLimit } from './limiter';
 export { DEFAULT_BACKOFF_FACTOR, DEFAULT_JITTER, DEFAULT_MAX_TRANSIENT_ERRORS, MIN_INTERVAL_MS, resolveOptions } from './options';
 export type { DurationSample, EndDistribution } from './distribution';
 export { endDistribution } from './distribution';
-export type { DurationSource, DurationStoreOptions } from './learning';
+export type { DurationSource, DurationStoreOptions, LivePlan, LiveRun, PlanSource } from './learning';
 export { DurationStore, sharedDurations, timingKey } from './learning';
 export { DEFAULT_TARGET_DELAY_MS, planPolls } from './planner';
 export type { PlanSettings } from './planner';

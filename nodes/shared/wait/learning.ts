@@ -8,6 +8,10 @@
  * most `maxKeys` keys (least recently used ones are dropped), each with the last `samplesPerSource` samples
  * per source and at most MAX_PLANS_PER_KEY cached plans (a few hundred numbers each).
  *
+ * While runs are waited for, the store also knows them (`watch`): how long each has been seen going. A batch's
+ * runs that end first are its early ones; `livePlan` fits what ended together with what is still going, so the
+ * rest of the batch can follow a plan that has learned from its early runs without being pulled early by them.
+ *
  * Sources (all in ms):
  * - `total`: from submit to the end. Used when the run is not seen waiting in a queue.
  * - `run`: from the start of the run (the midpoint between the last queued poll and the first in-progress
@@ -33,6 +37,28 @@ interface KeyEntry {
 	plans: Map<string, readonly number[]>;
 	/** The fitted end distribution per source (null: nothing usable); dropped with the plans. */
 	fits: Map<DurationSource, EndDistribution | null>;
+	/** Samples ever recorded per source (not capped like `samples`): how much was learned since some moment. */
+	learned: Record<DurationSource, number>;
+	/** The runs of this key being waited for, per plan source. */
+	live: Record<PlanSource, Set<LiveRun>>;
+	/** The latest plan from samples and runs going, per source and target delay (see `livePlan`). */
+	livePlans: Map<string, LivePlan>;
+}
+
+export type PlanSource = 'total' | 'run';
+
+/** A run being waited for (`DurationStore.watch`). */
+export interface LiveRun {
+	/** ms after its anchor the run was last seen going. */
+	going: number;
+	/** The key's `learnedCount` when the run was registered (or when what was learned before was forgotten). */
+	since: number;
+}
+
+export interface LivePlan {
+	/** The key's `learnedCount` the plan was made at. */
+	learned: number;
+	offsets: readonly number[];
 }
 
 export interface DurationStoreOptions {
@@ -68,7 +94,15 @@ export class DurationStore {
 		if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 0 || hi < lo) return undefined;
 		let entry = this.touch(key);
 		if (!entry) {
-			entry = { samples: { total: [], run: [], queueStep: [] }, timestamped: false, plans: new Map(), fits: new Map() };
+			entry = {
+				samples: { total: [], run: [], queueStep: [] },
+				timestamped: false,
+				plans: new Map(),
+				fits: new Map(),
+				learned: { total: 0, run: 0, queueStep: 0 },
+				live: { total: new Set(), run: new Set() },
+				livePlans: new Map(),
+			};
 			this.entries.set(key, entry);
 			while (this.entries.size > this.maxKeys) {
 				const oldest = this.entries.keys().next().value as string;
@@ -78,6 +112,7 @@ export class DurationStore {
 		const list = entry.samples[source];
 		const stored = { lo, hi };
 		list.push(stored);
+		entry.learned[source]++;
 		if (list.length > this.samplesPerSource) list.splice(0, list.length - this.samplesPerSource);
 		entry.plans.clear();
 		entry.fits.clear();
@@ -107,7 +142,7 @@ export class DurationStore {
 	}
 
 	/** Whether the key's plans from `source` start with a poll at the lower end of what was learned. */
-	pollsAtLowerEnd(key: string, source: 'total' | 'run'): boolean {
+	pollsAtLowerEnd(key: string, source: PlanSource): boolean {
 		return source === 'run' || this.entries.get(key)?.timestamped !== true;
 	}
 
@@ -133,7 +168,7 @@ export class DurationStore {
 	 * Planned poll times (ms from the anchor) for a run of this key, from one source's samples; undefined when
 	 * nothing usable was learned. Computed once per new sample and cached.
 	 */
-	plan(key: string, source: 'total' | 'run', targetDelayMs: number): readonly number[] | undefined {
+	plan(key: string, source: PlanSource, targetDelayMs: number): readonly number[] | undefined {
 		const entry = this.touch(key);
 		if (!entry) return undefined;
 		const cacheKey = `${source}:${targetDelayMs}`;
@@ -152,7 +187,7 @@ export class DurationStore {
 	 * The chance that a run of this key, known not to have ended `fromMs` after its anchor, has ended by `toMs`
 	 * (from the fitted distribution of one source); undefined when nothing usable was learned.
 	 */
-	endChance(key: string, source: 'total' | 'run', fromMs: number, toMs: number): number | undefined {
+	endChance(key: string, source: PlanSource, fromMs: number, toMs: number): number | undefined {
 		const entry = this.entries.get(key);
 		const fit = entry ? this.fit(entry, source) : undefined;
 		if (!fit) return undefined;
@@ -161,8 +196,73 @@ export class DurationStore {
 		return Math.min(1, Math.max(0, (fit.cdf(toMs) - fit.cdf(fromMs)) / left));
 	}
 
+	/** How many samples of a source were ever recorded for the key (0 once it is forgotten). */
+	learnedCount(key: string, source: DurationSource): number {
+		return this.entries.get(key)?.learned[source] ?? 0;
+	}
+
+	/** Registers a run of a learned key being waited for; `release` it when the wait for it ends. */
+	watch(key: string, source: PlanSource): LiveRun | undefined {
+		const entry = this.entries.get(key);
+		if (!entry) return undefined;
+		const run = { going: 0, since: entry.learned[source] };
+		entry.live[source].add(run);
+		return run;
+	}
+
+	release(key: string, source: PlanSource, run: LiveRun): void {
+		this.entries.get(key)?.live[source].delete(run);
+	}
+
+	/** How many runs of the key are registered as waited for. */
+	liveCount(key: string, source: PlanSource): number {
+		return this.entries.get(key)?.live[source].size ?? 0;
+	}
+
+	/**
+	 * A plan from the samples and the runs still going, made from at least `fromLearned` samples ever learned
+	 * (the latest such plan is kept and shared). Undefined when nothing usable was learned, or when the samples no
+	 * longer hold every run that ended since the oldest run still going was registered: the fit would then count
+	 * only the last ones of a batch to end, and expect the rest too late.
+	 */
+	livePlan(key: string, source: PlanSource, targetDelayMs: number, fromLearned: number): LivePlan | undefined {
+		const entry = this.entries.get(key);
+		if (!entry) return undefined;
+		const cacheKey = `${source}:${targetDelayMs}`;
+		const cached = entry.livePlans.get(cacheKey);
+		if (cached && cached.learned >= fromLearned) return cached.offsets.length ? cached : undefined;
+		const learned = entry.learned[source];
+		let since = learned;
+		const going: number[] = [];
+		for (const run of entry.live[source]) {
+			since = Math.min(since, run.since);
+			going.push(run.going);
+		}
+		if (learned - since > entry.samples[source].length) return undefined;
+		const dist = endDistribution(entry.samples[source], going);
+		const made = { learned, offsets: dist ? planPolls(dist, { targetDelayMs, pollAtLowerEnd: this.pollsAtLowerEnd(key, source) }) : [] };
+		if (entry.livePlans.size >= MAX_PLANS_PER_KEY) entry.livePlans.clear();
+		entry.livePlans.set(cacheKey, made);
+		return made.offsets.length ? made : undefined;
+	}
+
+	/**
+	 * Drops what was learned for the key. Runs of it still being waited for stay counted (they are going,
+	 * whatever was learned before): what is learned from now on is all theirs to fit with.
+	 */
 	forget(key: string): void {
-		this.entries.delete(key);
+		const entry = this.entries.get(key);
+		if (!entry) return;
+		if (entry.live.total.size === 0 && entry.live.run.size === 0) {
+			this.entries.delete(key);
+			return;
+		}
+		entry.samples = { total: [], run: [], queueStep: [] };
+		entry.timestamped = false;
+		entry.plans.clear();
+		entry.fits.clear();
+		entry.livePlans.clear();
+		for (const source of ['total', 'run'] as const) for (const run of entry.live[source]) run.since = entry.learned[source];
 	}
 
 	clear(): void {

@@ -22,6 +22,13 @@
  *   plan of the `run` durations (from the start) is followed; without those, the `total` plan anchored at
  *   the start.
  *
+ * A batch of runs of one key follows the plan learned before it, but its runs that end teach the rest: once the
+ * key has learned REPLAN_GROWTH times the samples a job's plan was made from (and REPLAN_MIN_NEW more), the job
+ * switches to a plan fitted to every sample and every run still going (`DurationStore.livePlan`), from its next
+ * poll on. The runs still going count as "ends after where they were last seen": without them, a batch's first
+ * runs to end, its early ones, would pull the plan early. In a batch whose first runs show that the learned times
+ * were late, the rest is polled densely where its runs now end.
+ *
  * A planned poll by which the run has ended at least RESULT_POLL_CHANCE likely (given it was going at the last
  * poll) asks for the result (`asksResult`, `WaitJob.pollResult`), so the poll that sees the end also brings the
  * result. After one result request that found the run going (or was refused), the job polls its status only;
@@ -40,6 +47,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { RunState } from '../types';
 import type { DurationSample } from './distribution';
+import type { LivePlan, LiveRun, PlanSource } from './learning';
 import type { ResolvedOptions } from './options';
 import { MIN_INTERVAL_MS } from './options';
 import type { StepProgress } from './steps';
@@ -58,8 +66,17 @@ export const RESULT_POLL_CHANCE = 0.5;
 interface Plan {
 	anchor: number;
 	offsets: readonly number[];
-	source: 'total' | 'run';
+	source: PlanSource;
+	/** The key's `learnedCount` the offsets were made from. */
+	learned: number;
+	/** This run, registered with the store while it follows the plan. */
+	live: LiveRun | undefined;
 }
+
+/** A followed plan is made again once the key has learned this many times the samples it was made from… */
+export const REPLAN_GROWTH = 1.5;
+/** …and at least this many more. */
+export const REPLAN_MIN_NEW = 3;
 
 const positionOf = (record: IDataObject): number | undefined => {
 	const raw = record.queue_position;
@@ -147,12 +164,12 @@ export class JobSchedule {
 		this.expectsEnd = false;
 		if (state === 'queued') {
 			this.seenQueued = true;
-			this.plan = undefined;
+			this.dropPlan();
 			const position = positionOf(record);
 			if (!this.firstQueued && position !== undefined && position >= 1) this.firstQueued = { at, position };
 			if (key) return this.queuedWait(key, position);
 		} else if (state === 'cancelling') {
-			this.plan = undefined;
+			this.dropPlan();
 		}
 		if (state === 'running' && steps) this.steps.observe(at, steps);
 		if (state === 'running' && !this.start) {
@@ -163,6 +180,7 @@ export class JobSchedule {
 				this.follow(run ?? this.planOf(key, 'total'), anchor, run ? 'run' : 'total');
 			}
 		}
+		if (this.plan && key && state === 'running') this.learnFromBatch(key, at);
 		if (this.plan) {
 			const planned = this.plannedAfter(now);
 			if (planned !== undefined) {
@@ -170,7 +188,7 @@ export class JobSchedule {
 				return planned - now;
 			}
 			// Past the upper end of what was learned: back off again from the first interval.
-			this.plan = undefined;
+			this.dropPlan();
 			this.interval = this.options.initialIntervalMs;
 		}
 		const backoff = this.backoffWait();
@@ -208,6 +226,7 @@ export class JobSchedule {
 	 * it learned, if any, so the service's timestamps of the run can narrow it later (`narrowRunTime`).
 	 */
 	finished(at: number, state: RunState): DurationSample | undefined {
+		this.dropPlan();
 		const key = this.job.timingKey;
 		if (!key || state !== 'succeeded') return undefined;
 		const store = this.options.durations;
@@ -246,7 +265,7 @@ export class JobSchedule {
 	}
 
 	/** A learned plan; a failure in learning never breaks the wait (the backoff is used instead). */
-	private planOf(key: string, source: 'total' | 'run'): readonly number[] | undefined {
+	private planOf(key: string, source: PlanSource): readonly number[] | undefined {
 		try {
 			return this.options.durations.plan(key, source, this.options.targetDelayMs);
 		} catch {
@@ -254,8 +273,42 @@ export class JobSchedule {
 		}
 	}
 
-	private follow(offsets: readonly number[] | undefined, anchor: number, source: 'total' | 'run'): void {
-		this.plan = offsets?.length ? { anchor, offsets, source } : undefined;
+	private follow(offsets: readonly number[] | undefined, anchor: number, source: PlanSource): void {
+		this.dropPlan();
+		const key = this.job.timingKey;
+		if (!offsets?.length || !key) return;
+		const store = this.options.durations;
+		this.plan = { anchor, offsets, source, learned: store.learnedCount(key, source), live: store.watch(key, source) };
+	}
+
+	/** Stops following a plan; the store no longer counts this run as going. Called whenever the wait for the job ends. */
+	dropPlan(): void {
+		const plan = this.plan;
+		this.plan = undefined;
+		const key = this.job.timingKey;
+		if (plan?.live && key) this.options.durations.release(key, plan.source, plan.live);
+	}
+
+	/**
+	 * The run was seen going around `at`. Once the key has learned enough since the plan was made (other runs of a
+	 * batch ended), the plan is made again from every sample and every run still going, and followed from now.
+	 */
+	private learnFromBatch(key: string, at: number): void {
+		const plan = this.plan;
+		if (!plan) return;
+		if (plan.live) plan.live.going = Math.max(plan.live.going, at - plan.anchor);
+		const store = this.options.durations;
+		const learned = store.learnedCount(key, plan.source);
+		const enough = Math.max(plan.learned + REPLAN_MIN_NEW, plan.learned * REPLAN_GROWTH);
+		if (learned < enough) return;
+		let made: LivePlan | undefined;
+		try {
+			made = store.livePlan(key, plan.source, this.options.targetDelayMs, enough);
+		} catch {
+			// learning must never break the wait: the plan followed so far stays
+		}
+		plan.learned = made?.learned ?? learned;
+		if (made) plan.offsets = made.offsets;
 	}
 
 	/**
