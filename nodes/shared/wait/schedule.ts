@@ -22,12 +22,12 @@
  *   plan of the `run` durations (from the start) is followed; without those, the `total` plan anchored at
  *   the start.
  *
- * A batch of runs of one key follows the plan learned before it, but its runs that end teach the rest: once the
- * key has learned REPLAN_GROWTH times the samples a job's plan was made from (and REPLAN_MIN_NEW more), the job
- * switches to a plan fitted to every sample and every run still going (`DurationStore.livePlan`), from its next
- * poll on. The runs still going count as "ends after where they were last seen": without them, a batch's first
- * runs to end, its early ones, would pull the plan early. In a batch whose first runs show that the learned times
- * were late, the rest is polled densely where its runs now end.
+ * A batch of runs of one key follows the plan learned before it (counting the key's runs still going, if any), but
+ * its runs that end teach the rest: once the key has learned REPLAN_GROWTH times the samples a job's plan was made
+ * from (and REPLAN_MIN_NEW more), the job switches to a plan fitted to every sample and every run still going
+ * (`DurationStore.livePlan`), from its next poll on. The runs still going count as "ends after where they were last
+ * seen": without them, a batch's first runs to end, its early ones, would pull the plan early. In a batch whose
+ * first runs show that the learned times were late, the rest is polled densely where its runs now end.
  *
  * A planned poll by which the run has ended at least RESULT_POLL_CHANCE likely (given it was going at the last
  * poll) asks for the result (`asksResult`, `WaitJob.pollResult`), so the poll that sees the end also brings the
@@ -264,10 +264,16 @@ export class JobSchedule {
 		return Math.max(backoff, Math.min(this.options.maxIntervalMs, (position * step) / 2));
 	}
 
-	/** A learned plan; a failure in learning never breaks the wait (the backoff is used instead). */
+	/**
+	 * A learned plan: while other runs of the key are being waited for, one that counts them too (a run submitted
+	 * while an earlier batch is half done is not planned from that batch's early half alone). A failure in learning
+	 * never breaks the wait (the backoff is used instead).
+	 */
 	private planOf(key: string, source: PlanSource): readonly number[] | undefined {
+		const store = this.options.durations;
 		try {
-			return this.options.durations.plan(key, source, this.options.targetDelayMs);
+			const live = store.liveCount(key, source) > 0 ? store.livePlan(key, source, this.options.targetDelayMs, store.learnedCount(key, source)) : undefined;
+			return live?.offsets ?? store.plan(key, source, this.options.targetDelayMs);
 		} catch {
 			return undefined;
 		}

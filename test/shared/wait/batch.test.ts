@@ -123,7 +123,8 @@ describe('a batch learns from its own runs while it runs', () => {
 		const early = Array.from({ length: needed - 10 - 1 }, (_, i) => timedJob(clock, i, 55_000 + i * 100));
 		const late = timedJob(clock, 99, 80_000);
 		await clock.run(waitForAll([...early, late].map((r) => r.job), modelRun(store, { jitter: 0 }), undefined, clock));
-		expect(spy).not.toHaveBeenCalled();
+		// (Called when the jobs start, for the plan counting the runs going: from what was learned then, 10.)
+		expect(spy.mock.calls.filter(([, , , fromLearned]) => fromLearned > 10)).toEqual([]);
 
 		const fresh = learned(spreadRuns(60_000, 10, 31));
 		const freshSpy = jest.spyOn(fresh, 'livePlan');
@@ -132,12 +133,40 @@ describe('a batch learns from its own runs while it runs', () => {
 		const lasts = [timedJob(clock, 98, 80_000), timedJob(clock, 99, 85_000)];
 		await clock.run(waitForAll([...more, ...lasts].map((r) => r.job), modelRun(fresh, { jitter: 0 }), undefined, clock));
 		// Both runs still going switch, to one plan made once for both.
-		expect(freshSpy).toHaveBeenCalledTimes(2);
-		const [a, b] = freshSpy.mock.results.map((r) => r.value as { learned: number; offsets: number[] });
+		const switches = freshSpy.mock.calls.flatMap(([, , , fromLearned], k) => (fromLearned > 10 ? [freshSpy.mock.results[k]] : []));
+		expect(switches).toHaveLength(2);
+		const [a, b] = switches.map((r) => r.value as { learned: number; offsets: number[] });
 		expect(a).toBe(b);
 		expect(a.learned).toBe(needed);
 		// From their next poll on they follow it.
 		for (const run of lasts) expect(run.pollTimes.some((t) => a.offsets.includes(t) && !old.includes(t))).toBe(true);
+	});
+
+	it('a run submitted while an earlier batch is half done is planned counting that batch\'s runs still going', async () => {
+		const store = learned(spreadRuns(300_000, 10, 61));
+		const clock = new VirtualClock();
+		const ends = spreadRuns(300_000, 20, 62).sort((a, b) => a - b);
+		const first = ends.map((end, i) => timedJob(clock, i, end));
+		const firstDone = waitForAll(first.map((r) => r.job), modelRun(store), undefined, clock);
+		let later: ReturnType<typeof timedJob> | undefined;
+		let laterDone: Promise<unknown> | undefined;
+		let samplesOnly: readonly number[] = [];
+		let counted: readonly number[] = [];
+		// Submitted just after the batch's 8th run ended.
+		clock.at(ends[7] + 5000, () => {
+			samplesOnly = store.plan(KEY, 'total', TARGET_MS) as readonly number[];
+			const going = first.filter((r, i) => clock.now() < ends[i]).length;
+			expect(store.liveCount(KEY, 'total')).toBe(going);
+			counted = (store.livePlan(KEY, 'total', TARGET_MS, store.learnedCount(KEY, 'total')) as { offsets: readonly number[] }).offsets;
+			later = timedJob(clock, 99, 300_000);
+			laterDone = waitForAll([later.job], modelRun(store, { jitter: 0 }), undefined, clock);
+		});
+		await clock.run(firstDone);
+		await clock.run(laterDone as Promise<unknown>);
+		expect(counted).not.toEqual(samplesOnly);
+		// Its first poll is the counted plan's first (the lower end), not the one from the samples alone.
+		expect(later!.pollTimes[0]).toBeCloseTo(counted[0], 3);
+		expect(samplesOnly.some((t) => Math.abs(t - later!.pollTimes[0]) < 1)).toBe(false);
 	});
 
 	it('a run no longer waited for is no longer counted as going: done, failed, timed out or stopped', async () => {
