@@ -64,7 +64,7 @@ async function execution(engine, clock, durations, groups, { timestamps }) {
 
 const medianOf = (rows, key) => quantile(rows.map((r) => r[key]), 0.5);
 
-/** { batch, seeds, rows: [{ meanMs, variants: { timestamps, pollsOnly }, loops }] } */
+/** { batch, seeds, sideBySide, queueMs, rows: [{ meanMs, variants: { timestamps, pollsOnly, sideBySide }, loops (on the 10-run variants' runs) }] } */
 async function detectionBatch({ durationsMs = [2000, 20_000, 60_000, 300_000], batch = 10, seeds = 30, sideBySide = 4, engine = loadEngine(), log = () => {} } = {}) {
 	const rows = [];
 	for (const meanMs of durationsMs) {
