@@ -116,7 +116,7 @@ export function endDistribution(all: readonly DurationSample[], going: readonly 
 		goingSince.set(step, (goingSince.get(step) ?? 0) + 1);
 	}
 	for (const [step, count] of goingSince) logs.push({ a: step * GOING_RESOLUTION, b: Infinity, count });
-	const n = samples.length + going.filter((t) => Number.isFinite(t) && t >= MIN_DURATION_MS).length;
+	const n = logs.reduce((sum, entry) => sum + entry.count, 0);
 	// Start from the midpoints, then EM: each interval's expected log-end under the current fit.
 	let mu = medianOf(samples.map((s) => Math.log(Math.max(MIN_DURATION_MS, (s.lo + s.hi) / 2))));
 	let sigma = PRIOR_RELATIVE_SPREAD;

@@ -3,31 +3,15 @@
  * learning.ts `livePlan`, distribution.ts: runs still going count as "ends after where they were last seen").
  * Everything runs on the virtual clock: no real time passes.
  */
-import { DurationStore, endDistribution, planPolls, timingKey, waitForAll, type WaitJob, type WaitOptions } from '../../../nodes/shared/wait';
+import { DurationStore, endDistribution, planPolls, timingKey, waitForAll } from '../../../nodes/shared/wait';
 import { REPLAN_GROWTH, REPLAN_MIN_NEW } from '../../../nodes/shared/wait/schedule';
-import { VirtualClock, apiError, median, opts, spreadRuns } from './helpers';
+import { VirtualClock, apiError, median, modelRun, spreadRuns, timedJob } from './helpers';
 
 const KEY = timingKey('model', 'acme/video');
 const TARGET_MS = 300;
-const modelRun = (durations: DurationStore, o: Partial<WaitOptions> = {}): WaitOptions =>
-	opts({ durations, firstPollDelayMs: 1000, jitter: 0.1, maxWaitMs: 3_600_000, ...o });
 
-/** A run submitted at `submittedAt` that is going until `endMs` after it and then succeeded. */
-function timedJob(clock: VirtualClock, id: number, endMs: number, submittedAt = clock.now()) {
-	const pollTimes: number[] = [];
-	const job: WaitJob = {
-		itemIndex: id,
-		id: `run${id}`,
-		submittedAt,
-		timingKey: KEY,
-		poll: async () => {
-			const elapsed = clock.now() - submittedAt;
-			pollTimes.push(elapsed);
-			return elapsed < endMs ? { state: 'running', record: { status: 'in_progress' } } : { state: 'succeeded', record: { status: 'succeeded' } };
-		},
-	};
-	return { job, pollTimes };
-}
+/** A run of KEY submitted now that is going until `endMs` after it and then succeeded. */
+const batchRun = (clock: VirtualClock, id: number, endMs: number) => timedJob(clock, { endMs }, { itemIndex: id, id: `run${id}`, timingKey: KEY });
 
 /** A store that learned `ends` (ms from submit) within ±0.5 s each, as the timestamps of earlier runs teach. */
 function learned(ends: number[], store = new DurationStore()): DurationStore {
@@ -80,7 +64,7 @@ describe('a batch learns from its own runs while it runs', () => {
 		const before = store.plan(KEY, 'total', TARGET_MS) as readonly number[];
 		const clock = new VirtualClock();
 		const ends = spreadRuns(300_000, 40, 200 + seed);
-		const runs = ends.map((end, i) => timedJob(clock, i, end));
+		const runs = ends.map((end, i) => batchRun(clock, i, end));
 		const outcomes = await clock.run(waitForAll(runs.map((r) => r.job), modelRun(store), undefined, clock));
 		expect(outcomes.every((o) => o.kind === 'done')).toBe(true);
 		expect(store.liveCount(KEY, 'total')).toBe(0);
@@ -120,17 +104,17 @@ describe('a batch learns from its own runs while it runs', () => {
 		// Four runs that end early teach less than the growth asks; the fifth one is enough.
 		const needed = Math.max(10 + REPLAN_MIN_NEW, Math.ceil(10 * REPLAN_GROWTH));
 		const spy = jest.spyOn(store, 'livePlan');
-		const early = Array.from({ length: needed - 10 - 1 }, (_, i) => timedJob(clock, i, 55_000 + i * 100));
-		const late = timedJob(clock, 99, 80_000);
+		const early = Array.from({ length: needed - 10 - 1 }, (_, i) => batchRun(clock, i, 55_000 + i * 100));
+		const late = batchRun(clock, 99, 80_000);
 		await clock.run(waitForAll([...early, late].map((r) => r.job), modelRun(store, { jitter: 0 }), undefined, clock));
 		// (Called when the jobs start, for the plan counting the runs going: from what was learned then, 10.)
 		expect(spy.mock.calls.filter(([, , , fromLearned]) => fromLearned > 10)).toEqual([]);
 
 		const fresh = learned(spreadRuns(60_000, 10, 31));
 		const freshSpy = jest.spyOn(fresh, 'livePlan');
-		const more = Array.from({ length: needed - 10 }, (_, i) => timedJob(clock, i, 55_000 + i * 100));
+		const more = Array.from({ length: needed - 10 }, (_, i) => batchRun(clock, i, 55_000 + i * 100));
 		const old = fresh.plan(KEY, 'total', TARGET_MS) as readonly number[];
-		const lasts = [timedJob(clock, 98, 80_000), timedJob(clock, 99, 85_000)];
+		const lasts = [batchRun(clock, 98, 80_000), batchRun(clock, 99, 85_000)];
 		await clock.run(waitForAll([...more, ...lasts].map((r) => r.job), modelRun(fresh, { jitter: 0 }), undefined, clock));
 		// Both runs still going switch, to one plan made once for both.
 		const switches = freshSpy.mock.calls.flatMap(([, , , fromLearned], k) => (fromLearned > 10 ? [freshSpy.mock.results[k]] : []));
@@ -146,9 +130,9 @@ describe('a batch learns from its own runs while it runs', () => {
 		const store = learned(spreadRuns(300_000, 10, 61));
 		const clock = new VirtualClock();
 		const ends = spreadRuns(300_000, 20, 62).sort((a, b) => a - b);
-		const first = ends.map((end, i) => timedJob(clock, i, end));
+		const first = ends.map((end, i) => batchRun(clock, i, end));
 		const firstDone = waitForAll(first.map((r) => r.job), modelRun(store), undefined, clock);
-		let later: ReturnType<typeof timedJob> | undefined;
+		let later: ReturnType<typeof batchRun> | undefined;
 		let laterDone: Promise<unknown> | undefined;
 		let samplesOnly: readonly number[] = [];
 		let counted: readonly number[] = [];
@@ -158,7 +142,7 @@ describe('a batch learns from its own runs while it runs', () => {
 			const going = first.filter((r, i) => clock.now() < ends[i]).length;
 			expect(store.liveCount(KEY, 'total')).toBe(going);
 			counted = (store.livePlan(KEY, 'total', TARGET_MS, store.learnedCount(KEY, 'total')) as { offsets: readonly number[] }).offsets;
-			later = timedJob(clock, 99, 300_000);
+			later = batchRun(clock, 99, 300_000);
 			laterDone = waitForAll([later.job], modelRun(store, { jitter: 0 }), undefined, clock);
 		});
 		await clock.run(firstDone);
@@ -172,21 +156,21 @@ describe('a batch learns from its own runs while it runs', () => {
 	it('a run no longer waited for is no longer counted as going: done, failed, timed out or stopped', async () => {
 		const store = learned(spreadRuns(20_000, 10, 41));
 		const clock = new VirtualClock();
-		const done = timedJob(clock, 0, 19_000);
-		const failing = timedJob(clock, 1, 1e9);
+		const done = batchRun(clock, 0, 19_000);
+		const failing = batchRun(clock, 1, 1e9);
 		let polls = 0;
 		failing.job.poll = async () => {
 			polls++;
 			if (polls > 2) throw apiError(404);
 			return { state: 'running', record: {} };
 		};
-		const endless = timedJob(clock, 2, 1e9);
+		const endless = batchRun(clock, 2, 1e9);
 		const outcomes = await clock.run(waitForAll([done.job, failing.job, endless.job], modelRun(store, { maxWaitMs: 60_000 }), undefined, clock));
 		expect(outcomes.map((o) => o.kind)).toEqual(['done', 'error', 'timeout']);
 		expect(store.liveCount(KEY, 'total')).toBe(0);
 
 		const stop = new AbortController();
-		const stopped = [timedJob(clock, 3, 1e9), timedJob(clock, 4, 1e9)];
+		const stopped = [batchRun(clock, 3, 1e9), batchRun(clock, 4, 1e9)];
 		clock.at(clock.now() + 19_000, () => {
 			expect(store.liveCount(KEY, 'total')).toBe(2);
 			stop.abort();

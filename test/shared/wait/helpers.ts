@@ -4,7 +4,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { bellFraction, mulberry32 } from '../../../sandbox';
-import type { Clock, PollResult, WaitJob, WaitOptions } from '../../../nodes/shared/wait';
+import type { Clock, DurationStore, PollResult, WaitJob, WaitOptions } from '../../../nodes/shared/wait';
 import { waitForAll } from '../../../nodes/shared/wait';
 import type { RunState } from '../../../nodes/shared/types';
 import { testNode } from '../../helpers/testNode';
@@ -177,6 +177,10 @@ export const opts = (o: Partial<WaitOptions> = {}): WaitOptions => ({
 	...o,
 });
 
+/** Model → Run's options with a learning store: the first poll one interval after submitting, ±10 % jitter. */
+export const modelRun = (durations: DurationStore, o: Partial<WaitOptions> = {}): WaitOptions =>
+	opts({ durations, firstPollDelayMs: 1000, jitter: 0.1, maxWaitMs: 3_600_000, ...o });
+
 export const running = (n: number): RunState[] => Array.from({ length: n }, () => 'running' as RunState);
 export const diffs = (times: number[]) => times.slice(1).map((t, k) => t - times[k]);
 
@@ -209,13 +213,8 @@ export interface RunResult {
 	kind: string;
 }
 
-/** Submits one run now and waits for it with `options`; afterwards the clock moves a minute on. */
-export async function waitForRun(
-	clock: VirtualClock,
-	run: TimedRun,
-	options: WaitOptions,
-	job: Partial<WaitJob> = {},
-): Promise<RunResult> {
+/** A job for a run submitted now that goes as `run` says on the clock; `pollTimes`: its polls, ms after the submit. */
+export function timedJob(clock: VirtualClock, run: TimedRun, job: Partial<WaitJob> = {}): { job: WaitJob; pollTimes: number[]; submittedAt: number } {
 	const submittedAt = clock.now();
 	const pollTimes: number[] = [];
 	const timed: WaitJob = {
@@ -235,6 +234,17 @@ export async function waitForRun(
 			return { state: final, record: { status: final } };
 		},
 	};
+	return { job: timed, pollTimes, submittedAt };
+}
+
+/** Submits one run now and waits for it with `options`; afterwards the clock moves a minute on. */
+export async function waitForRun(
+	clock: VirtualClock,
+	run: TimedRun,
+	options: WaitOptions,
+	job: Partial<WaitJob> = {},
+): Promise<RunResult> {
+	const { job: timed, pollTimes, submittedAt } = timedJob(clock, run, job);
 	const [outcome] = await clock.run(waitForAll([timed], options, undefined, clock));
 	const result = { polls: outcome.polls, delayMs: clock.now() - submittedAt - run.endMs, pollTimes, kind: outcome.kind };
 	clock.t += 60_000;

@@ -3,12 +3,9 @@
  * (nodes/shared/wait/schedule.ts, learning.ts). Everything runs on the virtual clock: no real time passes.
  */
 import { DurationStore, timingKey, type WaitOptions } from '../../../nodes/shared/wait';
-import { VirtualClock, mean, median, opts, spreadRuns, waitForRun, type RunResult, type TimedRun } from './helpers';
+import { VirtualClock, mean, median, modelRun, spreadRuns, waitForRun, type RunResult, type TimedRun } from './helpers';
 
 const KEY = timingKey('model', 'acme/video');
-/** Model → Run's options: the first poll one interval after submitting, ±10 % jitter. */
-const modelRun = (durations: DurationStore, o: Partial<WaitOptions> = {}): WaitOptions =>
-	opts({ durations, firstPollDelayMs: 1000, jitter: 0.1, maxWaitMs: 3_600_000, ...o });
 
 /** Waits for the runs one after the other (one clock, one store); a run is `{ endMs }` or a TimedRun. */
 async function series(runs: TimedRun[], options: WaitOptions, key: string | undefined, clock = new VirtualClock()) {
