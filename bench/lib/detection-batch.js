@@ -12,7 +12,7 @@
  *
  * A third variant starts `sideBySide` executions of `batch` runs together after the first one (as the real-n8n
  * section does at 5 minutes), each its own wait on one store: the medians of their runs together count as one
- * measurement.
+ * measurement. A fourth does the same with Wait Options → Polling Goal "Fewest Requests".
  *
  * "Executions that beat both loops": measured executions whose median delay is below the Wait 1 s loop's on
  * the same runs AND whose median requests (as in ./detection: besides the one result fetch of each run) are
@@ -27,7 +27,7 @@ const QUEUE_MS = 300;
 const KEY = 'model:batch';
 
 /** Executions of the `groups` of runs, started together (each its own wait, one store, as one n8n process). */
-async function execution(engine, clock, durations, groups, { timestamps }) {
+async function execution(engine, clock, durations, groups, { timestamps, pollingGoal }) {
 	const { waitForAll, narrowRunTime } = engine.wait;
 	const { normaliseStatus } = engine.status;
 	const submittedAt = clock.now();
@@ -45,7 +45,7 @@ async function execution(engine, clock, durations, groups, { timestamps }) {
 				if (t >= run.endMs && seenAt[i] === undefined) seenAt[i] = t;
 			}),
 		}));
-		return { runs, requests, seenAt, done: waitForAll(jobs, { ...NODE_WAIT, durations }, undefined, clock) };
+		return { runs, requests, seenAt, done: waitForAll(jobs, { ...NODE_WAIT, durations, ...(pollingGoal ? { pollingGoal } : {}) }, undefined, clock) };
 	});
 	const ended = await clock.run(Promise.all(waits.map((w) => w.done)));
 	const rows = [];
@@ -64,7 +64,10 @@ async function execution(engine, clock, durations, groups, { timestamps }) {
 
 const medianOf = (rows, key) => quantile(rows.map((r) => r[key]), 0.5);
 
-/** { batch, seeds, sideBySide, queueMs, rows: [{ meanMs, variants: { timestamps, pollsOnly, sideBySide }, loops (on the 10-run variants' runs) }] } */
+/** Median requests per run the issue's goal allows (`withinCount`: executions whose median is at most this). */
+const GOAL_REQUESTS = 3;
+
+/** { batch, seeds, sideBySide, queueMs, rows: [{ meanMs, variants: { timestamps, pollsOnly, sideBySide, fewest }, loops (on the 10-run variants' runs) }] } */
 async function detectionBatch({ durationsMs = [2000, 20_000, 60_000, 300_000], batch = 10, seeds = 30, sideBySide = 4, engine = loadEngine(), log = () => {} } = {}) {
 	const rows = [];
 	for (const meanMs of durationsMs) {
@@ -75,22 +78,24 @@ async function detectionBatch({ durationsMs = [2000, 20_000, 60_000, 300_000], b
 			['timestamps', true, 1],
 			['pollsOnly', false, 1],
 			['sideBySide', true, sideBySide],
+			['fewest', true, sideBySide, 'fewestRequests'],
 		];
-		for (const [name, timestamps, together] of variantsRun) {
+		for (const [name, timestamps, together, pollingGoal] of variantsRun) {
 			const all = [];
 			const perExecution = [];
 			const wait1 = [];
 			const wait5 = [];
 			let beat = 0;
+			let withinCount = 0;
 			for (let seed = 1; seed <= seeds; seed++) {
 				const rnd = mulberry32(seed * 7919 + meanMs);
 				const draw = () => Array.from({ length: batch }, () => ({ queueMs: QUEUE_MS, endMs: QUEUE_MS + meanMs * (1 + 0.2 * bellFraction(rnd)) }));
 				const clock = new VirtualClock(mulberry32(seed ^ 0x5bd1e995));
 				const durations = new engine.wait.DurationStore();
-				await execution(engine, clock, durations, [draw()], { timestamps });
+				await execution(engine, clock, durations, [draw()], { timestamps, pollingGoal });
 				const groups = Array.from({ length: together }, () => draw());
 				const runs = groups.flat();
-				const measured = await execution(engine, clock, durations, groups, { timestamps });
+				const measured = await execution(engine, clock, durations, groups, { timestamps, pollingGoal });
 				const one = simulateLoop(runs, 1000);
 				const five = simulateLoop(runs, 5000);
 				all.push(...measured);
@@ -99,6 +104,7 @@ async function detectionBatch({ durationsMs = [2000, 20_000, 60_000, 300_000], b
 				const node = { delay: medianOf(measured, 'delayMs'), requests: medianOf(measured, 'requests') };
 				perExecution.push(node);
 				if (node.delay < medianOf(one, 'delayMs') && node.requests < medianOf(five, 'requests')) beat++;
+				if (node.requests <= GOAL_REQUESTS) withinCount++;
 			}
 			variants[name] = {
 				medianDelayMs: medianOf(all, 'delayMs'),
@@ -106,6 +112,7 @@ async function detectionBatch({ durationsMs = [2000, 20_000, 60_000, 300_000], b
 				executionDelayMs: [0.1, 0.5, 0.9].map((q) => quantile(perExecution.map((e) => e.delay), q)),
 				executionRequests: [0.1, 0.5, 0.9].map((q) => quantile(perExecution.map((e) => e.requests), q)),
 				beat,
+				withinCount,
 			};
 			if (together === 1) loops = { wait1DelayMs: medianOf(wait1, 'delayMs'), wait5Requests: medianOf(wait5, 'requests') };
 		}
@@ -122,6 +129,7 @@ function detectionBatchSection(d, table) {
 		timestamps: 'RunComfy node (learns from the polls and the result\'s timestamps)',
 		pollsOnly: 'the same, learning from the polls only',
 		sideBySide: `the node, ${d.sideBySide} executions of ${d.batch} started together (as the real-n8n 5-minute row), medians over their ${d.sideBySide * d.batch} runs`,
+		fewest: 'the same with Polling Goal "Fewest Requests"',
 	};
 	const rows = [];
 	for (const row of d.rows) {
@@ -134,9 +142,10 @@ function detectionBatchSection(d, table) {
 				r(v.medianRequests),
 				v.executionRequests.map(r).join(' / '),
 				`${v.beat}/${d.seeds}`,
+				`${v.withinCount}/${d.seeds}`,
 			]);
 		}
-		rows.push([`${row.meanMs / 1000} s`, 'Wait 1 s loop / Wait 5 s loop (same runs)', s(row.loops.wait1DelayMs), '', r(row.loops.wait5Requests), '', '']);
+		rows.push([`${row.meanMs / 1000} s`, 'Wait 1 s loop / Wait 5 s loop (same runs)', s(row.loops.wait1DelayMs), '', r(row.loops.wait5Requests), '', '', '']);
 	}
 	return [
 		'## Detection with few samples, whole batches at once (simulated)',
@@ -150,7 +159,10 @@ function detectionBatchSection(d, table) {
 			`The last row of each run time measures ${d.sideBySide} executions started together after the same first one, against loops run on the same ${d.sideBySide * d.batch} runs: ` +
 			'their runs that end first teach the rest while they run (the plan is made again from every run ended and every run still going, nodes/shared/wait/schedule.ts).',
 		'',
-		table(['Run time', 'Pattern', 'Median delay', 'Per execution (p10 / p50 / p90)', 'Median requests', 'Per execution (p10 / p50 / p90)', 'Executions that beat both loops'], rows),
+		table(
+			['Run time', 'Pattern', 'Median delay', 'Per execution (p10 / p50 / p90)', 'Median requests', 'Per execution (p10 / p50 / p90)', 'Executions that beat both loops', `Executions with median requests ≤ ${GOAL_REQUESTS}`],
+			rows,
+		),
 	].join('\n');
 }
 

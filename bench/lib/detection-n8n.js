@@ -7,9 +7,10 @@
  *           process: one warm-up execution of the same model first, so the figures count from its second run;
  *   wait1   the user's loop: HTTP Request submit → Wait 1 s → HTTP status → IF completed (else back to Wait) →
  *           HTTP result (bench/lib/real-n8n.js's builder);
- *   wait5   the same with Wait 5 s.
+ *   wait5   the same with Wait 5 s;
+ *   fewest  the Model node with Wait Options → Polling Goal "Fewest Requests", its own warm-up first.
  *
- * ONE `n8n start` (the learned timing lives in its process) with the three workflows published behind
+ * ONE `n8n start` (the learned timing lives in its process) with the four workflows published behind
  * webhooks; each (run time, pattern) has a model of its own, so runs are told apart in the sandbox and what the
  * node learns for one run time does not leak into another. All run times and patterns run at the same time:
  * per run time the node's warm-up, then the node, the Wait 1 s loop and the Wait 5 s loop side by side.
@@ -25,11 +26,15 @@ const { waitFor } = require('../../scripts/e2e/parking');
 const { httpLoopWorkflow, nodeWorkflow } = require('./real-n8n');
 const { quantile } = require('./measure');
 
+/** `learns`: the node, which gets a warm-up execution first; `id`: the last digits of its webhook's ids. */
 const PATTERNS = [
-	{ key: 'node', label: 'RunComfy Model node (learned timing)' },
-	{ key: 'wait1', label: 'HTTP Request + Wait 1 s + IF loop', waitSeconds: 1 },
-	{ key: 'wait5', label: 'HTTP Request + Wait 5 s + IF loop', waitSeconds: 5 },
+	{ key: 'node', label: 'RunComfy Model node (learned timing)', learns: true, id: '10' },
+	{ key: 'wait1', label: 'HTTP Request + Wait 1 s + IF loop', waitSeconds: 1, id: '11' },
+	{ key: 'wait5', label: 'HTTP Request + Wait 5 s + IF loop', waitSeconds: 5, id: '15' },
+	{ key: 'fewest', label: 'RunComfy Model node, Polling Goal "Fewest Requests" (learned timing)', learns: true, id: '12', waitOptions: { pollingGoal: 'fewestRequests' } },
 ];
+/** The median requests per run issue 14 asks for ("Fewest Requests" is measured against it). */
+const GOAL_REQUESTS = 3;
 const SPREAD = 0.2;
 const QUEUE_MS = 300;
 const SEED = 14;
@@ -40,14 +45,15 @@ const SEED = 14;
 
 const HEAD = new Set(['Start', 'Prompts', 'One Item per Prompt']);
 
-function behindWebhook(wf, { key, modelApi }) {
+function behindWebhook(wf, { key, modelApi, waitOptions }) {
+	const { id } = PATTERNS.find((p) => p.key === key);
 	const webhook = {
-		id: `d0000000-0000-4000-8000-0000000000${key === 'node' ? '10' : key === 'wait1' ? '11' : '15'}`,
+		id: `d0000000-0000-4000-8000-0000000000${id}`,
 		name: 'Webhook',
 		type: 'n8n-nodes-base.webhook',
 		typeVersion: 2,
 		position: [0, 0],
-		webhookId: `d0000000-0000-4000-8000-0000000001${key === 'node' ? '10' : key === 'wait1' ? '11' : '15'}`,
+		webhookId: `d0000000-0000-4000-8000-0000000001${id}`,
 		parameters: { httpMethod: 'POST', path: `bench-detect-${key}`, responseMode: 'onReceived', options: {} },
 	};
 	const items = {
@@ -60,7 +66,9 @@ function behindWebhook(wf, { key, modelApi }) {
 	};
 	const nodes = wf.nodes.filter((n) => !HEAD.has(n.name)).map((n) => {
 		if (n.name === 'Submit') return { ...n, parameters: { ...n.parameters, url: `=${modelApi}/v1/models/{{ $json.model }}` } };
-		if (n.name === 'RunComfy Model') return { ...n, parameters: { ...n.parameters, model: { __rl: true, mode: 'id', value: '={{ $json.model }}' } } };
+		if (n.name === 'RunComfy Model') {
+			return { ...n, parameters: { ...n.parameters, model: { __rl: true, mode: 'id', value: '={{ $json.model }}' }, ...(waitOptions ? { waitOptions } : {}) } };
+		}
 		return n;
 	});
 	const connections = Object.fromEntries(Object.entries(wf.connections).filter(([from]) => !HEAD.has(from)));
@@ -176,9 +184,10 @@ async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, sideBySid
 		const header = { id: h.newId(), name: 'RunComfy token (Header Auth)', type: 'httpHeaderAuth', data: { name: 'Authorization', value: `Bearer ${sb.token}` } };
 		await h.importCredential(uf, [runComfy, header]);
 		const built = PATTERNS.map((p) =>
-			behindWebhook(p.key === 'node' ? nodeWorkflow({ n: 1, credential: runComfy }) : httpLoopWorkflow({ n: 1, waitSeconds: p.waitSeconds, modelApi: sb.urls.modelApi, headerCred: header }), {
+			behindWebhook(p.learns ? nodeWorkflow({ n: 1, credential: runComfy }) : httpLoopWorkflow({ n: 1, waitSeconds: p.waitSeconds, modelApi: sb.urls.modelApi, headerCred: header }), {
 				key: p.key,
 				modelApi: sb.urls.modelApi,
+				waitOptions: p.waitOptions,
 			}),
 		);
 		const workflows = await h.importWorkflow(uf, built);
@@ -208,16 +217,21 @@ async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, sideBySid
 		const started = Date.now();
 		await Promise.all(
 			lengthsMs.map(async (meanMs) => {
-				const nodeModel = modelFor.get(`${meanMs}:node`);
-				log(`  detection-n8n: ${meanMs / 1000} s runs: node warm-up (${warmup} runs of ${nodeModel})`);
-				await start('node', nodeModel, warmup, 'warm-up');
-				await untilFetched(nodeModel, warmup, meanMs);
+				const learning = PATTERNS.filter((p) => p.learns);
+				log(`  detection-n8n: ${meanMs / 1000} s runs: warm-up of ${learning.map((p) => p.key).join(' and ')} (${warmup} runs each)`);
+				await Promise.all(
+					learning.map(async (p) => {
+						const model = modelFor.get(`${meanMs}:${p.key}`);
+						await start(p.key, model, warmup, 'warm-up');
+						await untilFetched(model, warmup, meanMs);
+					}),
+				);
 				const times = rounds[meanMs] || 1;
 				const together = sideBySide[meanMs] || 1;
 				for (let round = 1; round <= times; round++) {
-					log(`  detection-n8n: ${meanMs / 1000} s runs: node, Wait 1 s and Wait 5 s loops, ${together} × ${n} runs each, side by side (round ${round}/${times})`);
+					log(`  detection-n8n: ${meanMs / 1000} s runs: ${PATTERNS.map((p) => p.key).join(', ')}, ${together} × ${n} runs each, side by side (round ${round}/${times})`);
 					await Promise.all(PATTERNS.flatMap((p) => Array.from({ length: together }, (_, k) => start(p.key, modelFor.get(`${meanMs}:${p.key}`), n, `round ${round}.${k + 1}`))));
-					await Promise.all(PATTERNS.map((p) => untilFetched(modelFor.get(`${meanMs}:${p.key}`), (p.key === 'node' ? warmup : 0) + round * together * n, meanMs)));
+					await Promise.all(PATTERNS.map((p) => untilFetched(modelFor.get(`${meanMs}:${p.key}`), (p.learns ? warmup : 0) + round * together * n, meanMs)));
 				}
 				log(`  detection-n8n: ${meanMs / 1000} s runs done after ${((Date.now() - started) / 1000).toFixed(0)} s`);
 			}),
@@ -228,7 +242,7 @@ async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, sideBySid
 
 		// Every execution must have ended in success (the figures come from the sandbox; this checks the workflows).
 		const measured = lengthsMs.reduce((sum, ms) => sum + (rounds[ms] || 1) * (sideBySide[ms] || 1), 0);
-		const expected = { node: lengthsMs.length + measured, wait1: measured, wait5: measured };
+		const expected = Object.fromEntries(PATTERNS.map((p) => [p.key, (p.learns ? lengthsMs.length : 0) + measured]));
 		const executions = {};
 		for (const [i, p] of PATTERNS.entries()) {
 			const list = await waitFor(`the ${p.key} executions to end`, async () => {
@@ -244,10 +258,10 @@ async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, sideBySid
 			const perRun = {};
 			for (const p of PATTERNS) {
 				const runs = view.figures(modelFor.get(`${meanMs}:${p.key}`));
-				if (p.key === 'node') {
+				if (p.learns) {
 					// Submission order: the warm-up runs come first.
-					patterns.firstRun = summarise(runs.slice(0, warmup));
-					patterns.node = summarise(runs.slice(warmup));
+					if (p.key === 'node') patterns.firstRun = summarise(runs.slice(0, warmup));
+					patterns[p.key] = summarise(runs.slice(warmup));
 					perRun[p.key] = runs.map((r) => r.requests);
 				} else patterns[p.key] = summarise(runs);
 			}
@@ -297,12 +311,27 @@ function verdicts(d) {
 	});
 }
 
+/** Per run time: does "Fewest Requests" keep the median run within GOAL_REQUESTS, and how late does it see the end? */
+function fewestVerdicts(d) {
+	return d.rows
+		.filter((row) => row.patterns.fewest)
+		.map((row) => {
+			const { fewest, wait5 } = row.patterns;
+			const within = fewest.medianStatus <= GOAL_REQUESTS ? '≤' : '>';
+			return (
+				`${row.meanMs / 1000} s, "Fewest Requests": median requests ${fmtReq(fewest.medianStatus)} (${within} ${GOAL_REQUESTS}; mean ${fewest.meanStatus.toFixed(1)}, the Wait 5 s loop ${fmtReq(wait5.medianStatus)}), ` +
+				`median delay ${fmtDelay(fewest.medianDelayMs)} (${fewest.medianDelayMs <= 500 ? '≤' : '>'} 0.5 s)`
+			);
+		});
+}
+
 function detectionN8nSection(d, table) {
 	const labels = { firstRun: 'RunComfy Model node, warm-up (first runs, nothing learned)', ...Object.fromEntries(PATTERNS.map((p) => [p.key, p.label])) };
 	const rows = [];
 	for (const row of d.rows) {
 		for (const [key, label] of Object.entries(labels)) {
 			const p = row.patterns[key];
+			if (!p) continue;
 			rows.push([`${row.meanMs / 1000} s`, label, String(p.runs), fmtDelay(p.medianDelayMs), fmtDelay(p.p90DelayMs), fmtReq(p.medianStatus), p.meanStatus.toFixed(1)]);
 		}
 	}
@@ -311,11 +340,12 @@ function detectionN8nSection(d, table) {
 		"## Detection in the real n8n: from a run's end to the workflow seeing it",
 		'',
 		`One \`n8n start\` (n8n ${h.N8N_VERSION}, the package installed as a community package; the node's learned run times live in that process), ` +
-			'three workflows behind webhooks: the RunComfy Model node (Model → Run, default wait options), and the loop users build without the package ' +
-			'(HTTP Request submit → Wait 1 s or 5 s → HTTP Request status → IF completed, else back to Wait → HTTP Request result). ' +
+			'four workflows behind webhooks: the RunComfy Model node (Model → Run, default wait options), the loop users build without the package ' +
+			'(HTTP Request submit → Wait 1 s or 5 s → HTTP Request status → IF completed, else back to Wait → HTTP Request result), ' +
+			'and the Model node with Wait Options → Polling Goal "Fewest Requests" (a warm-up execution of its own first). ' +
 			`The sandbox draws each run's time within ±${d.spread * 100} % of the model's mean (bell-shaped) after ${d.queueMs} ms in the queue (\`in_queue\`, \`queue_position\`). ` +
 			`Every (run time, pattern) uses a model of its own, and all of them run at the same time: per run time a warm-up execution of the node (${d.warmup} runs), ` +
-			`then the node, the Wait 1 s loop and the Wait 5 s loop side by side with ${d.n} runs each` +
+			`then the node, the Wait 1 s loop, the Wait 5 s loop and the node with "Fewest Requests" side by side with ${d.n} runs each` +
 			(d.rounds && Object.values(d.rounds).some((r) => r > 1)
 				? ` (${Object.values(d.rounds).map((r) => `${r}×`).join(' / ')} such executions one after the other for ${Object.keys(d.rounds).map((ms) => `${ms / 1000} s`).join(' / ')}, while the longest runs go on)`
 				: '') +
@@ -329,12 +359,15 @@ function detectionN8nSection(d, table) {
 			"Delay: from the run's end (the sandbox's schedule) to the first status or result request that saw it finished. " +
 			'Requests per run, from the sandbox log: what a pattern sent to see the run ended, besides the one result fetch every run needs (status requests, and result requests that found the run still going; ' +
 			'where its plan expects the end the node asks for the result directly, so its request that sees the end there is that result fetch). ' +
-			`Executions succeeded: node ${ex.node.succeeded}/${ex.node.total}, Wait 1 s ${ex.wait1.succeeded}/${ex.wait1.total}, Wait 5 s ${ex.wait5.succeeded}/${ex.wait5.total}; ` +
+			`Executions succeeded: node ${ex.node.succeeded}/${ex.node.total}, Wait 1 s ${ex.wait1.succeeded}/${ex.wait1.total}, Wait 5 s ${ex.wait5.succeeded}/${ex.wait5.total}` +
+			(ex.fewest ? `, "Fewest Requests" ${ex.fewest.succeeded}/${ex.fewest.total}` : '') +
+			'; ' +
 			`the section took ${(d.sectionMs / 1000).toFixed(0)} s.`,
 		'',
 		table(['Run time', 'Pattern', 'Runs', 'Median delay', 'p90 delay', 'Median requests', 'Mean requests'], rows),
 		'',
 		...verdicts(d).map((v) => `- ${v.text}.`),
+		...fewestVerdicts(d).map((text) => `- ${text}.`),
 		...(verdicts(d).every((v) => v.delay === 'beats' && v.req === 'beats')
 			? []
 			: [
@@ -351,7 +384,11 @@ function detectionN8nSummary(d) {
 	return (
 		'Detection in the real n8n (median delay after the run ends, requests per run besides its one result fetch): ' +
 		d.rows
-			.map((r) => `${r.meanMs / 1000} s: node ${fmtDelay(r.patterns.node.medianDelayMs)} / ${fmtReq(r.patterns.node.medianStatus)}, Wait 1 s ${fmtDelay(r.patterns.wait1.medianDelayMs)}, Wait 5 s ${fmtReq(r.patterns.wait5.medianStatus)}`)
+			.map(
+				(r) =>
+					`${r.meanMs / 1000} s: node ${fmtDelay(r.patterns.node.medianDelayMs)} / ${fmtReq(r.patterns.node.medianStatus)}, Wait 1 s ${fmtDelay(r.patterns.wait1.medianDelayMs)}, Wait 5 s ${fmtReq(r.patterns.wait5.medianStatus)}` +
+					(r.patterns.fewest ? `, "Fewest Requests" ${fmtDelay(r.patterns.fewest.medianDelayMs)} / ${fmtReq(r.patterns.fewest.medianStatus)}` : ''),
+			)
 			.join('; ') +
 		`. Beats Wait 1 s on delay at ${v.filter((x) => x.delay === 'beats').length}/${v.length} run times, Wait 5 s on requests at ${v.filter((x) => x.req === 'beats').length}/${v.length}` +
 		(v.some((x) => x.req === 'ties') ? ` (ties at ${v.filter((x) => x.req === 'ties').map((x) => `${x.meanMs / 1000} s`).join(', ')}).` : '.')

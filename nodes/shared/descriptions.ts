@@ -84,10 +84,33 @@ export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefa
 					default: concurrency,
 					description: 'How many status requests may be in flight at once across all items',
 				},
+				...(defaults.learnsRunTimes ? [POLLING_GOAL] : []),
 			],
 		},
 	];
 }
+
+/** Offered where runs of one model or deployment teach how long the next ones take (../wait/planner). */
+const POLLING_GOAL: INodeProperties = {
+	displayName: 'Polling Goal',
+	name: 'pollingGoal',
+	type: 'options',
+	default: 'lowestDelay',
+	options: [
+		{
+			name: 'Fewest Requests',
+			value: 'fewestRequests',
+			description: 'About three status checks per run; the end is seen a few percent of the run time late',
+		},
+		{
+			name: 'Lowest Delay',
+			value: 'lowestDelay',
+			description: "A run's end is seen within about 0.3 s; long runs take more status checks (still fewer than a 5 s loop)",
+		},
+	],
+	description:
+		'Once runs of the model or deployment have been seen end (from the second run in this n8n process on), status checks are placed around the expected end. This decides what they aim at.',
+};
 
 /**
  * "Download Outputs" plus its options, shown for one resource/operation: how large a file may be, whether the

@@ -147,6 +147,18 @@ describe('Bad input: one clear error, no paid call', () => {
 		expect(paidCalls(sb)).toBe(0);
 	});
 
+	it('a Polling Goal that is not one is refused before any paid call', async () => {
+		const result = await runNode({
+			node,
+			credentials: credentialsFor(sb),
+			parameters: runParams(MODELS.flash, { prompt: 'x' }, { waitOptions: { pollingGoal: 'cheapest' } }),
+		});
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toBe('"Polling Goal" of item 0 must be one of lowestDelay, fewestRequests, but is "cheapest"');
+		expect(result.error?.description).toContain('Nothing was submitted');
+		expect(paidCalls(sb)).toBe(0);
+	});
+
 	it("the service's own insufficient-funds answer says to top up", async () => {
 		sb.configure({ walletMicrodollars: 10 });
 		const result = await runNode({

@@ -17,6 +17,8 @@ export interface WaitDefaults {
 	timeoutChoices?: TimeoutBehaviour[];
 	/** Whether "Wait for Completion" is on by default (training: off, it takes hours). */
 	waitByDefault: boolean;
+	/** Whether the kind's jobs have a timing key (runs of a model or deployment): "Polling Goal" is offered. */
+	learnsRunTimes?: boolean;
 }
 
 /** Model runs and deployment requests: seconds to minutes. */
@@ -28,6 +30,7 @@ export const INFERENCE_WAIT: WaitDefaults = {
 	onTimeout: 'fail',
 	cancelOnStop: true,
 	waitByDefault: true,
+	learnsRunTimes: true,
 };
 
 /**

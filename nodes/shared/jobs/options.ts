@@ -7,8 +7,8 @@
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { MAX_TIMER_MS } from '../wait';
-import type { TimeoutBehaviour, WaitOptions } from '../wait';
+import { MAX_TIMER_MS, POLLING_GOALS } from '../wait';
+import type { PollingGoal, TimeoutBehaviour, WaitOptions } from '../wait';
 import type { WaitDefaults } from './defaults';
 import { DEFAULT_MAX_DOWNLOAD_MB, TOOL_MAX_WAIT_SECONDS } from './defaults';
 
@@ -140,9 +140,17 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 				'At Max Wait n8n resumes a parked node without running it, so nothing could cancel the run then. Choose "Fail" or "Return as Still Running", or the Wait Mode "Wait in This Execution". Nothing was submitted.',
 		});
 	}
+	const goal = raw.pollingGoal;
+	if (defaults.learnsRunTimes && goal !== undefined && goal !== null && goal !== '' && !POLLING_GOALS.includes(goal as PollingGoal)) {
+		throw new NodeOperationError(ctx.getNode(), `"Polling Goal" of item ${itemIndex} must be one of ${POLLING_GOALS.join(', ')}, but is ${shown(goal)}`, {
+			itemIndex,
+			description: 'Pick "Lowest Delay" or "Fewest Requests" from the list. Nothing was submitted.',
+		});
+	}
 	return {
 		enabled,
 		mode,
+		...(defaults.learnsRunTimes && goal === 'fewestRequests' ? { pollingGoal: 'fewestRequests' as const } : {}),
 		initialIntervalMs: Math.min(MAX_TIMER_MS, Math.round(initial * 1000)),
 		maxIntervalMs: Math.min(MAX_TIMER_MS, Math.round(max * 1000)),
 		maxWaitMs: Math.round(maxWaitSeconds * 1000),

@@ -21,19 +21,20 @@
  */
 import type { DurationSample, EndDistribution } from './distribution';
 import { endDistribution, medianOf } from './distribution';
+import type { PollingGoal } from './planner';
 import { planPolls } from './planner';
 
 export type DurationSource = 'total' | 'run' | 'queueStep';
 
 const SOURCES: DurationSource[] = ['total', 'run', 'queueStep'];
-/** Cached plans per key (one per source and target delay; callers normally use one target). */
+/** Cached plans per key (one per source, polling goal and target delay; callers normally use one target). */
 const MAX_PLANS_PER_KEY = 4;
 
 interface KeyEntry {
 	samples: Record<DurationSource, DurationSample[]>;
 	/** Whether the service's timestamps have narrowed a `total` sample: its plans need no poll at the lower end. */
 	timestamped: boolean;
-	/** Planned poll offsets per source and target delay; dropped when a sample is added. */
+	/** Planned poll offsets per source, polling goal and target delay; dropped when a sample is added. */
 	plans: Map<string, readonly number[]>;
 	/** The fitted end distribution per source (null: nothing usable); dropped with the plans. */
 	fits: Map<DurationSource, EndDistribution | null>;
@@ -41,7 +42,7 @@ interface KeyEntry {
 	learned: Record<DurationSource, number>;
 	/** The runs of this key being waited for, per plan source. */
 	live: Record<PlanSource, Set<LiveRun>>;
-	/** The latest plan from samples and runs going, per source and target delay (see `livePlan`). */
+	/** The latest plan from samples and runs going, per source, polling goal and target delay (see `livePlan`). */
 	livePlans: Map<string, LivePlan>;
 }
 
@@ -168,15 +169,15 @@ export class DurationStore {
 	 * Planned poll times (ms from the anchor) for a run of this key, from one source's samples; undefined when
 	 * nothing usable was learned. Computed once per new sample and cached.
 	 */
-	plan(key: string, source: PlanSource, targetDelayMs: number): readonly number[] | undefined {
+	plan(key: string, source: PlanSource, targetDelayMs: number, goal: PollingGoal = 'lowestDelay'): readonly number[] | undefined {
 		const entry = this.touch(key);
 		if (!entry) return undefined;
-		const cacheKey = `${source}:${targetDelayMs}`;
+		const cacheKey = `${source}:${goal}:${targetDelayMs}`;
 		let plan = entry.plans.get(cacheKey);
 		if (!plan) {
 			const dist = this.fit(entry, source);
 			if (!dist) return undefined;
-			plan = planPolls(dist, { targetDelayMs, pollAtLowerEnd: this.pollsAtLowerEnd(key, source) });
+			plan = planPolls(dist, { targetDelayMs, goal, pollAtLowerEnd: this.pollsAtLowerEnd(key, source) });
 			if (entry.plans.size >= MAX_PLANS_PER_KEY) entry.plans.clear();
 			entry.plans.set(cacheKey, plan);
 		}
@@ -225,10 +226,10 @@ export class DurationStore {
 	 * longer hold every run that ended since the oldest run still going was registered: the fit would then count
 	 * only the last ones of a batch to end, and expect the rest too late.
 	 */
-	livePlan(key: string, source: PlanSource, targetDelayMs: number, fromLearned: number): LivePlan | undefined {
+	livePlan(key: string, source: PlanSource, targetDelayMs: number, fromLearned: number, goal: PollingGoal = 'lowestDelay'): LivePlan | undefined {
 		const entry = this.entries.get(key);
 		if (!entry) return undefined;
-		const cacheKey = `${source}:${targetDelayMs}`;
+		const cacheKey = `${source}:${goal}:${targetDelayMs}`;
 		const cached = entry.livePlans.get(cacheKey);
 		if (cached && cached.learned >= fromLearned) return cached.offsets.length ? cached : undefined;
 		const learned = entry.learned[source];
@@ -240,7 +241,7 @@ export class DurationStore {
 		}
 		if (learned - since > entry.samples[source].length) return undefined;
 		const dist = endDistribution(entry.samples[source], going);
-		const made = { learned, offsets: dist ? planPolls(dist, { targetDelayMs, pollAtLowerEnd: this.pollsAtLowerEnd(key, source) }) : [] };
+		const made = { learned, offsets: dist ? planPolls(dist, { targetDelayMs, goal, pollAtLowerEnd: this.pollsAtLowerEnd(key, source) }) : [] };
 		if (entry.livePlans.size >= MAX_PLANS_PER_KEY) entry.livePlans.clear();
 		entry.livePlans.set(cacheKey, made);
 		return made.offsets.length ? made : undefined;

@@ -7,6 +7,7 @@
 import type { DurationStore } from './learning';
 import { sharedDurations } from './learning';
 import { normaliseLimit } from './limiter';
+import type { PollingGoal } from './planner';
 import { DEFAULT_TARGET_DELAY_MS } from './planner';
 import type { WaitOptions } from './types';
 
@@ -31,6 +32,7 @@ export interface ResolvedOptions {
 	followCancellation: boolean;
 	firstPollDelayMs: number;
 	targetDelayMs: number;
+	pollingGoal: PollingGoal;
 	durations: DurationStore;
 }
 
@@ -42,6 +44,7 @@ const finiteAtLeast = (v: unknown, min: number): v is number => isNumber(v) && N
  *   interval; Infinity as the cap means no cap (sleeps are split to fit a timer).
  * - `maxWaitMs`: NaN, negative or Infinity → no deadline (the run is still fetched; Stop ends the wait).
  * - `concurrency`: NaN, 0 or negative → 1 (see `normaliseLimit`).
+ * - `pollingGoal`: anything but `fewestRequests` → `lowestDelay`.
  * - everything else: not a usable number → its default.
  */
 export function resolveOptions(options: WaitOptions): ResolvedOptions {
@@ -64,6 +67,7 @@ export function resolveOptions(options: WaitOptions): ResolvedOptions {
 		followCancellation: options.followCancellation ?? true,
 		firstPollDelayMs: finiteAtLeast(options.firstPollDelayMs, 0) ? options.firstPollDelayMs : 0,
 		targetDelayMs: finiteAtLeast(options.targetDelayMs, 1) ? options.targetDelayMs : DEFAULT_TARGET_DELAY_MS,
+		pollingGoal: options.pollingGoal === 'fewestRequests' ? 'fewestRequests' : 'lowestDelay',
 		durations: options.durations ?? sharedDurations,
 	};
 }

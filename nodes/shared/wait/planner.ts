@@ -31,12 +31,27 @@
  *   ending before the median in time, so the price from the median on is then searched again: polls after the
  *   median get denser until half of all runs are seen within the target again, as far as the average budget
  *   allows. (Without that search the learned schedule saw the median run 0.36-0.40 s after its end, not 0.3 s.)
+ *
+ * The other polling goal, `fewestRequests`, gives up the delay target for a request count: the typical run is seen
+ * with at most FEW_REQUESTS requests, the poll at the lower end included. The first FEW_REQUESTS polls reach the
+ * point where FEW_REQUESTS_SHARE of the runs have ended (more than half, so a learned median a few seconds off
+ * still leaves the typical run within the count), and where they sit before it is solved by the same cost model
+ * with a poll count instead of a delay target. The runs ending after that point pay more, but on average a run
+ * pays at most FEW_REQUESTS_MEAN_EXTRA more than the count; within that, the least mean delay. Both goals at once
+ * would need the count's last poll within about a second after the true median (see BENCHMARKS.md, "Detection").
  */
 import type { EndDistribution } from './distribution';
 
+/** What a learned schedule optimises: see the file comment. */
+export type PollingGoal = 'lowestDelay' | 'fewestRequests';
+
+export const POLLING_GOALS: readonly PollingGoal[] = ['lowestDelay', 'fewestRequests'];
+
 export interface PlanSettings {
-	/** The median delay from a run's end to its detection that the schedule aims at. */
+	/** The median delay from a run's end to its detection that the schedule aims at (goal `lowestDelay`). */
 	targetDelayMs: number;
+	/** Default `lowestDelay`. */
+	goal?: PollingGoal;
 	/** Two planned polls are at least this far apart (except the last one at the upper end). */
 	minGapMs?: number;
 	/** Share of runs to see within the target delay. Default DEFAULT_SHARE_IN_TIME. */
@@ -59,6 +74,15 @@ const BUDGET_MIN = 3;
 const MEDIAN_SPACING_MS = 10_000;
 /** Bisection steps over log λ (a range of e^27.6): 18 steps leave a bracket of 0.01 %. */
 const SEARCH_STEPS = 18;
+/** Goal `fewestRequests`: the requests that see the typical run (the poll at the lower end counts)… */
+export const FEW_REQUESTS = 3;
+/**
+ * …because these polls reach the point where this share of the runs has ended (well past half: after 10 learned
+ * runs, a batch of 40 keeps its typical run within the count in 30 of 30 seeds, against 28 with 0.75)…
+ */
+export const FEW_REQUESTS_SHARE = 0.8;
+/** …and on average a run pays at most this many more (the runs ending after that point). */
+export const FEW_REQUESTS_MEAN_EXTRA = 0.5;
 
 interface Schedule {
 	polls: number[];
@@ -95,43 +119,73 @@ function candidateTimes(dist: EndDistribution): number[] {
  * `pollAtLowerEnd` is false), the last at its upper end. Empty when the distribution is degenerate.
  */
 export function planPolls(dist: EndDistribution, settings: PlanSettings): number[] {
-	const polls = planFromLowerEnd(dist, settings);
+	const polls = settings.goal === 'fewestRequests' ? planFewRequests(dist, settings) : planFromLowerEnd(dist, settings);
 	return settings.pollAtLowerEnd === false && polls.length > 1 ? polls.slice(1) : polls;
 }
 
-/** The schedule with its poll at the lower end; its budgets count that poll too. */
-function planFromLowerEnd(dist: EndDistribution, settings: PlanSettings): number[] {
-	const target = settings.targetDelayMs > 0 ? settings.targetDelayMs : DEFAULT_TARGET_DELAY_MS;
-	const minGap = Math.max(0, settings.minGapMs ?? DEFAULT_MIN_GAP_MS);
-	if (!(dist.hi > 0) || !(dist.hi >= dist.lo)) return [];
-	const t = candidateTimes(dist);
-	const n = t.length;
-	const F = t.map((x) => dist.cdf(x));
-	// Partial first moments ∫ T dF up to t_k, by the midpoint rule on the fine grid.
-	const moment = new Array<number>(n).fill(0);
-	for (let k = 1; k < n; k++) moment[k] = moment[k - 1] + (F[k] - F[k - 1]) * ((t[k] + t[k - 1]) / 2);
-	/** Total delay of the ends in (t_i, t_j] when the next poll after t_i is at t_j. */
-	const gapDelay = (i: number, j: number) => t[j] * (F[j] - F[i]) - (moment[j] - moment[i]);
+/**
+ * The cost model on the candidate times of one distribution: `solve` finds the cheapest schedule for a price of a
+ * request, and leaves in `cost[i]` / `next[i]` the cheapest way on from a poll at `t[i]` (the poll itself not
+ * counted) for that price.
+ */
+class PollGrid {
+	readonly t: number[];
 
-	const cost = new Array<number>(n);
-	const next = new Array<number>(n);
-	// The first candidate at least `minGap` after each one (the times are sorted).
-	const firstAfterGap = new Array<number>(n);
-	for (let i = 0, j = 0; i < n; i++) {
-		while (j < n - 1 && (j <= i || t[j] - t[i] < minGap)) j++;
-		firstAfterGap[i] = j;
+	readonly F: number[];
+
+	readonly n: number;
+
+	readonly cost: number[];
+
+	readonly next: number[];
+
+	/** The first candidate at least `minGap` after each one (the times are sorted). */
+	readonly firstAfterGap: number[];
+
+	/** Partial first moments ∫ T dF up to t_k, by the midpoint rule on the fine grid. */
+	private readonly moment: number[];
+
+	constructor(private readonly dist: EndDistribution, minGap: number) {
+		const t = candidateTimes(dist);
+		const n = t.length;
+		this.t = t;
+		this.n = n;
+		this.F = t.map((x) => dist.cdf(x));
+		this.moment = new Array<number>(n).fill(0);
+		for (let k = 1; k < n; k++) this.moment[k] = this.moment[k - 1] + (this.F[k] - this.F[k - 1]) * ((t[k] + t[k - 1]) / 2);
+		this.cost = new Array<number>(n);
+		this.next = new Array<number>(n);
+		this.firstAfterGap = new Array<number>(n);
+		for (let i = 0, j = 0; i < n; i++) {
+			while (j < n - 1 && (j <= i || t[j] - t[i] < minGap)) j++;
+			this.firstAfterGap[i] = j;
+		}
 	}
+
+	/** Total delay of the ends in (t_i, t_j] when the next poll after t_i is at t_j. */
+	gapDelay(i: number, j: number): number {
+		return this.t[j] * (this.F[j] - this.F[i]) - (this.moment[j] - this.moment[i]);
+	}
+
+	/** Expected requests of the schedule that polls at these candidates (the first one is always sent). */
+	requestsOf(indices: readonly number[]): number {
+		let requests = 1;
+		for (let k = 1; k < indices.length; k++) requests += 1 - this.F[indices[k - 1]];
+		return requests;
+	}
+
 	/** The cheapest schedule when a request costs `lambda` ms of delay, and `lambdaBeforeMedian` before the median. */
-	const solve = (lambda: number, lambdaBeforeMedian = lambda): Schedule => {
+	solve(lambda: number, lambdaBeforeMedian = lambda): Schedule {
+		const { t, F, n, cost, next } = this;
 		const dearer = Math.max(lambda, lambdaBeforeMedian);
 		cost[n - 1] = 0;
 		next[n - 1] = -1;
 		for (let i = n - 2; i >= 0; i--) {
-			const pollCost = (t[i] < dist.median ? dearer : lambda) * (1 - F[i]);
+			const pollCost = (t[i] < this.dist.median ? dearer : lambda) * (1 - F[i]);
 			let best = Infinity;
 			let bestJ = n - 1;
-			for (let j = firstAfterGap[i]; j < n; j++) {
-				const delay = gapDelay(i, j);
+			for (let j = this.firstAfterGap[i]; j < n; j++) {
+				const delay = this.gapDelay(i, j);
 				if (pollCost + delay >= best) break; // later candidates only add delay
 				const c = pollCost + delay + cost[j];
 				if (c < best) {
@@ -142,14 +196,49 @@ function planFromLowerEnd(dist: EndDistribution, settings: PlanSettings): number
 			cost[i] = best;
 			next[i] = bestJ;
 		}
-		const polls: number[] = [t[0]];
-		let requests = 1;
-		for (let i = 0; i !== n - 1; i = next[i]) {
-			requests += 1 - F[i];
-			polls.push(t[next[i]]);
-		}
-		return { polls, requests, lambda, lambdaBeforeMedian: dearer };
-	};
+		const indices = this.followFrom(0);
+		return { polls: indices.map((k) => t[k]), requests: this.requestsOf(indices), lambda, lambdaBeforeMedian: dearer };
+	}
+
+	/** The candidates the last `solve` polls at from `t[from]` on, `from` included. */
+	followFrom(from: number): number[] {
+		const indices = [from];
+		for (let i = from; i !== this.n - 1; i = this.next[i]) indices.push(this.next[i]);
+		return indices;
+	}
+}
+
+/**
+ * Bisection over a log price: the schedule at the boundary where `ok` stops holding (`ok` holds at `from`).
+ * `at` solves for a log price.
+ */
+function boundary<S>(ok: (s: S) => boolean, from: number, to: number, at: (x: number) => S): S {
+	let good = from;
+	let bad = to;
+	let chosen = at(good);
+	for (let k = 0; k < SEARCH_STEPS; k++) {
+		const mid = (good + bad) / 2;
+		const s = at(mid);
+		if (ok(s)) {
+			chosen = s;
+			good = mid;
+		} else bad = mid;
+	}
+	return chosen;
+}
+
+/** Log prices of a request (ms of delay): nearly free (the densest schedule) and the sparsest (one poll at the upper end). */
+const CHEAP = Math.log(1e-3);
+const DEAR = Math.log(1e9);
+
+const usable = (dist: EndDistribution) => dist.hi > 0 && dist.hi >= dist.lo;
+
+/** The schedule with its poll at the lower end; its budgets count that poll too. */
+function planFromLowerEnd(dist: EndDistribution, settings: PlanSettings): number[] {
+	const target = settings.targetDelayMs > 0 ? settings.targetDelayMs : DEFAULT_TARGET_DELAY_MS;
+	if (!usable(dist)) return [];
+	const grid = new PollGrid(dist, Math.max(0, settings.minGapMs ?? DEFAULT_MIN_GAP_MS));
+	const solve = (lambda: number, lambdaBeforeMedian?: number) => grid.solve(lambda, lambdaBeforeMedian);
 
 	/** Share of runs seen within `target` of their end. */
 	const seenInTime = (polls: number[]) => {
@@ -162,49 +251,101 @@ function planFromLowerEnd(dist: EndDistribution, settings: PlanSettings): number
 		return p;
 	};
 	const budget = Math.max(BUDGET_MIN, dist.median / BUDGET_SPACING_MS + BUDGET_EXTRA);
-
-	/**
-	 * Bisection over a log price: the schedule at the boundary where `ok` stops holding (`ok` holds at `from`).
-	 * `at` solves for a log price (by default the one price λ).
-	 */
-	const boundary = (ok: (s: Schedule) => boolean, from: number, to: number, at = (x: number) => solve(Math.exp(x))): Schedule => {
-		let good = from;
-		let bad = to;
-		let chosen = at(good);
-		for (let k = 0; k < SEARCH_STEPS; k++) {
-			const mid = (good + bad) / 2;
-			const s = at(mid);
-			if (ok(s)) {
-				chosen = s;
-				good = mid;
-			} else bad = mid;
-		}
-		return chosen;
-	};
-	const cheap = Math.log(1e-3); // ms per request: nearly free requests, the densest schedule
-	const dear = Math.log(1e9); // the sparsest schedule: one poll at the upper end
+	const single = (x: number) => solve(Math.exp(x));
 	const share = settings.shareInTime ?? DEFAULT_SHARE_IN_TIME;
 	const meetsTarget = (s: Schedule) => seenInTime(s.polls) >= share;
 	const withinBudget = (s: Schedule) => s.requests <= budget;
 	const medianBudget = Math.max(BUDGET_MIN, dist.median / MEDIAN_SPACING_MS + BUDGET_EXTRA);
 	/** What a run ending at the median pays: the polls before it and the one that sees it. */
 	const typicalWithinBudget = (s: Schedule) => s.polls.filter((x) => x < dist.median).length + 1 <= medianBudget;
-	let chosen = meetsTarget(solve(Math.exp(cheap))) ? boundary(meetsTarget, cheap, dear) : undefined;
+	let chosen = meetsTarget(single(CHEAP)) ? boundary(meetsTarget, CHEAP, DEAR, single) : undefined;
 	// The target needs more requests than the budget allows: the least delay within the budget.
-	if (!chosen || !withinBudget(chosen)) chosen = boundary(withinBudget, dear, cheap);
+	if (!chosen || !withinBudget(chosen)) chosen = boundary(withinBudget, DEAR, CHEAP, single);
 	if (typicalWithinBudget(chosen)) return chosen.polls;
 	// The typical run pays too much: the polls before the median get dearer, as little as its budget needs.
 	const { lambda } = chosen;
 	const from = Math.log(lambda);
-	const sparse = boundary(typicalWithinBudget, dear, from, (x) => solve(lambda, Math.exp(x)));
+	const sparse = boundary(typicalWithinBudget, DEAR, from, (x) => solve(lambda, Math.exp(x)));
 	if (meetsTarget(sparse)) return sparse.polls;
 	// Fewer polls before the median see fewer of the runs ending there in time: the polls from the median on get
 	// cheaper again, as far as the target needs and both budgets allow.
 	const at = (x: number) => solve(Math.exp(x), sparse.lambdaBeforeMedian);
 	const fits = (s: Schedule) => typicalWithinBudget(s) && withinBudget(s);
-	if (meetsTarget(at(cheap))) {
-		const dense = boundary(meetsTarget, cheap, from, at);
+	if (meetsTarget(at(CHEAP))) {
+		const dense = boundary(meetsTarget, CHEAP, from, at);
 		if (fits(dense)) return dense.polls;
 	}
-	return boundary(fits, from, cheap, at).polls;
+	return boundary(fits, from, CHEAP, at).polls;
+}
+
+/** Expected requests of polls at these times (the first one is always sent). */
+function requestsOf(dist: EndDistribution, polls: readonly number[]): number {
+	let requests = 1;
+	for (let k = 1; k < polls.length; k++) requests += 1 - dist.cdf(polls[k - 1]);
+	return requests;
+}
+
+/**
+ * Goal `fewestRequests` (see the file comment). The lowest-delay schedule when it already sees FEW_REQUESTS_SHARE
+ * of the runs within the count (short runs). Otherwise: the poll at the lower end, then FEW_REQUESTS more (the
+ * lower end's poll is dropped by `planPolls` when not sent, and then counts no more) of which the last reaches the
+ * FEW_REQUESTS_SHARE point, then the cheapest way on; for each price, the placement of those polls with the least
+ * cost by a dynamic program over the poll count. The price is the lowest whose schedule keeps the mean within
+ * FEW_REQUESTS + FEW_REQUESTS_MEAN_EXTRA requests, and within the lowest-delay schedule's mean (fewest requests
+ * never sends more than lowest delay), as far as the count allows.
+ */
+function planFewRequests(dist: EndDistribution, settings: PlanSettings): number[] {
+	if (!usable(dist)) return [];
+	const lowerEndSent = settings.pollAtLowerEnd !== false;
+	const counted = lowerEndSent ? FEW_REQUESTS - 1 : FEW_REQUESTS;
+	const quickest = planFromLowerEnd(dist, settings);
+	const quickestReach = quickest.findIndex((x) => dist.cdf(x) >= FEW_REQUESTS_SHARE);
+	if (quickestReach >= 0 && quickestReach <= counted) return quickest;
+	const grid = new PollGrid(dist, Math.max(0, settings.minGapMs ?? DEFAULT_MIN_GAP_MS));
+	const { F, n } = grid;
+	let reach = F.findIndex((p) => p >= FEW_REQUESTS_SHARE);
+	if (reach < 0) reach = n - 1;
+	// The lower end's poll is in the grid's schedules either way; when it is not sent it is not paid either.
+	const budget = Math.min(FEW_REQUESTS + FEW_REQUESTS_MEAN_EXTRA + (lowerEndSent ? 0 : 1), requestsOf(dist, quickest));
+
+	const at = (x: number) => {
+		const lambda = Math.exp(x);
+		grid.solve(lambda);
+		// best[m][j]: the least cost of polls 1..m after the lower end's, the m-th at t[j]; from[m][j] the one before.
+		let best = new Array<number>(n).fill(Infinity);
+		best[0] = 0;
+		const from: number[][] = [];
+		for (let m = 1; m <= counted; m++) {
+			const step = new Array<number>(n).fill(Infinity);
+			const back = new Array<number>(n).fill(-1);
+			for (let i = 0; i < n - 1; i++) {
+				if (best[i] === Infinity) continue;
+				const pollCost = lambda * (1 - F[i]);
+				for (let j = grid.firstAfterGap[i]; j < n; j++) {
+					const c = best[i] + pollCost + grid.gapDelay(i, j);
+					if (c < step[j]) {
+						step[j] = c;
+						back[j] = i;
+					}
+				}
+			}
+			from.push(back);
+			best = step;
+		}
+		let last = -1;
+		let least = Infinity;
+		for (let j = reach; j < n; j++) {
+			const c = best[j] + grid.cost[j];
+			if (c < least) {
+				least = c;
+				last = j;
+			}
+		}
+		if (last < 0) return grid.solve(lambda); // too few candidates for the count: the plain optimum
+		const indices = [last];
+		for (let m = counted - 1; m >= 0; m--) indices.unshift(from[m][indices[0]]);
+		indices.push(...grid.followFrom(last).slice(1));
+		return { polls: indices.map((k) => grid.t[k]), requests: grid.requestsOf(indices), lambda, lambdaBeforeMedian: lambda };
+	};
+	return boundary((s: Schedule) => s.requests <= budget, DEAR, CHEAP, at).polls;
 }

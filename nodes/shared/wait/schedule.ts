@@ -27,7 +27,9 @@
  * from (and REPLAN_MIN_NEW more), the job switches to a plan fitted to every sample and every run still going
  * (`DurationStore.livePlan`), from its next poll on. The runs still going count as "ends after where they were last
  * seen": without them, a batch's first runs to end, its early ones, would pull the plan early. In a batch whose
- * first runs show that the learned times were late, the rest is polled densely where its runs now end.
+ * first runs show that the learned times were late, the rest is polled densely where its runs now end. With the
+ * polling goal `fewestRequests` a job keeps the plan it started with (a new plan's polls would be paid on top of
+ * those sent); only jobs submitted later start from one that counts the runs going.
  *
  * A planned poll by which the run has ended at least RESULT_POLL_CHANCE likely (given it was going at the last
  * poll) asks for the result (`asksResult`, `WaitJob.pollResult`), so the poll that sees the end also brings the
@@ -272,8 +274,9 @@ export class JobSchedule {
 	private planOf(key: string, source: PlanSource): readonly number[] | undefined {
 		const store = this.options.durations;
 		try {
-			const live = store.liveCount(key, source) > 0 ? store.livePlan(key, source, this.options.targetDelayMs, store.learnedCount(key, source)) : undefined;
-			return live?.offsets ?? store.plan(key, source, this.options.targetDelayMs);
+			const { targetDelayMs, pollingGoal } = this.options;
+			const live = store.liveCount(key, source) > 0 ? store.livePlan(key, source, targetDelayMs, store.learnedCount(key, source), pollingGoal) : undefined;
+			return live?.offsets ?? store.plan(key, source, targetDelayMs, pollingGoal);
 		} catch {
 			return undefined;
 		}
@@ -303,13 +306,15 @@ export class JobSchedule {
 		const plan = this.plan;
 		if (!plan) return;
 		if (plan.live) plan.live.going = Math.max(plan.live.going, at - plan.anchor);
+		// A new plan's polls before its count's last one would be paid on top of those already sent.
+		if (this.options.pollingGoal === 'fewestRequests') return;
 		const store = this.options.durations;
 		const learned = store.learnedCount(key, plan.source);
 		const enough = Math.max(plan.learned + REPLAN_MIN_NEW, plan.learned * REPLAN_GROWTH);
 		if (learned < enough) return;
 		let made: LivePlan | undefined;
 		try {
-			made = store.livePlan(key, plan.source, this.options.targetDelayMs, enough);
+			made = store.livePlan(key, plan.source, this.options.targetDelayMs, enough, this.options.pollingGoal);
 		} catch {
 			// learning must never break the wait: the plan followed so far stays
 		}

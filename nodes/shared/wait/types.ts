@@ -3,6 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { RunState } from '../types';
 import type { DurationStore } from './learning';
+import type { PollingGoal } from './planner';
 import type { StepProgress } from './steps';
 
 export type TimeoutBehaviour = 'fail' | 'returnRunning' | 'cancel';
@@ -73,6 +74,9 @@ export interface WaitOptions {
 	/** For jobs with a timing key: the median delay from a run's end to its detection that the learned
 	 * schedule aims at. Default 300 ms. */
 	targetDelayMs?: number;
+	/** For jobs with a timing key: what the learned schedule optimises (./planner). Default `lowestDelay`: the
+	 * target delay; `fewestRequests`: about three requests per run, seen later. */
+	pollingGoal?: PollingGoal;
 	/** Where learned run times live. Default: `sharedDurations`, shared by every execution in the process. */
 	durations?: DurationStore;
 }

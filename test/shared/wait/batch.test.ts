@@ -3,7 +3,7 @@
  * learning.ts `livePlan`, distribution.ts: runs still going count as "ends after where they were last seen").
  * Everything runs on the virtual clock: no real time passes.
  */
-import { DurationStore, endDistribution, planPolls, timingKey, waitForAll } from '../../../nodes/shared/wait';
+import { DurationStore, endDistribution, planPolls, timingKey, waitForAll, type WaitOptions } from '../../../nodes/shared/wait';
 import { REPLAN_GROWTH, REPLAN_MIN_NEW } from '../../../nodes/shared/wait/schedule';
 import { VirtualClock, apiError, median, modelRun, spreadRuns, timedJob } from './helpers';
 
@@ -239,5 +239,35 @@ describe('DurationStore: runs being waited for', () => {
 		expect(store.livePlan(KEY, 'total', TARGET_MS, 8)).toBeUndefined();
 		store.release(KEY, 'total', run);
 		expect(store.livePlan(KEY, 'total', TARGET_MS, 8)).toBeDefined();
+	});
+});
+
+describe('polling goal "Fewest Requests" in a batch', () => {
+	/** 40 runs of about 300 s together after 10 learned ones, waited for with `o`; polls per run and the livePlan calls. */
+	async function batchOf(seed: number, o: Partial<WaitOptions>) {
+		const store = learned(spreadRuns(300_000, 10, 100 + seed));
+		const spy = jest.spyOn(store, 'livePlan');
+		const clock = new VirtualClock();
+		const ends = spreadRuns(300_000, 40, 200 + seed);
+		const runs = ends.map((end, i) => batchRun(clock, i, end));
+		const outcomes = await clock.run(waitForAll(runs.map((r) => r.job), modelRun(store, o), undefined, clock));
+		expect(outcomes.every((o) => o.kind === 'done')).toBe(true);
+		expect(store.liveCount(KEY, 'total')).toBe(0);
+		const replans = spy.mock.calls.filter(([, , , fromLearned]) => fromLearned > 10).length;
+		return { polls: median(runs.map((r) => r.pollTimes.length)), delay: median(runs.map((r, i) => r.pollTimes[r.pollTimes.length - 1] - ends[i])), replans };
+	}
+
+	it('the typical run is seen with three requests, the batch keeps the plans it started with, and the end is seen later', async () => {
+		for (let seed = 1; seed <= 6; seed++) {
+			const fewest = await batchOf(seed, { pollingGoal: 'fewestRequests' });
+
+			const quickest = await batchOf(seed, {});
+			expect(fewest.polls).toBeLessThanOrEqual(3);
+			expect(quickest.polls).toBeGreaterThan(3);
+			// Its runs that end teach nothing to the plans of the runs going: a new plan's polls would be paid on top.
+			expect(fewest.replans).toBe(0);
+			expect(quickest.replans).toBeGreaterThan(0);
+			expect(fewest.delay).toBeGreaterThan(quickest.delay);
+		}
 	});
 });

@@ -2,9 +2,18 @@
  * What is learned about run times (nodes/shared/wait/distribution.ts, learning.ts) and where the schedule
  * puts its polls (planner.ts). Deterministic: seeded spreads, no clock at all.
  */
-import { DurationStore, endDistribution, planPolls, type DurationSample, type EndDistribution } from '../../../nodes/shared/wait';
+import {
+	DurationStore,
+	endDistribution,
+	FEW_REQUESTS,
+	FEW_REQUESTS_SHARE,
+	planPolls,
+	type DurationSample,
+	type EndDistribution,
+	type PlanSettings,
+} from '../../../nodes/shared/wait';
 import { mulberry32 } from '../../../sandbox';
-import { mean, spreadRuns } from './helpers';
+import { mean, median, spreadRuns } from './helpers';
 
 /** Samples as the engine records them: the end lies between two polls `gapMs` apart. */
 const observed = (ends: number[], gapMs: number, seed = 3): DurationSample[] => {
@@ -164,6 +173,81 @@ describe('planPolls', () => {
 		const wide = endDistribution(observed(ends, 500)) as EndDistribution;
 		const cost = evaluate(wide, planPolls(wide, { targetDelayMs: 300 }), 300);
 		expect(cost.requests).toBeLessThanOrEqual(Math.max(3, wide.median / 6667 + 1) + 1);
+	});
+});
+
+describe('planPolls, polling goal "Fewest Requests"', () => {
+	/** Expected requests of a schedule, exactly: the first poll is sent, each later one if the run was going at the one before. */
+	const expectedRequests = (dist: EndDistribution, polls: number[]) => polls.reduce((sum, t, k) => sum + (k === 0 ? 1 : 1 - dist.cdf(polls[k - 1])), 0);
+	/** Median requests and median delay of runs drawn from `dist`, polled at `polls`. */
+	function typical(dist: EndDistribution, polls: number[], count = 2000) {
+		const rnd = mulberry32(7);
+		const requests: number[] = [];
+		const delays: number[] = [];
+		for (let k = 0; k < count; k++) {
+			const end = endAt(dist, rnd());
+			const index = polls.findIndex((t) => t >= end);
+			requests.push(index + 1);
+			delays.push(polls[index] - end);
+		}
+		return { requests: median(requests), delay: median(delays) };
+	}
+	const learnedFrom = (meanMs: number, samples: number) => endDistribution(observed(spreadRuns(meanMs, samples, 3), 600)) as EndDistribution;
+	const fewest = (dist: EndDistribution, pollAtLowerEnd: boolean) => planPolls(dist, { targetDelayMs: 300, goal: 'fewestRequests', pollAtLowerEnd });
+
+	it('sees the typical run of 60 s and 5 minutes with three requests, where the lowest-delay plan needs more', () => {
+		for (const meanMs of [60_000, 300_000]) {
+			for (const samples of [3, 10, 24]) {
+				const dist = learnedFrom(meanMs, samples);
+				for (const pollAtLowerEnd of [true, false]) {
+					const polls = fewest(dist, pollAtLowerEnd);
+					const quickest = planPolls(dist, { targetDelayMs: 300, pollAtLowerEnd });
+					// The first three polls sent (the one at the lower end counts) reach the point where four fifths have ended.
+					expect(dist.cdf(polls[FEW_REQUESTS - 1])).toBeGreaterThanOrEqual(FEW_REQUESTS_SHARE);
+					expect(typical(dist, polls).requests).toBeLessThanOrEqual(FEW_REQUESTS);
+					expect(typical(dist, quickest).requests).toBeGreaterThan(FEW_REQUESTS);
+					// The runs ending later pay more, but on average at most half a request more (and never more than the lowest-delay plan).
+					expect(expectedRequests(dist, polls)).toBeLessThanOrEqual(FEW_REQUESTS + 0.5 + 1e-9);
+					expect(expectedRequests(dist, polls)).toBeLessThanOrEqual(expectedRequests(dist, quickest) + 1e-9);
+					expect(polls[polls.length - 1]).toBe(dist.hi);
+				}
+			}
+		}
+	});
+
+	it('never expects more requests than the lowest-delay plan; short runs get that plan itself', () => {
+		for (const meanMs of [2000, 20_000]) {
+			for (const pollAtLowerEnd of [true, false]) {
+				const dist = learnedFrom(meanMs, 10);
+				const settings: PlanSettings = { targetDelayMs: 300, pollAtLowerEnd };
+				const quickest = planPolls(dist, settings);
+				const polls = planPolls(dist, { ...settings, goal: 'fewestRequests' });
+				expect(expectedRequests(dist, polls)).toBeLessThanOrEqual(expectedRequests(dist, quickest) + 1e-9);
+				if (meanMs === 2000) expect(polls).toEqual(quickest);
+				expect(typical(dist, polls).requests).toBeLessThanOrEqual(FEW_REQUESTS);
+			}
+		}
+	});
+
+	it('within the count, the least delay: its polls see the typical run sooner than evenly spaced ones', () => {
+		const dist = learnedFrom(300_000, 10);
+		const polls = fewest(dist, false);
+		const reach = polls[FEW_REQUESTS - 1];
+		const even = [1, 2, 3].map((k) => dist.lo + ((reach - dist.lo) * k) / 3);
+		const evenPlan = [...even, ...polls.slice(FEW_REQUESTS)];
+		expect(typical(dist, polls).delay).toBeLessThan(typical(dist, evenPlan).delay);
+		// Seen later than with the lowest-delay plan: the price of the count.
+		expect(typical(dist, polls).delay).toBeGreaterThan(typical(dist, planPolls(dist, { targetDelayMs: 300, pollAtLowerEnd: false })).delay);
+	});
+
+	it('is cached apart from the lowest-delay plan of the same samples', () => {
+		const store = new DurationStore();
+		for (const end of spreadRuns(300_000, 10, 5)) store.record('a', 'total', { lo: end - 200, hi: end + 200 });
+		const quickest = store.plan('a', 'total', 300);
+		const cheapest = store.plan('a', 'total', 300, 'fewestRequests');
+		expect(cheapest).not.toEqual(quickest);
+		expect(store.plan('a', 'total', 300, 'fewestRequests')).toBe(cheapest);
+		expect(store.plan('a', 'total', 300)).toBe(quickest);
 	});
 });
 
