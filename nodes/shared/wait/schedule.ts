@@ -13,7 +13,7 @@
  * may stay silent longer, because the run is known not to end in that time.
  * - A run already finished at the plan's first poll (at the lower end) means the runs got faster: the key's
  *   learned durations are dropped and the next run starts from the backoff. With timestamps, a run time
- *   below the lower end does the same (DurationStore.narrow).
+ *   well below the lower end does the same (DurationStore.narrow).
  * - Not seen queued: the plan of the `total` durations (from submit), anchored at `submittedAt`.
  * - Seen queued (`in_queue`): the plan is dropped. While queued, the job polls no more often than the
  *   backoff and at least every `position × queueStep / 2` (capped at `maxIntervalMs`), where `queueStep`

@@ -126,6 +126,23 @@ describe("narrowing a learned run time with the service's timestamps", () => {
 		expect(next.delayMs).toBeLessThan(1_000);
 	});
 
+	it('with timestamps, one run just below the lower end of a narrowly learned model is learned with the rest, not a reason to drop them', async () => {
+		// Ten runs of a 60 s model that came out close together and late (the real-n8n bench's warm-up of 23:48).
+		const warmUp = [58_995, 58_872, 60_820, 62_328, 63_880, 67_480, 63_400, 62_169, 62_937, 62_071];
+		const store = new DurationStore();
+		await series(store, warmUp, true);
+		const learned = endDistribution(store.samples(KEY, 'total')) as EndDistribution;
+		// A run of 49.9 s (the bound of ±20 % is 48 s) ends below what those ten expect at all…
+		expect(49_890).toBeLessThan(learned.lo);
+		await series(store, [49_890], true);
+		// …and is one more sample: the ten stay, and the fit widens to hold it.
+		expect(store.samples(KEY, 'total')).toHaveLength(11);
+		expect((endDistribution(store.samples(KEY, 'total')) as EndDistribution).lo).toBeLessThan(49_890);
+		// A run far below (the model got twice as fast) still drops them.
+		await series(store, [30_000], true);
+		expect(store.samples(KEY, 'total')).toEqual([{ lo: 29_999, hi: 30_001 }]);
+	});
+
 	it('planPolls without the poll at the lower end is the same schedule minus that poll', () => {
 		const dist = endDistribution([{ lo: 19_800, hi: 20_000 }, { lo: 20_500, hi: 20_700 }, { lo: 21_000, hi: 21_300 }]) as EndDistribution;
 		const full = planPolls(dist, { targetDelayMs: 300 });
