@@ -109,7 +109,7 @@ const POLLING_GOAL: INodeProperties = {
 		},
 	],
 	description:
-		'Once runs of the model or deployment have been seen end (from the second run in this n8n process on), status checks are placed around the expected end. This decides what they aim at.',
+		'Once runs of this model or deployment have been seen to end in this n8n process (from the second run on), status checks are placed around the expected end. This decides what they aim at.',
 };
 
 /**
