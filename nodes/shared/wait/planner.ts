@@ -119,7 +119,10 @@ function candidateTimes(dist: EndDistribution): number[] {
  * `pollAtLowerEnd` is false), the last at its upper end. Empty when the distribution is degenerate.
  */
 export function planPolls(dist: EndDistribution, settings: PlanSettings): number[] {
-	const polls = settings.goal === 'fewestRequests' ? planFewRequests(dist, settings) : planFromLowerEnd(dist, settings);
+	if (!(dist.hi > 0) || !(dist.hi >= dist.lo)) return [];
+	const grid = new PollGrid(dist, Math.max(0, settings.minGapMs ?? DEFAULT_MIN_GAP_MS));
+	const quickest = planFromLowerEnd(grid, dist, settings);
+	const polls = settings.goal === 'fewestRequests' ? planFewRequests(grid, dist, settings, quickest) : quickest.polls;
 	return settings.pollAtLowerEnd === false && polls.length > 1 ? polls.slice(1) : polls;
 }
 
@@ -231,13 +234,9 @@ function boundary<S>(ok: (s: S) => boolean, from: number, to: number, at: (x: nu
 const CHEAP = Math.log(1e-3);
 const DEAR = Math.log(1e9);
 
-const usable = (dist: EndDistribution) => dist.hi > 0 && dist.hi >= dist.lo;
-
-/** The schedule with its poll at the lower end; its budgets count that poll too. */
-function planFromLowerEnd(dist: EndDistribution, settings: PlanSettings): number[] {
+/** The lowest-delay schedule with its poll at the lower end; its budgets count that poll too. */
+function planFromLowerEnd(grid: PollGrid, dist: EndDistribution, settings: PlanSettings): Schedule {
 	const target = settings.targetDelayMs > 0 ? settings.targetDelayMs : DEFAULT_TARGET_DELAY_MS;
-	if (!usable(dist)) return [];
-	const grid = new PollGrid(dist, Math.max(0, settings.minGapMs ?? DEFAULT_MIN_GAP_MS));
 	const solve = (lambda: number, lambdaBeforeMedian?: number) => grid.solve(lambda, lambdaBeforeMedian);
 
 	/** Share of runs seen within `target` of their end. */
@@ -261,28 +260,21 @@ function planFromLowerEnd(dist: EndDistribution, settings: PlanSettings): number
 	let chosen = meetsTarget(single(CHEAP)) ? boundary(meetsTarget, CHEAP, DEAR, single) : undefined;
 	// The target needs more requests than the budget allows: the least delay within the budget.
 	if (!chosen || !withinBudget(chosen)) chosen = boundary(withinBudget, DEAR, CHEAP, single);
-	if (typicalWithinBudget(chosen)) return chosen.polls;
+	if (typicalWithinBudget(chosen)) return chosen;
 	// The typical run pays too much: the polls before the median get dearer, as little as its budget needs.
 	const { lambda } = chosen;
 	const from = Math.log(lambda);
 	const sparse = boundary(typicalWithinBudget, DEAR, from, (x) => solve(lambda, Math.exp(x)));
-	if (meetsTarget(sparse)) return sparse.polls;
+	if (meetsTarget(sparse)) return sparse;
 	// Fewer polls before the median see fewer of the runs ending there in time: the polls from the median on get
 	// cheaper again, as far as the target needs and both budgets allow.
 	const at = (x: number) => solve(Math.exp(x), sparse.lambdaBeforeMedian);
 	const fits = (s: Schedule) => typicalWithinBudget(s) && withinBudget(s);
 	if (meetsTarget(at(CHEAP))) {
 		const dense = boundary(meetsTarget, CHEAP, from, at);
-		if (fits(dense)) return dense.polls;
+		if (fits(dense)) return dense;
 	}
-	return boundary(fits, from, CHEAP, at).polls;
-}
-
-/** Expected requests of polls at these times (the first one is always sent). */
-function requestsOf(dist: EndDistribution, polls: readonly number[]): number {
-	let requests = 1;
-	for (let k = 1; k < polls.length; k++) requests += 1 - dist.cdf(polls[k - 1]);
-	return requests;
+	return boundary(fits, from, CHEAP, at);
 }
 
 /**
@@ -294,19 +286,16 @@ function requestsOf(dist: EndDistribution, polls: readonly number[]): number {
  * FEW_REQUESTS + FEW_REQUESTS_MEAN_EXTRA requests, and within the lowest-delay schedule's mean (fewest requests
  * never sends more than lowest delay), as far as the count allows.
  */
-function planFewRequests(dist: EndDistribution, settings: PlanSettings): number[] {
-	if (!usable(dist)) return [];
+function planFewRequests(grid: PollGrid, dist: EndDistribution, settings: PlanSettings, quickest: Schedule): number[] {
 	const lowerEndSent = settings.pollAtLowerEnd !== false;
 	const counted = lowerEndSent ? FEW_REQUESTS - 1 : FEW_REQUESTS;
-	const quickest = planFromLowerEnd(dist, settings);
-	const quickestReach = quickest.findIndex((x) => dist.cdf(x) >= FEW_REQUESTS_SHARE);
-	if (quickestReach >= 0 && quickestReach <= counted) return quickest;
-	const grid = new PollGrid(dist, Math.max(0, settings.minGapMs ?? DEFAULT_MIN_GAP_MS));
+	const quickestReach = quickest.polls.findIndex((x) => dist.cdf(x) >= FEW_REQUESTS_SHARE);
+	if (quickestReach >= 0 && quickestReach <= counted) return quickest.polls;
 	const { F, n } = grid;
 	let reach = F.findIndex((p) => p >= FEW_REQUESTS_SHARE);
 	if (reach < 0) reach = n - 1;
 	// The lower end's poll is in the grid's schedules either way; when it is not sent it is not paid either.
-	const budget = Math.min(FEW_REQUESTS + FEW_REQUESTS_MEAN_EXTRA + (lowerEndSent ? 0 : 1), requestsOf(dist, quickest));
+	const budget = Math.min(FEW_REQUESTS + FEW_REQUESTS_MEAN_EXTRA + (lowerEndSent ? 0 : 1), quickest.requests);
 
 	const at = (x: number) => {
 		const lambda = Math.exp(x);
