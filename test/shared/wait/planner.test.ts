@@ -38,16 +38,17 @@ function endAt(dist: EndDistribution, u: number): number {
 
 /** Where runs drawn from `dist` are seen with `polls`: share seen within `target`, and mean requests. */
 function evaluate(dist: EndDistribution, polls: number[], target: number, count = 2000) {
-	const rnd = mulberry32(99);
-	let inTime = 0;
-	let requests = 0;
-	for (let k = 0; k < count; k++) {
+	const runs = seenRuns(dist, polls, mulberry32(99), count);
+	return { share: runs.filter((r) => r.delay <= target).length / count, requests: mean(runs.map((r) => r.requests)) };
+}
+
+/** `count` runs drawn from `dist`, polled at `polls`: the requests each pays and its delay. */
+function seenRuns(dist: EndDistribution, polls: number[], rnd: () => number, count: number) {
+	return Array.from({ length: count }, () => {
 		const end = endAt(dist, rnd());
 		const index = polls.findIndex((t) => t >= end);
-		if (polls[index] - end <= target) inTime++;
-		requests += index + 1;
-	}
-	return { share: inTime / count, requests: requests / count };
+		return { requests: index + 1, delay: polls[index] - end };
+	});
 }
 
 /** Of the ends after the median (spread evenly in probability), the share seen within `target`. */
@@ -181,16 +182,8 @@ describe('planPolls, polling goal "Fewest Requests"', () => {
 	const expectedRequests = (dist: EndDistribution, polls: number[]) => polls.reduce((sum, t, k) => sum + (k === 0 ? 1 : 1 - dist.cdf(polls[k - 1])), 0);
 	/** Median requests and median delay of runs drawn from `dist`, polled at `polls`. */
 	function typical(dist: EndDistribution, polls: number[], count = 2000) {
-		const rnd = mulberry32(7);
-		const requests: number[] = [];
-		const delays: number[] = [];
-		for (let k = 0; k < count; k++) {
-			const end = endAt(dist, rnd());
-			const index = polls.findIndex((t) => t >= end);
-			requests.push(index + 1);
-			delays.push(polls[index] - end);
-		}
-		return { requests: median(requests), delay: median(delays) };
+		const runs = seenRuns(dist, polls, mulberry32(7), count);
+		return { requests: median(runs.map((r) => r.requests)), delay: median(runs.map((r) => r.delay)) };
 	}
 	const learnedFrom = (meanMs: number, samples: number) => endDistribution(observed(spreadRuns(meanMs, samples, 3), 600)) as EndDistribution;
 	const fewest = (dist: EndDistribution, pollAtLowerEnd: boolean) => planPolls(dist, { targetDelayMs: 300, goal: 'fewestRequests', pollAtLowerEnd });
