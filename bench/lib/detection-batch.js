@@ -20,7 +20,7 @@
  * such execution per run time.
  */
 const { bellFraction, mulberry32 } = require('../../sandbox');
-const { loadEngine, VirtualClock, NODE_WAIT, simulateLoop, simulatedPolls } = require('./detection');
+const { GOAL_REQUESTS, loadEngine, VirtualClock, NODE_WAIT, simulateLoop, simulatedPolls } = require('./detection');
 const { quantile } = require('./measure');
 
 const QUEUE_MS = 300;
@@ -63,9 +63,6 @@ async function execution(engine, clock, durations, groups, { timestamps, polling
 }
 
 const medianOf = (rows, key) => quantile(rows.map((r) => r[key]), 0.5);
-
-/** Median requests per run the issue's goal allows (`withinCount`: executions whose median is at most this). */
-const GOAL_REQUESTS = 3;
 
 /** { batch, seeds, sideBySide, queueMs, rows: [{ meanMs, variants: { timestamps, pollsOnly, sideBySide, fewest }, loops (on the 10-run variants' runs) }] } */
 async function detectionBatch({ durationsMs = [2000, 20_000, 60_000, 300_000], batch = 10, seeds = 30, sideBySide = 4, engine = loadEngine(), log = () => {} } = {}) {
