@@ -29,6 +29,7 @@ export type DurationSource = 'total' | 'run' | 'queueStep';
 const SOURCES: DurationSource[] = ['total', 'run', 'queueStep'];
 /** Cached plans per key (one per source, polling goal and target delay; callers normally use one target). */
 const MAX_PLANS_PER_KEY = 4;
+const planKey = (source: PlanSource, targetDelayMs: number, goal: PollingGoal) => `${source}:${goal}:${targetDelayMs}`;
 
 interface KeyEntry {
 	samples: Record<DurationSource, DurationSample[]>;
@@ -176,16 +177,20 @@ export class DurationStore {
 	plan(key: string, source: PlanSource, targetDelayMs: number, goal: PollingGoal = 'lowestDelay'): readonly number[] | undefined {
 		const entry = this.touch(key);
 		if (!entry) return undefined;
-		const cacheKey = `${source}:${goal}:${targetDelayMs}`;
+		const cacheKey = planKey(source, targetDelayMs, goal);
 		let plan = entry.plans.get(cacheKey);
 		if (!plan) {
 			const dist = this.fit(entry, source);
 			if (!dist) return undefined;
-			plan = planPolls(dist, { targetDelayMs, goal, pollAtLowerEnd: this.pollsAtLowerEnd(key, source) });
+			plan = this.planFrom(dist, key, source, targetDelayMs, goal);
 			if (entry.plans.size >= MAX_PLANS_PER_KEY) entry.plans.clear();
 			entry.plans.set(cacheKey, plan);
 		}
 		return plan.length ? plan : undefined;
+	}
+
+	private planFrom(dist: EndDistribution, key: string, source: PlanSource, targetDelayMs: number, goal: PollingGoal): number[] {
+		return planPolls(dist, { targetDelayMs, goal, pollAtLowerEnd: this.pollsAtLowerEnd(key, source) });
 	}
 
 	/**
@@ -233,7 +238,7 @@ export class DurationStore {
 	livePlan(key: string, source: PlanSource, targetDelayMs: number, fromLearned: number, goal: PollingGoal = 'lowestDelay'): LivePlan | undefined {
 		const entry = this.entries.get(key);
 		if (!entry) return undefined;
-		const cacheKey = `${source}:${goal}:${targetDelayMs}`;
+		const cacheKey = planKey(source, targetDelayMs, goal);
 		const cached = entry.livePlans.get(cacheKey);
 		if (cached && cached.learned >= fromLearned) return cached.offsets.length ? cached : undefined;
 		const learned = entry.learned[source];
@@ -245,7 +250,7 @@ export class DurationStore {
 		}
 		if (learned - since > entry.samples[source].length) return undefined;
 		const dist = endDistribution(entry.samples[source], going);
-		const made = { learned, offsets: dist ? planPolls(dist, { targetDelayMs, goal, pollAtLowerEnd: this.pollsAtLowerEnd(key, source) }) : [] };
+		const made = { learned, offsets: dist ? this.planFrom(dist, key, source, targetDelayMs, goal) : [] };
 		if (entry.livePlans.size >= MAX_PLANS_PER_KEY) entry.livePlans.clear();
 		entry.livePlans.set(cacheKey, made);
 		return made.offsets.length ? made : undefined;
