@@ -16,7 +16,8 @@ export interface WebhookCall {
 	items: Array<Record<string, unknown>>;
 }
 
-export function runModels(baseUrl: string, items: Array<{ model: string; prompt: string }>): Promise<WebhookCall>;
+/** `pollingGoal`: Wait Options → Polling Goal of the item's run (default Lowest Delay). */
+export function runModels(baseUrl: string, items: Array<{ model: string; prompt: string; pollingGoal?: 'lowestDelay' | 'fewestRequests' }>): Promise<WebhookCall>;
 export function train(
 	baseUrl: string,
 	job: { name: string; dataset: string; steps: number; pollSeconds: number; maxPollSeconds: number },

@@ -4,7 +4,8 @@
  * RunComfy node's items once it has waited for them:
  *
  *   model      Webhook (POST /webhook/runcomfy-model-run) → Items (Split Out body.items) →
- *              Run (RunComfy Model, Model → Run on each item's `model` with its `prompt`, no downloads) → Done
+ *              Run (RunComfy Model, Model → Run on each item's `model` with its `prompt`, no downloads, Wait
+ *              Options → Polling Goal from the item's `pollingGoal`, by default Lowest Delay) → Done
  *   training   Webhook (POST /webhook/runcomfy-training) → Items → Run (RunComfy Training, Submit on each item's
  *              `dataset` with `steps` steps, Wait for Completion polling from `pollSeconds` up to
  *              `maxPollSeconds`) → Done
@@ -27,7 +28,13 @@ const MODEL_RUN_PARAMETERS = {
 };
 
 const WORKFLOWS = {
-	model: { name: 'Polling: Model → Run', path: 'runcomfy-model-run', n: '0a', type: NODE_TYPES.model, parameters: MODEL_RUN_PARAMETERS },
+	model: {
+		name: 'Polling: Model → Run',
+		path: 'runcomfy-model-run',
+		n: '0a',
+		type: NODE_TYPES.model,
+		parameters: { ...MODEL_RUN_PARAMETERS, waitOptions: { pollingGoal: '={{ $json.pollingGoal || "lowestDelay" }}' } },
+	},
 	training: {
 		name: 'Polling: Training → Submit and wait',
 		path: 'runcomfy-training',

@@ -3,7 +3,7 @@
  * ways it lands its polls where a run ends:
  * - Model → Run learns a model's run time in the n8n process, so from the model's second execution on each run
  *   is seen by the one result request it needs (the learned state lives as long as the process, across
- *   executions);
+ *   executions); with Polling Goal "Fewest Requests", runs of half a minute that vary are seen with three;
  * - Training → Submit with Wait for Completion reads the job's step progress and polls where the last step ends.
  * Workflows: scripts/e2e/polling.js. In-process tests of the details: test/RunComfyModel/resultPolls.test.ts,
  * test/RunComfyTraining/submit.test.ts, test/shared/wait/.
@@ -67,6 +67,32 @@ describe('polled waiting in a real n8n', () => {
 		// The same output either way: what the result request brought is the fetched result, cost included.
 		expect(Object.keys(second.items[0]).sort()).toEqual(Object.keys(first.items[0]).sort());
 		expect(second.items[0]).toMatchObject({ model_id: model, cost: expect.any(Number) });
+	}, TEST_TIMEOUT);
+
+	it('Model → Run with Polling Goal "Fewest Requests" from an expression: from the second execution on, the typical 30 s run is seen with at most three requests', async () => {
+		// Another prompt-only model than the test above: what is learned is per model.
+		const catalog = (await (await fetch(`${sandbox.urls.modelApi}/v1/models?limit=500`, { headers: { authorization: `Bearer ${sandbox.token}` } })).json()) as {
+			models: Array<{ model_id: string; required_inputs: string[] }>;
+		};
+		const model = catalog.models.find(
+			(m) => m.model_id !== sandbox.stable.models.textToImage && !m.model_id.startsWith('runcomfy/test/') && m.required_inputs.join() === 'prompt',
+		)?.model_id as string;
+		expect(model).toBeDefined();
+		// Runs of 30 s within ±20 %, the same draws every time (seed 1). On these draws the default goal's typical run
+		// of the second execution pays 6 requests, this goal's 2 (the built engine on the virtual clock).
+		sandbox.reset({ ...CONFIG, runDurationMs: 30_000, spread: 0.2, seed: 1 });
+		const batch = (tag: string) => Array.from({ length: 10 }, (_, i) => ({ model, prompt: `${tag} ${i}`, pollingGoal: 'fewestRequests' as const }));
+
+		const first = await runModels(n8n.url, batch('first'));
+		expect(first.items.map((item) => item.status)).toEqual(first.items.map(() => 'succeeded'));
+		const second = await runModels(n8n.url, batch('second'));
+		expect(second.items.map((item) => item.status)).toEqual(second.items.map(() => 'succeeded'));
+		// Requests to see each run ended, besides its one result fetch.
+		const paid = requestsPerRun(sandbox.log(), second.items)
+			.map((run) => run.status + run.result - 1)
+			.sort((a, b) => a - b);
+		expect(paid).toHaveLength(10);
+		expect((paid[4] + paid[5]) / 2).toBeLessThanOrEqual(3);
 	}, TEST_TIMEOUT);
 
 	it('Training → Submit with Wait for Completion polls where the last step ends, at the pace the job reports', async () => {
