@@ -3,6 +3,7 @@
  * Child processes of the real-n8n harness: each runs in its own process group, is tracked, and dies with
  * this process (exit or SIGINT/SIGTERM/SIGHUP). Also free ports and an HTTP status probe.
  */
+const fs = require('fs');
 const { spawn } = require('child_process');
 const http = require('http');
 const net = require('net');
@@ -91,17 +92,35 @@ function defaultLog(msg) {
 	process.stderr.write(`${msg}\n`);
 }
 
-/** Asks the OS for a free loopback TCP port. */
-function freePort() {
-	return new Promise((resolve, reject) => {
-		const srv = net.createServer();
-		srv.unref();
-		srv.on('error', reject);
-		srv.listen(0, '127.0.0.1', () => {
-			const { port } = srv.address();
-			srv.close(() => resolve(port));
-		});
-	});
+/** Ports `freePort` handed out in this process. */
+const handedOut = new Set();
+
+/** The first port the OS hands out by itself (outgoing connections, listening on port 0): Linux's default 32768. */
+function ephemeralStart() {
+	try {
+		const first = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+		return Number.isInteger(first) && first > 1024 ? first : 32768;
+	} catch {
+		return 32768;
+	}
+}
+
+/**
+ * A free loopback TCP port for a child to listen on. The port is free when asked for but only bound later, when
+ * the child starts (seconds for n8n), so it is taken from below the OS's ephemeral range, which neither outgoing
+ * connections nor another ask for port 0 can take meanwhile, and never one this process handed out before. (A
+ * port from the OS's own choice once went to something else before a queue-mode worker bound it: the worker
+ * exited, "Port … is already in use".)
+ */
+async function freePort() {
+	const top = ephemeralStart();
+	const bottom = Math.max(1025, top - 12000);
+	for (;;) {
+		const port = bottom + Math.floor(Math.random() * (top - bottom));
+		if (handedOut.has(port)) continue;
+		handedOut.add(port);
+		if (await portIsFree(port)) return port;
+	}
 }
 
 /** True when nothing listens on 127.0.0.1:port. */
