@@ -27,7 +27,29 @@ export async function sleepFor(clock: Clock, ms: number, signal?: AbortSignal): 
 	}
 }
 
-const timerClock: Clock = { now: () => Date.now(), sleep: async (ms, signal) => await sleep(ms, signal) };
+/**
+ * n8n-workflow's `sleep` honours the signal only since 2.34 (older ones ignore it, and Stop would wait for the
+ * sleep to end): racing it with the signal ends the sleep at Stop on every supported n8n.
+ */
+export async function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+	if (!signal) return await sleep(ms);
+	if (signal.aborted) throw abortReason(signal);
+	let onAbort = (): void => undefined;
+	const stopped = new Promise<never>((_, reject) => {
+		onAbort = () => reject(abortReason(signal));
+		signal.addEventListener('abort', onAbort, { once: true });
+	});
+	try {
+		await Promise.race([sleep(ms, signal), stopped]);
+	} finally {
+		signal.removeEventListener('abort', onAbort);
+	}
+}
+
+const abortReason = (signal: AbortSignal): Error =>
+	signal.reason instanceof Error ? signal.reason : new Error('The operation was aborted');
+
+const timerClock: Clock = { now: () => Date.now(), sleep: abortableSleep };
 
 /** Real time; sleeps longer than a timer can hold are split (see `sleepFor`). */
 export const realClock: Clock = {
