@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals */
 /**
  * The packed tarball installed the way each route in README's Installation section installs it, then run by
  * the real n8n: the nodes must load and work with the HOST's n8n-workflow. A second copy of n8n-workflow
@@ -115,7 +115,8 @@ describe('installed as README says, the package uses the host n8n-workflow', () 
 			fs.mkdirSync(pkgDir, { recursive: true });
 			await sh(`tar -xzf '${tarball}' -C '${pkgDir}' --strip-components=1`, uf.dir, uf.dir);
 			const manifestPath = path.join(pkgDir, 'package.json');
-			const { devDependencies, peerDependencies, optionalDependencies, ...manifest } = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+			const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+			for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies']) delete manifest[field];
 			fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
 			await sh('npm install --audit=false --fund=false --bin-links=false --install-strategy=shallow --ignore-scripts=true --package-lock=false', pkgDir, uf.dir);
 			await runsWithHostN8n(uf);

@@ -9,7 +9,7 @@ let onSleep: (() => void) | undefined;
 jest.mock('n8n-workflow', () => ({
 	...jest.requireActual('n8n-workflow'),
 	// The pre-2.34 shape: one argument, no signal; it only ends when the test lets it.
-	sleep: async (_ms: number) =>
+	sleep: async () =>
 		await new Promise<void>((resolve) => {
 			pendingSleeps.push(resolve);
 			onSleep?.();
