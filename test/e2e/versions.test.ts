@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals */
 /**
  * The package on both ends of the supported range: the pinned n8n 2.x (h.N8N_VERSION) and the latest 1.x
  * (h.N8N_1X_VERSION), each installed by scripts/provision-n8n.sh (n8n-nodes-base 1.x's xlsx comes from the npm
