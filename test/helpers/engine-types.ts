@@ -66,6 +66,12 @@ export interface RunNodeOptions {
 	 * response, binary stripping) is not reproduced.
 	 */
 	asTool?: boolean;
+	/**
+	 * Run each input item as one tool call through n8n-core's real tool invocation handler (AI Agent 2.x, MCP
+	 * Server Trigger): the handler applies Retry On Fail with a new run index per try (engine-tool.ts). The
+	 * items returned are one per call: `{ response }` or `{ toolError }`.
+	 */
+	viaToolHandler?: boolean;
 	/** Execution mode; default 'manual' (the user clicked "Execute workflow"). */
 	mode?: 'manual' | 'trigger';
 	/** Extra workflow settings (timezone, binaryMode, ...). executionOrder is 'v1'. */
