@@ -19,7 +19,7 @@ export interface ConnectAttempt {
 export interface NetGuard {
 	/** Every connection attempt while the guard was on (loopback ones included). */
 	attempts: ConnectAttempt[];
-	/** The attempts to anything but loopback (all refused). */
+	/** The attempts to anything but loopback and the stand-ins (all refused). */
 	offMachine(): ConnectAttempt[];
 	/** Attempts to this loopback port. */
 	to(port: number): ConnectAttempt[];
@@ -60,11 +60,15 @@ function redirectTo(args: unknown[], port: number): unknown[] {
 export function guardConnections(standIns: Record<string, number> = {}): NetGuard {
 	const attempts: ConnectAttempt[] = [];
 	const original = net.Socket.prototype.connect;
+	const standInOf = (host: string): number | undefined => {
+		const key = host.replace(/^\[|\]$/g, '').toLowerCase();
+		return Object.hasOwn(standIns, key) ? standIns[key] : undefined;
+	};
 	const patched = function (this: net.Socket, ...args: unknown[]) {
 		const target = targetOf(args);
 		if (target) {
 			attempts.push(target);
-			const standIn = standIns[target.host.replace(/^\[|\]$/g, '').toLowerCase()];
+			const standIn = standInOf(target.host);
 			if (standIn !== undefined) {
 				args = redirectTo(args, standIn);
 			} else if (!isLoopback(target.host)) {
@@ -78,7 +82,7 @@ export function guardConnections(standIns: Record<string, number> = {}): NetGuar
 	net.Socket.prototype.connect = patched as unknown as typeof original;
 	return {
 		attempts,
-		offMachine: () => attempts.filter((a) => !isLoopback(a.host) && standIns[a.host.replace(/^\[|\]$/g, '').toLowerCase()] === undefined),
+		offMachine: () => attempts.filter((a) => !isLoopback(a.host) && standInOf(a.host) === undefined),
 		to: (port) => attempts.filter((a) => a.port === port && isLoopback(a.host)),
 		restore: () => {
 			net.Socket.prototype.connect = original;
