@@ -12,12 +12,12 @@ import tls from 'tls';
 
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { UrlProblem, listedHostsPolicy, openUrl, publicHostsPolicy } from '../../../nodes/shared/download';
-import type { HostPolicy, HostResolver } from '../../../nodes/shared/download';
-import { withExecuteContext } from '../../helpers/engine';
-import { LoopbackHost } from '../../helpers/loopbackHost';
-import { guardConnections } from '../../helpers/netGuard';
-import type { NetGuard } from '../../helpers/netGuard';
+import { UrlProblem, listedHostsPolicy, openUrl, publicHostsPolicy } from '../../nodes/shared/download';
+import type { HostPolicy, HostResolver } from '../../nodes/shared/download';
+import { withExecuteContext } from '../helpers/engine';
+import { LoopbackHost } from '../helpers/loopbackHost';
+import { guardConnections } from '../helpers/netGuard';
+import type { NetGuard } from '../helpers/netGuard';
 
 const PUBLIC_A = '93.184.215.14';
 const PUBLIC_B = '93.184.215.15';
