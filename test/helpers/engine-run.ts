@@ -111,7 +111,7 @@ export async function runNode(opts: RunNodeOptions): Promise<RunNodeResult> {
 		settings,
 	});
 
-	const executionId = nextExecutionId();
+	const executionId = opts.executionId ?? nextExecutionId();
 	const workflowData: IWorkflowBase = {
 		id: workflowId,
 		name: workflow.name ?? '',

@@ -81,6 +81,11 @@ export interface RunNodeOptions {
 	/** Extra INode fields for the node under test, e.g. `{ retryOnFail: true }`. */
 	nodeOverrides?: Partial<INode>;
 	/**
+	 * The execution id; default a new one per run. Two runs given the same id stand for two nodes (or two runs of
+	 * one node) of one execution, e.g. two parks of an execution, which share its resume URL.
+	 */
+	executionId?: string;
+	/**
 	 * After stop(), how long the harness waits for the node to settle before failing the test
 	 * with a clear message (a node that ignores the cancel signal would otherwise hang). 10 s.
 	 */
