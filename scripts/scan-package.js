@@ -67,6 +67,9 @@ async function scan({ sourceOnly = false } = {}) {
 module.exports = { scan };
 
 if (require.main === module) {
+	// eslint-plugin-n8n-nodes-base reads file names differently under NODE_ENV=test (its own tests' layout),
+	// which jest sets: every node would fail its file-name rule.
+	delete process.env.NODE_ENV;
 	scan({ sourceOnly: process.argv.includes('--source') }).then(
 		({ passed, report }) => {
 			console.log(`[scan] ${report}`);
