@@ -59,7 +59,7 @@ async function scan({ sourceOnly = false } = {}) {
 		}
 	}
 	const report = legs
-		.map(([leg, r]) => `${leg}: ${r.passed ? 'passed' : `FAILED (${r.message})`}${r.details ? `\n${r.details}` : ''}`)
+		.map(([leg, r]) => `[scan] ${leg}: ${r.passed ? 'passed' : `FAILED (${r.message})`}${r.details ? `\n${r.details}` : ''}`)
 		.join('\n');
 	return { passed: legs.every(([, r]) => r.passed), report };
 }
@@ -72,7 +72,7 @@ if (require.main === module) {
 	delete process.env.NODE_ENV;
 	scan({ sourceOnly: process.argv.includes('--source') }).then(
 		({ passed, report }) => {
-			console.log(`[scan] ${report}`);
+			console.log(report);
 			process.exit(passed ? 0 : 1);
 		},
 		(err) => {
