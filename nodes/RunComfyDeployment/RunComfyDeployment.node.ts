@@ -1,5 +1,6 @@
 import type {
 	IExecuteFunctions,
+	IHookFunctions,
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
@@ -13,9 +14,6 @@ import { router } from './actions/router';
 import { versionProperties } from './actions/versionDescription';
 import { listSearch, loadOptions, resourceMapping } from './methods';
 
-// Its one webhook is a restart webhook (like the Wait node's): the resume URL of a parked execution, never
-// registered with a service, so the trigger lifecycle (checkExists/create/delete) does not apply.
-// eslint-disable-next-line @n8n/community-nodes/webhook-lifecycle-complete
 export class RunComfyDeployment implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'RunComfy Deployment',
@@ -37,6 +35,23 @@ export class RunComfyDeployment implements INodeType {
 	};
 
 	methods = { listSearch, loadOptions, resourceMapping };
+
+	// Its one webhook is a restart webhook (like the Wait node's), which n8n leaves out when it registers a
+	// workflow's webhooks, so these are never called; n8n's scanner requires them of any node that declares
+	// webhooks. Nothing to register: the URL is n8n's own and RunComfy is given it with each run.
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+		},
+	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -223,9 +223,9 @@ describe('n8n editor in a real browser', () => {
 			await page.getByTestId('node-creator-item-name').filter({ hasText: 'RunComfy Model' }).first().waitFor();
 			await b.screenshot(page, '01-node-creator-search');
 			await page.getByTestId('node-creator-item-name').filter({ hasText: 'RunComfy Model' }).first().click();
-			await page.getByTestId('item-iterator-item').filter({ hasText: 'Run a model' }).first().waitFor();
+			await page.getByTestId('item-iterator-item').filter({ hasText: 'Run model' }).first().waitFor();
 			await b.screenshot(page, '02-node-actions');
-			await page.getByTestId('item-iterator-item').filter({ hasText: 'Run a model' }).first().click();
+			await page.getByTestId('item-iterator-item').filter({ hasText: 'Run model' }).first().click();
 
 			// The node details view, with the only RunComfy credential preselected.
 			const ndv = page.getByTestId('ndv');

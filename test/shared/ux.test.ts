@@ -1,8 +1,12 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals */
 /**
  * n8n's UX guidelines that the linter does not check, over the four action nodes' descriptions: list operations
  * are "Get Many" with Return All and Limit, a binary field that is read is always "Input Binary Field", and every
- * operation that downloads offers the same Output Files and Output Binary Field choices.
+ * operation that downloads offers the same Output Files and Output Binary Field choices; action names carry no
+ * articles ("Run model"), and codex categories come from n8n's list.
  */
+import { readdirSync, readFileSync } from 'fs';
+import { join } from 'path';
 import type { INodeProperties, INodePropertyOptions, INodeType } from 'n8n-workflow';
 
 import { RunComfyDataset } from '../../nodes/RunComfyDataset/RunComfyDataset.node';
@@ -98,5 +102,38 @@ describe('n8n UX conventions', () => {
 			expect(layout?.displayOptions?.show?.downloadOutputs).toEqual([true]);
 			expect(field?.displayOptions?.show?.downloadOutputs).toEqual([true]);
 		}
+	});
+
+	it('action names carry no articles ("Run model", not "Run a model")', () => {
+		const withArticles = everyOperation.filter(({ option }) => /\b(a|an|the)\b/i.test(String(option.action)));
+		expect(withArticles.map(({ node, option }) => `${node}: ${option.action}`)).toEqual([]);
+		expect(everyOperation.every(({ option }) => typeof option.action === 'string' && /^[A-Z]/.test(option.action))).toBe(true);
+	});
+
+	it("every node's codex categories are app categories from n8n's list", () => {
+		// docs.n8n.io's codex list with "Marketing & Content" as n8n 2.x names it ("Marketing"); "AI", "Core
+		// Nodes" and "HITL" are n8n's own panels, not app categories.
+		const allowed = [
+			'Analytics',
+			'Communication',
+			'Data & Storage',
+			'Development',
+			'Finance & Accounting',
+			'Marketing',
+			'Miscellaneous',
+			'Productivity',
+			'Sales',
+			'Utility',
+		];
+		const nodesDir = join(__dirname, '..', '..', 'nodes');
+		const codex = readdirSync(nodesDir)
+			.filter((dir) => dir.startsWith('RunComfy'))
+			.map((dir) => ({ dir, file: join(nodesDir, dir, `${dir}.node.json`) }));
+		expect(codex).toHaveLength(6);
+		const wrong = codex.flatMap(({ dir, file }) => {
+			const { categories } = JSON.parse(readFileSync(file, 'utf8')) as { categories: string[] };
+			return categories.length === 0 ? [`${dir}: none`] : categories.filter((c) => !allowed.includes(c)).map((c) => `${dir}: ${c}`);
+		});
+		expect(wrong).toEqual([]);
 	});
 });

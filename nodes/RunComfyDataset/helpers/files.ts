@@ -51,8 +51,7 @@ export function missingCaptionWarning(fileName: string): string {
 export function fileNameProblem(fileName: string): string | undefined {
 	if (!fileName.trim()) return 'the file name is empty';
 	if (/[/\\]/.test(fileName)) return `"${fileName}" contains a path separator; a dataset is a flat folder, use a plain file name`;
-	// eslint-disable-next-line no-control-regex
-	if (/[\u0000-\u001f\u007f]/.test(fileName)) return `"${fileName}" contains control characters`;
+	if (/\p{Cc}/u.test(fileName)) return `"${fileName}" contains control characters`;
 	if (fileName === '.' || fileName === '..') return `"${fileName}" is not a file name`;
 	if (fileName.length > 255) return 'the file name is longer than 255 characters';
 	return undefined;

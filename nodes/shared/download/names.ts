@@ -83,8 +83,7 @@ export function withExtension(name: string, mimeType: string): string {
 /** No path separators, no control characters, no leading dots, at most ~200 characters (extension kept). */
 export function sanitizeFileName(name: string): string {
 	let clean = name
-		// eslint-disable-next-line no-control-regex
-		.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+		.replace(/\p{Cc}/gu, '')
 		.replace(/[/\\:*?"<>|]/g, '_')
 		.trim()
 		.replace(/^\.+/, '')

@@ -66,8 +66,7 @@ export async function getCredentials(ctx: RunComfyContext): Promise<RunComfyCred
 			'Open the RunComfy API credential and paste only the token itself, without the word "Bearer" in front; n8n adds it.',
 		);
 	}
-	// eslint-disable-next-line no-control-regex
-	if (/[\s\u0000-\u001f\u007f]/.test(token)) {
+	if (/[\s\p{Cc}]/u.test(token)) {
 		invalid(
 			'The RunComfy access token contains spaces or line breaks',
 			'Open the RunComfy API credential and paste the token again as one piece, exactly as shown on your RunComfy profile page.',

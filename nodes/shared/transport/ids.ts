@@ -36,8 +36,7 @@ function checkCommon(raw: unknown, what: string, node: INode | undefined, fix: s
 	for (const bad of ['?', '#', '\\']) {
 		if (text.includes(bad)) fail(node, `The ${what} "${show(text)}" contains "${bad}"`, fix, itemIndex);
 	}
-	// eslint-disable-next-line no-control-regex
-	if (/[\u0000-\u001f\u007f]/.test(text)) fail(node, `The ${what} contains a line break or control character`, fix, itemIndex);
+	if (/\p{Cc}/u.test(text)) fail(node, `The ${what} contains a line break or control character`, fix, itemIndex);
 	return text;
 }
 
@@ -81,8 +80,7 @@ export function encodeProxyPath(path: string, node?: INode, itemIndex?: number):
 		text = text.slice(0, q);
 	}
 	if (text.includes('#') || text.includes('\\')) fail(node, `The backend path "${show(path)}" contains "#" or "\\"`, fix, itemIndex);
-	// eslint-disable-next-line no-control-regex
-	if (/[\u0000-\u001f\u007f]/.test(path)) fail(node, 'The backend path contains a line break or control character', fix, itemIndex);
+	if (/\p{Cc}/u.test(path)) fail(node, 'The backend path contains a line break or control character', fix, itemIndex);
 	if (text === '') fail(node, 'The backend path is empty', fix, itemIndex);
 	const segments = text.split('/');
 	const encoded = segments

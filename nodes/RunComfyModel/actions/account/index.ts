@@ -16,7 +16,7 @@ export const description: INodeProperties[] = [
 				name: 'Get Balance',
 				value: 'getBalance',
 				description: 'Get the credit balance of the account',
-				action: 'Get the account balance',
+				action: 'Get account balance',
 			},
 		],
 		default: 'getBalance',

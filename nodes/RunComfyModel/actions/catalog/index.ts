@@ -30,7 +30,7 @@ export const description: INodeProperties[] = [
 				name: 'Get Model',
 				value: 'getModel',
 				description: 'Retrieve a model with its input schema',
-				action: 'Get a model',
+				action: 'Get model',
 			},
 		],
 		default: 'getManyModels',
