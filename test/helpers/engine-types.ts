@@ -66,6 +66,12 @@ export interface RunNodeOptions {
 	 * response, binary stripping) is not reproduced.
 	 */
 	asTool?: boolean;
+	/**
+	 * Run the node the way AI Agent 3.x (n8n's default agent) runs a tool: as an ordinary workflow node whose
+	 * type is the tool form's `<type>Tool`, `this.isToolExecution()` false, the tool call's arguments as the input
+	 * item. Also how an n8n without `isToolExecution()` (before n8n-core 2.3) runs any tool node.
+	 */
+	asAgentNode?: boolean;
 	/** Execution mode; default 'manual' (the user clicked "Execute workflow"). */
 	mode?: 'manual' | 'trigger';
 	/** Extra workflow settings (timezone, binaryMode, ...). executionOrder is 'v1'. */
