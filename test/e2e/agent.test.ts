@@ -1,0 +1,81 @@
+/**
+ * n8n's AI Agent calling the RunComfy tools in a REAL n8n (the pinned version, through `n8n execute`): the agent's
+ * OpenAI Chat Model node talks to a scripted stand-in model on loopback (test/helpers/fakeLlm.ts), which records
+ * what n8n offered the model and what each tool answered. Both agent versions n8n ships run a tool differently
+ * (3.x as a workflow node, 2.x in-process); each is driven here.
+ */
+import { startSandbox } from '../../sandbox';
+import type { Sandbox } from '../../sandbox';
+import * as h from '../../scripts/e2e/n8n';
+import type { CredentialJson, UserFolder } from '../../scripts/e2e/n8n';
+import { answer, lastToolResult, startFakeLlm, toolResults } from '../helpers/fakeLlm';
+import type { ChatRequest, FakeLlm, Reply } from '../helpers/fakeLlm';
+import { FLUX, agentWorkflow, modelTools, openAiCredential, parseToolResult, toolFor } from './agentKit';
+
+const TEST_TIMEOUT = 4 * 60 * 1000;
+const LONG = 'kling/kling-2-1/pro/image-to-video';
+
+let sandbox: Sandbox;
+let llm: FakeLlm;
+let userFolder: UserFolder;
+let runcomfy: CredentialJson;
+let openAi: CredentialJson;
+
+/** A tool call by node name, resolved against the tools n8n offered in this request. */
+const call =
+	(nodeName: string, args: Record<string, unknown> | ((req: ChatRequest) => Record<string, unknown>)) =>
+	(req: ChatRequest): Reply => ({
+		toolCalls: [{ name: toolFor(req, nodeName).function.name, arguments: typeof args === 'function' ? args(req) : args }],
+	});
+
+const submits = () => sandbox.log().filter((e) => e.api === 'model' && e.method === 'POST' && /^\/v1\/models\//.test(e.path));
+
+async function runAgent(agentVersion: number, prompt: string) {
+	const wf = await h.importWorkflow(userFolder, agentWorkflow({ name: `Agent ${agentVersion}`, prompt, agentVersion, tools: modelTools(), runcomfy, openAi }));
+	sandbox.clearLog();
+	llm.requests.length = 0;
+	const res = await h.execute(userFolder, wf.id, { timeoutMs: TEST_TIMEOUT });
+	const printed = `${res.stdout}\n${res.stderr}`;
+	expect(printed.includes(sandbox.token)).toBe(false);
+	if (!res.run) throw new Error(`n8n printed no execution:\n${printed.slice(-3000)}`);
+	return { run: res.run, printed };
+}
+
+beforeAll(async () => {
+	await h.ensureN8n();
+	await h.ensureBuilt();
+	userFolder = h.createUserFolder();
+	sandbox = await startSandbox({ runDurationMs: 300, queueMs: 20, modelDurations: { [LONG]: 10 * 60 * 1000 } });
+	llm = await startFakeLlm();
+	runcomfy = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
+	openAi = await h.importCredential(userFolder, openAiCredential(llm.baseUrl));
+}, 15 * 60 * 1000);
+
+afterAll(async () => {
+	await llm?.close();
+	await sandbox?.close();
+	userFolder?.cleanup();
+});
+
+describe.each([3.1, 2.2])('AI Agent %s in a real n8n with the RunComfy tools', (agentVersion) => {
+	it('estimates, runs (one submit) and gets compact JSON with the output URL', async () => {
+		llm.script([
+			call('Estimate Cost', { model_id: FLUX, inputs: { prompt: 'a red fox' } }),
+			call('Run Model', { model_id: FLUX, inputs: { prompt: 'a red fox' }, max_wait_seconds: 60 }),
+			(req) => answer(`done: ${lastToolResult(req)}`),
+		]);
+		const { run, printed } = await runAgent(agentVersion, 'Price a red fox picture, then make it.');
+		expect([run.status, printed.slice(-2000)]).toEqual(['success', expect.anything()]);
+		expect(llm.remaining()).toBe(0);
+		const [estimate, result] = toolResults(llm.requests.at(-1) as ChatRequest).map(parseToolResult);
+		expect(estimate).toMatchObject({ model_id: FLUX, estimated: true });
+		expect(typeof estimate.estimated_cost_usd).toBe('number');
+		const id = String(result.request_id);
+		expect(result).toMatchObject({ status: 'succeeded' });
+		expect(typeof result.summary).toBe('string');
+		expect(String(result.summary)).toContain(id);
+		expect(JSON.stringify(result.output_urls)).toMatch(/http:\/\/127\.0\.0\.1:\d+\/files\//);
+		expect(submits()).toHaveLength(1);
+		expect(sandbox.log().filter((e) => e.api === 'files')).toEqual([]);
+	}, TEST_TIMEOUT);
+});
