@@ -10,10 +10,9 @@ import * as h from '../../scripts/e2e/n8n';
 import type { CredentialJson, UserFolder } from '../../scripts/e2e/n8n';
 import { answer, lastToolResult, startFakeLlm, toolResults } from '../helpers/fakeLlm';
 import type { ChatRequest, FakeLlm, Reply } from '../helpers/fakeLlm';
-import { FLUX, agentWorkflow, modelTools, openAiCredential, parseToolResult, toolFor } from './agentKit';
+import { CAP_USD, FLUX, FLUX_PRO, agentWorkflow, modelTools, openAiCredential, parseToolResult, toolFor } from './agentKit';
 
 const TEST_TIMEOUT = 4 * 60 * 1000;
-const LONG = 'kling/kling-2-1/pro/image-to-video';
 
 let sandbox: Sandbox;
 let llm: FakeLlm;
@@ -45,7 +44,7 @@ beforeAll(async () => {
 	await h.ensureN8n();
 	await h.ensureBuilt();
 	userFolder = h.createUserFolder();
-	sandbox = await startSandbox({ runDurationMs: 300, queueMs: 20, modelDurations: { [LONG]: 10 * 60 * 1000 } });
+	sandbox = await startSandbox({ runDurationMs: 300, queueMs: 20, modelDurations: { [FLUX_PRO]: 10 * 60 * 1000 } });
 	llm = await startFakeLlm();
 	runcomfy = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
 	openAi = await h.importCredential(userFolder, openAiCredential(llm.baseUrl));
@@ -77,5 +76,37 @@ describe.each([3.1, 2.2])('AI Agent %s in a real n8n with the RunComfy tools', (
 		expect(JSON.stringify(result.output_urls)).toMatch(/http:\/\/127\.0\.0\.1:\d+\/files\//);
 		expect(submits()).toHaveLength(1);
 		expect(sandbox.log().filter((e) => e.api === 'files')).toEqual([]);
+	}, TEST_TIMEOUT);
+
+	it('a long run comes back as still running within the agent bound; the agent follows up with Get Status by its id', async () => {
+		llm.script([
+			call('Run Model', { model_id: FLUX_PRO, inputs: { prompt: 'a slow fox' }, max_wait_seconds: 2 }),
+			call('Get Status', (req) => ({ request_id: parseToolResult(lastToolResult(req)).request_id })),
+			(req) => answer(`still going: ${lastToolResult(req)}`),
+		]);
+		const { run } = await runAgent(agentVersion, 'Make a slow fox picture.');
+		expect(run.status).toBe('success');
+		expect(llm.remaining()).toBe(0);
+		const [first, status] = toolResults(llm.requests.at(-1) as ChatRequest).map(parseToolResult);
+		const id = String(first.request_id);
+		expect(first).toMatchObject({ still_running: true, status: 'running' });
+		expect(first.error).toBeUndefined();
+		expect(String(first.summary)).toContain(id);
+		expect(status).toMatchObject({ request_id: id, status: 'running' });
+		expect(submits()).toHaveLength(1);
+		expect(sandbox.log().filter((e) => e.path.endsWith('/cancel'))).toEqual([]);
+	}, TEST_TIMEOUT);
+
+	it('Max Estimated Cost refuses an over-budget call with nothing paid, and the model reads the refusal', async () => {
+		llm.script([
+			call('Run Model', { model_id: FLUX, inputs: { prompt: 'four foxes', num_images: 4 }, max_wait_seconds: 60 }),
+			(req) => answer(`refused: ${lastToolResult(req)}`),
+		]);
+		const { run } = await runAgent(agentVersion, 'Make four fox pictures.');
+		expect(run.status).toBe('success');
+		const refusal = lastToolResult(llm.requests.at(-1) as ChatRequest);
+		expect(refusal).toMatch(/Max Estimated Cost/i);
+		expect(refusal).toContain(String(CAP_USD));
+		expect(submits()).toHaveLength(0);
 	}, TEST_TIMEOUT);
 });

@@ -20,6 +20,10 @@ export interface ToolNode {
 }
 
 export const FLUX = 'blackforestlabs/flux-2/flash/text-to-image';
+/** $0.05 an image; the test sandbox makes its runs last 10 minutes. */
+export const FLUX_PRO = 'blackforestlabs/flux-2/pro/text-to-image';
+/** Max Estimated Cost of the Run Model tool: one or two images pass, four FLUX_PRO images do not. */
+export const CAP_USD = 0.1;
 
 const MODEL_FIELDS = {
 	model: { __rl: true, mode: 'id', value: fromAI('model_id', 'The RunComfy model id, e.g. blackforestlabs/flux-2/flash/text-to-image') },
@@ -40,7 +44,7 @@ export function modelTools(): ToolNode[] {
 				operation: 'run',
 				...MODEL_FIELDS,
 				waitOptions: { ...fastPolls, maxWaitSeconds: '={{ $fromAI("max_wait_seconds", "How long to wait for the run, in seconds", "number") }}' },
-				options: { maxEstimatedCostUsd: 1 },
+				options: { maxEstimatedCostUsd: CAP_USD },
 			},
 			continueOnFail: true,
 		},
