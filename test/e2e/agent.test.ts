@@ -11,6 +11,7 @@ import type { CredentialJson, UserFolder } from '../../scripts/e2e/n8n';
 import { answer, lastToolResult, startFakeLlm, toolResults } from '../helpers/fakeLlm';
 import type { ChatRequest, FakeLlm, Reply } from '../helpers/fakeLlm';
 import { CAP_USD, FLUX, FLUX_PRO, agentWorkflow, modelTools, openAiCredential, parseToolResult, toolFor } from './agentKit';
+import type { ToolNode } from './agentKit';
 
 const TEST_TIMEOUT = 4 * 60 * 1000;
 
@@ -29,8 +30,8 @@ const call =
 
 const submits = () => sandbox.log().filter((e) => e.api === 'model' && e.method === 'POST' && /^\/v1\/models\//.test(e.path));
 
-async function runAgent(agentVersion: number, prompt: string) {
-	const wf = await h.importWorkflow(userFolder, agentWorkflow({ name: `Agent ${agentVersion}`, prompt, agentVersion, tools: modelTools(), runcomfy, openAi }));
+async function runAgent(agentVersion: number, prompt: string, tools: ToolNode[] = modelTools()) {
+	const wf = await h.importWorkflow(userFolder, agentWorkflow({ name: `Agent ${agentVersion}`, prompt, agentVersion, tools, runcomfy, openAi }));
 	sandbox.clearLog();
 	llm.requests.length = 0;
 	const res = await h.execute(userFolder, wf.id, { timeoutMs: TEST_TIMEOUT });
@@ -39,6 +40,8 @@ async function runAgent(agentVersion: number, prompt: string) {
 	if (!res.run) throw new Error(`n8n printed no execution:\n${printed.slice(-3000)}`);
 	return { run: res.run, printed };
 }
+
+beforeEach(() => sandbox.configure({ faults: {} }));
 
 beforeAll(async () => {
 	await h.ensureN8n();
@@ -108,5 +111,37 @@ describe.each([3.1, 2.2])('AI Agent %s in a real n8n with the RunComfy tools', (
 		expect(refusal).toMatch(/Max Estimated Cost/i);
 		expect(refusal).toContain(String(CAP_USD));
 		expect(submits()).toHaveLength(0);
+	}, TEST_TIMEOUT);
+
+	it('what the model is shown: each tool says what it does and what it costs', async () => {
+		llm.script([answer('nothing to do')]);
+		const { run } = await runAgent(agentVersion, 'Say hello.');
+		expect(run.status).toBe('success');
+		const shown = (llm.requests[0].tools ?? []).map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters }));
+		expect(shown.map((t) => t.name).sort()).toEqual(['Estimate_Cost', 'Get_Result', 'Get_Status', 'Run_Model']);
+		for (const tool of shown) {
+			expect(tool.description).toMatch(/RunComfy/);
+			expect(tool.description).toMatch(/Free: nothing is charged\.|Paid: this spends RunComfy credit\./);
+		}
+		expect(shown.find((t) => t.name === 'Run_Model')?.description).toMatch(/^Runs a RunComfy hosted model.*Paid: this spends RunComfy credit\./);
+		expect(shown.find((t) => t.name === 'Estimate_Cost')?.description).toMatch(/Submits nothing\. Free/);
+		expect(shown.sort((a, b) => a.name.localeCompare(b.name))).toMatchSnapshot();
+	}, TEST_TIMEOUT);
+});
+
+/**
+ * AI Agent 3.x runs a tool node as an ordinary node, so n8n's retry reuses the node's run index and the pick-up
+ * memory finds the earlier submission. AI Agent 2.x and the MCP Server Trigger give each try a new run index and
+ * pay again until the tool-path memory key of the money-safety issue (issue 24, item 1) lands; they join this
+ * list with it.
+ */
+describe.each([3.1])('AI Agent %s: Retry On Fail on a tool node', (agentVersion) => {
+	it('Retry On Fail on the tool node with every submit answer lost: one submit', async () => {
+		sandbox.configure({ faults: { rate5xx: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
+		const tools = modelTools().map((t) => (t.name === 'Run Model' ? { ...t, extra: { retryOnFail: true, maxTries: 3, waitBetweenTries: 100 } } : t));
+		llm.script([call('Run Model', { model_id: FLUX, inputs: { prompt: 'a lost fox' }, max_wait_seconds: 30 }), (req) => answer(`failed: ${lastToolResult(req)}`)]);
+		await runAgent(agentVersion, 'Make a fox picture.', tools);
+		expect(submits()).toHaveLength(1);
+		expect(sandbox.state().runs).toHaveLength(1);
 	}, TEST_TIMEOUT);
 });
