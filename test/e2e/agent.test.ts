@@ -9,8 +9,9 @@ import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
 import type { CredentialJson, UserFolder } from '../../scripts/e2e/n8n';
 import { answer, lastToolResult, startFakeLlm, toolResults } from '../helpers/fakeLlm';
+import { jobReaches, readyDataset, submitJob } from '../helpers/sandboxCalls';
 import type { ChatRequest, FakeLlm, Reply } from '../helpers/fakeLlm';
-import { CAP_USD, FLUX, FLUX_PRO, agentWorkflow, modelTools, openAiCredential, parseToolResult, toolFor } from './agentKit';
+import { CAP_USD, FLUX, FLUX_PRO, agentWorkflow, deploymentAndTrainingTools, modelTools, openAiCredential, parseToolResult, toolFor } from './agentKit';
 import type { ToolNode } from './agentKit';
 
 const TEST_TIMEOUT = 4 * 60 * 1000;
@@ -111,6 +112,29 @@ describe.each([3.1, 2.2])('AI Agent %s in a real n8n with the RunComfy tools', (
 		expect(refusal).toMatch(/Max Estimated Cost/i);
 		expect(refusal).toContain(String(CAP_USD));
 		expect(submits()).toHaveLength(0);
+	}, TEST_TIMEOUT);
+
+	it('Deployment → Inference → Run and Training → Get Status as tools: compact answers, one submit', async () => {
+		const dataset = `dogs${String(agentVersion).replace('.', '')}`;
+		await readyDataset(sandbox, dataset);
+		const jobId = await submitJob(sandbox, 'fox_lora', dataset, 10);
+		await jobReaches(sandbox, jobId, (j) => j.status === 'STOPPED');
+		const deploymentId = sandbox.stable.deployments.textToImage;
+		llm.script([
+			call('Run Deployment', { deployment_id: deploymentId, overrides: { '6': { inputs: { text: 'a red fox' } } } }),
+			call('Training Status', { job_id: jobId }),
+			(req) => answer(`done: ${toolResults(req).join(' | ')}`),
+		]);
+		const { run } = await runAgent(agentVersion, 'Run the deployment and check the training.', deploymentAndTrainingTools());
+		expect(run.status).toBe('success');
+		const [inference, training] = toolResults(llm.requests.at(-1) as ChatRequest).map(parseToolResult);
+		expect(inference).toMatchObject({ status: 'succeeded' });
+		expect(String(inference.summary)).toContain(String(inference.request_id));
+		expect(JSON.stringify(inference)).toMatch(/http:\/\/127\.0\.0\.1:\d+\/files\//);
+		expect(training).toMatchObject({ job_id: jobId, status: 'succeeded', finished: true });
+		const inferenceSubmits = sandbox.log().filter((e) => e.method === 'POST' && e.path.endsWith('/inference'));
+		expect(inferenceSubmits).toHaveLength(1);
+		expect(sandbox.log().filter((e) => e.api === 'files')).toEqual([]);
 	}, TEST_TIMEOUT);
 
 	it('what the model is shown: each tool says what it does and what it costs', async () => {

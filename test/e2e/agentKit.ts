@@ -131,3 +131,28 @@ export function parseToolResult(text: string): Record<string, unknown> {
 	const json = first && typeof first === 'object' && 'json' in first ? (first as { json: unknown }).json : first;
 	return json as Record<string, unknown>;
 }
+
+/** Deployment → Inference → Run and Training → Get Status in their tool forms. */
+export function deploymentAndTrainingTools(): ToolNode[] {
+	return [
+		{
+			name: 'Run Deployment',
+			node: 'deployment',
+			parameters: {
+				resource: 'inference',
+				operation: 'run',
+				deploymentId: { __rl: true, mode: 'id', value: fromAI('deployment_id', 'The RunComfy deployment id') },
+				inputMode: 'json',
+				overridesJson: "={{ JSON.stringify($fromAI('overrides', 'The inputs as a JSON object keyed by ComfyUI node id, each with an inputs object', 'json')) }}",
+				waitOptions: { pollIntervalSeconds: 0.1, maxPollIntervalSeconds: 0.2 },
+			},
+			continueOnFail: true,
+		},
+		{
+			name: 'Training Status',
+			node: 'training',
+			parameters: { resource: 'trainingJob', operation: 'getStatus', jobId: fromAI('job_id', 'The training job_id') },
+			continueOnFail: true,
+		},
+	];
+}
