@@ -95,20 +95,31 @@ export function agentWorkflow(opts: {
 		Start: { main: [[{ node: agent, type: 'main', index: 0 }]] },
 		'OpenAI Chat Model': { ai_languageModel: [[{ node: agent, type: 'ai_languageModel', index: 0 }]] },
 	};
-	opts.tools.forEach((tool, i) => {
+	attachTools(nodes, connections, opts.tools, opts.runcomfy, agent);
+	return { name: opts.name, nodes, connections, settings: { executionOrder: 'v1' } };
+}
+
+/** Adds the tool nodes, each connected to `target`'s tool input (an AI Agent or an MCP Server Trigger). */
+export function attachTools(
+	nodes: object[],
+	connections: Record<string, object>,
+	tools: ToolNode[],
+	runcomfy: { id: string; name: string },
+	target: string,
+): void {
+	tools.forEach((tool, i) => {
 		nodes.push({
 			parameters: tool.parameters,
 			name: tool.name,
 			type: `${h.NODE_TYPES[tool.node]}Tool`,
 			typeVersion: 1,
 			position: [300 + i * 140, 220],
-			credentials: { [h.CREDENTIAL_TYPE]: opts.runcomfy },
+			credentials: { [h.CREDENTIAL_TYPE]: runcomfy },
 			...(tool.continueOnFail ? { onError: 'continueRegularOutput' } : {}),
 			...tool.extra,
 		});
-		connections[tool.name] = { ai_tool: [[{ node: agent, type: 'ai_tool', index: 0 }]] };
+		connections[tool.name] = { ai_tool: [[{ node: target, type: 'ai_tool', index: 0 }]] };
 	});
-	return { name: opts.name, nodes, connections, settings: { executionOrder: 'v1' } };
 }
 
 /** An OpenAI credential whose base URL is the stand-in model. */
