@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
  * RunComfy as an MCP server through n8n: a published workflow with n8n's MCP Server Trigger and RunComfy tool
  * nodes, in a REAL n8n (`n8n start`), and the official MCP TypeScript SDK client (the copy in n8n's own install)
