@@ -4,11 +4,12 @@
  * what n8n offered the model and what each tool answered. Both agent versions n8n ships run a tool differently
  * (3.x as a workflow node, 2.x in-process); each is driven here.
  */
+import example from '../../examples/agent-generate-images.json';
 import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
 import type { CredentialJson, UserFolder } from '../../scripts/e2e/n8n';
-import { answer, lastToolResult, startFakeLlm, toolResults } from '../helpers/fakeLlm';
+import { answer, lastToolResult, startFakeLlm, textOf, toolResults } from '../helpers/fakeLlm';
 import { jobReaches, readyDataset, submitJob } from '../helpers/sandboxCalls';
 import type { ChatRequest, FakeLlm, Reply } from '../helpers/fakeLlm';
 import { CAP_USD, FLUX, FLUX_PRO, agentWorkflow, deploymentAndTrainingTools, modelTools, openAiCredential, parseToolResult, toolFor } from './agentKit';
@@ -167,5 +168,38 @@ describe.each([3.1])('AI Agent %s: Retry On Fail on a tool node', (agentVersion)
 		await runAgent(agentVersion, 'Make a fox picture.', tools);
 		expect(submits()).toHaveLength(1);
 		expect(sandbox.state().runs.filter((r) => (r.body as { prompt?: string }).prompt === 'a lost fox')).toHaveLength(1);
+	}, TEST_TIMEOUT);
+});
+
+describe('examples/agent-generate-images.json in a real n8n', () => {
+	it('a chat message: the agent prices and runs the image and answers with its URL (one submit)', async () => {
+		// `n8n execute` cannot start at a chat trigger: a Manual Trigger feeds the chat message in its place.
+		const wf = JSON.parse(JSON.stringify(example)) as { nodes: Array<Record<string, unknown>>; connections: Record<string, unknown> };
+		const chat = wf.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.chatTrigger') as Record<string, unknown>;
+		Object.assign(chat, {
+			type: 'n8n-nodes-base.set',
+			typeVersion: 3.4,
+			parameters: { mode: 'raw', jsonOutput: JSON.stringify({ sessionId: 'e2e', chatInput: 'Make a red fox picture' }), options: {} },
+		});
+		delete chat.webhookId;
+		wf.nodes.push({ parameters: {}, name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [-200, 0] });
+		wf.connections.Start = { main: [[{ node: chat.name, type: 'main', index: 0 }]] };
+		const model = wf.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi') as Record<string, unknown>;
+		model.credentials = { openAiApi: { id: openAi.id, name: openAi.name } };
+		llm.script([
+			call('Estimate Cost', { model_id: FLUX, inputs: { prompt: 'a red fox' } }),
+			call('Run Model', { model_id: FLUX, inputs: { prompt: 'a red fox' } }),
+			(req) => answer(`Here it is: ${lastToolResult(req)}`),
+		]);
+		const imported = await h.importWorkflow(userFolder, wf, { credential: runcomfy });
+		sandbox.clearLog();
+		llm.requests.length = 0;
+		const res = await h.execute(userFolder, imported.id, { timeoutMs: TEST_TIMEOUT });
+		expect(res.run?.status).toBe('success');
+		expect(llm.requests[0].messages.map((m) => m.role)).toEqual(['system', 'user']);
+		expect(textOf(llm.requests[0].messages[1])).toBe('Make a red fox picture');
+		const output = h.nodeItems(res.run, 'AI Agent')?.[0]?.json.output;
+		expect(String(output)).toMatch(/^Here it is: .*http:\/\/127\.0\.0\.1:\d+\/files\//);
+		expect(submits()).toHaveLength(1);
 	}, TEST_TIMEOUT);
 });
