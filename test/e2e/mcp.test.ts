@@ -2,7 +2,7 @@
 /**
  * RunComfy as an MCP server through n8n: a published workflow with n8n's MCP Server Trigger and RunComfy tool
  * nodes, in a REAL n8n (`n8n start`), and the official MCP TypeScript SDK client (the copy in n8n's own install)
- * connecting over loopback. The client lists the tools and calls Estimate Cost, Run Model and Get Status; each
+ * connecting over loopback. The client lists the tools and calls Estimate Cost, Run Model, Get Status and Get Result; each
  * answer is the compact agent form and the sandbox sees one submit per paid call.
  */
 import path from 'path';
@@ -103,7 +103,7 @@ describe('RunComfy tools through n8n\'s MCP Server Trigger', () => {
 		expect(Object.keys((run?.inputSchema.properties ?? {}) as object).sort()).toEqual(['inputs', 'max_wait_seconds', 'model_id']);
 	}, TEST_TIMEOUT);
 
-	it('Estimate Cost, Run Model and Get Status: compact answers, one submit for the run', async () => {
+	it('Estimate Cost, Run Model, Get Status and Get Result: compact answers, one submit for the run', async () => {
 		const estimate = answerOf(await client.callTool({ name: 'Estimate_Cost', arguments: { model_id: FLUX, inputs: { prompt: 'a red fox' } } }));
 		expect(estimate).toMatchObject({ model_id: FLUX, estimated: true });
 		expect(submits()).toHaveLength(0);
@@ -117,6 +117,9 @@ describe('RunComfy tools through n8n\'s MCP Server Trigger', () => {
 
 		const status = answerOf(await client.callTool({ name: 'Get_Status', arguments: { request_id: id } }));
 		expect(status).toMatchObject({ request_id: id, status: 'completed' });
+		const result = answerOf(await client.callTool({ name: 'Get_Result', arguments: { request_id: id } }));
+		expect(result).toMatchObject({ request_id: id, status: 'succeeded' });
+		expect(String(result.summary)).toContain(id);
 		expect(submits()).toHaveLength(1);
 		expect(sandbox.log().filter((e) => e.api === 'files')).toEqual([]);
 	}, TEST_TIMEOUT);
