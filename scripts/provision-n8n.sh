@@ -91,7 +91,12 @@ if [[ ${#missing_tools[@]} -gt 0 ]]; then
 fi
 
 cd "$home"
-[[ -f package.json ]] || echo '{"name":"n8n-runtime","private":true}' > package.json
+# n8n-nodes-base 1.x depends on an xlsx tarball hosted outside the npm registry: take the registry's copy.
+if [[ "$version" == 1.* ]]; then
+	echo '{"name":"n8n-runtime","private":true,"overrides":{"xlsx":"0.18.5"}}' > package.json
+else
+	[[ -f package.json ]] || echo '{"name":"n8n-runtime","private":true}' > package.json
+fi
 for attempt in 1 2; do
 	fresh=false
 	if [[ "$(installed_version)" != "$version" ]]; then

@@ -5,6 +5,7 @@
  * suites last):
  *
  *   test/e2e               Node 24 + the pinned n8n (scripts/provision-n8n.sh) and the built package
+ *   test/e2e/versions.test.ts  the latest n8n 1.x too
  *   test/e2e/editor        Debian's chromium
  *   test/e2e/queue         Debian's redis-server and postgresql
  *
@@ -58,6 +59,7 @@ function prerequisitesFor(args) {
 	const queue = testFiles('test/e2e/queue').filter(selected);
 	return {
 		n8n: e2e.length > 0,
+		n8n1x: e2e.some((f) => path.basename(f).startsWith('versions.')),
 		chromium: e2e.some((f) => path.basename(f).startsWith('editor.')),
 		queueServices: queue.length > 0,
 	};
@@ -74,6 +76,8 @@ async function prepare(needs, { log = (m) => process.stderr.write(`${m}\n`) } = 
 		steps.push(['n8n', async () => {
 			await h.ensureN8n({ log });
 			await h.ensureBuilt({ log });
+			// After the pinned n8n, not beside it: two installs at once would share the machine's cores.
+			if (needs.n8n1x) await h.ensureN8n({ log, version: h.N8N_1X_VERSION });
 		}]);
 	}
 	if (needs.chromium) steps.push(['chromium', () => require('./e2e/browser').ensureChromium()]);

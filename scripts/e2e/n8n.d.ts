@@ -5,6 +5,7 @@
 export const ROOT: string;
 export const PACKAGE_NAME: string;
 export const N8N_VERSION: string;
+export const N8N_1X_VERSION: string;
 export const CACHE_DIR: string;
 export const CREDENTIAL_NAME: string;
 export const CREDENTIAL_TYPE: string;
@@ -201,7 +202,7 @@ export function node24(): { bin: string; binDir: string };
  * The pinned n8n's home, installed into the cache on first use (several minutes). Once per process it runs
  * scripts/provision-n8n.sh, which re-checks the cache (native modules load) and rebuilds a broken one.
  */
-export function ensureN8n(opts?: { log?: Log }): Promise<string>;
+export function ensureN8n(opts?: { log?: Log; version?: string }): Promise<string>;
 export function ensureBuilt(opts?: { log?: Log; force?: boolean }): Promise<boolean>;
 export function distIsStale(): boolean;
 export function packageManifest(): {

@@ -5,6 +5,9 @@ export const PARKING_NODE_IDS: Record<'webhook' | 'webhookId' | 'items' | 'run' 
 
 export function parkingWorkflow(opts: { credential: { id: string; name: string }; path?: string; name?: string }): Omit<WorkflowJson, 'id'>;
 
+/** The parking workflow with a second parking node, "Run Again" (each item again on its `again` deployment). */
+export function twoParksWorkflow(opts: { credential: { id: string; name: string }; path?: string; name?: string }): Omit<WorkflowJson, 'id'>;
+
 export function waitFor<T>(what: string, check: () => Promise<T | undefined | false | null>, opts?: { limitMs?: number; intervalMs?: number }): Promise<T>;
 
 /** A webhook delivery in the sandbox's request log still waiting for its answer. */
@@ -15,7 +18,8 @@ export function requestsByItem<T extends { webhook?: string }>(runs: T[]): T[];
 
 /** The body of one run: `items` become the Run node's input items. */
 export interface ParkBody {
-	items: Array<{ deployment: string; prompt: string }>;
+	/** `again`: the deployment of "Run Again" (twoParksWorkflow). */
+	items: Array<{ deployment: string; prompt: string; again?: string }>;
 	maxWait?: number;
 	onTimeout?: 'fail' | 'returnRunning';
 	intermediate?: boolean;

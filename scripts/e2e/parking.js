@@ -42,6 +42,35 @@ function parkingWorkflow({ credential, path = 'runcomfy-park', name = 'Parked de
 }
 
 /**
+ * Two parks in one execution: the parking workflow with a second Inference → Run node, "Run Again", between Run
+ * and After, parking as well. It runs each item again on the item's `again` deployment (the Items node's item,
+ * not Run's output), with the same prompt and wait options.
+ */
+function twoParksWorkflow({ credential, path = 'runcomfy-park-twice', name = 'Two parks in one execution' }) {
+	const wf = parkingWorkflow({ credential, path, name });
+	const run = wf.nodes.find((n) => n.name === 'Run');
+	const again = {
+		...run,
+		id: 'c7a1e000-0000-4000-8000-000000000005',
+		name: 'Run Again',
+		position: [660, 0],
+		parameters: {
+			...run.parameters,
+			deploymentId: { __rl: true, mode: 'id', value: "={{ $('Items').item.json.again }}" },
+			overridesJson: `={{ JSON.stringify({ "6": { "inputs": { "text": $('Items').item.json.prompt } } }) }}`,
+		},
+	};
+	// its own webhook id, so both workflows can be published in one n8n
+	wf.nodes.find((n) => n.name === 'Webhook').webhookId = 'c7a1e000-0000-4000-8000-0000000000ab';
+	const after = wf.nodes.find((n) => n.name === 'After');
+	after.position = [880, 0];
+	wf.nodes.splice(wf.nodes.indexOf(after), 0, again);
+	wf.connections.Run = { main: [[{ node: 'Run Again', type: 'main', index: 0 }]] };
+	wf.connections['Run Again'] = { main: [[{ node: 'After', type: 'main', index: 0 }]] };
+	return wf;
+}
+
+/**
  * Polls `check` (async) every `intervalMs` until it returns a truthy value; throws after `limitMs`. A busy n8n
  * may answer its REST API with 503 for a moment ("Database is not ready!"): such errors are retried too.
  */
@@ -110,4 +139,4 @@ function requestsByItem(runs) {
 	return runs.filter((r) => r.webhook).sort((a, b) => item(a) - item(b));
 }
 
-module.exports = { parkingWorkflow, waitFor, startRun, executionSummary, waitForStatus, deliveryInFlight, requestsByItem, PARKING_NODE_IDS: IDS };
+module.exports = { parkingWorkflow, twoParksWorkflow, waitFor, startRun, executionSummary, waitForStatus, deliveryInFlight, requestsByItem, PARKING_NODE_IDS: IDS };

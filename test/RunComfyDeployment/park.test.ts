@@ -84,6 +84,7 @@ describe('parking a batch', () => {
 		for (const [i, hook] of hooks.entries()) {
 			expect(hook.origin + hook.pathname).toMatch(/^http:\/\/localhost:5678\/webhook-waiting\/\d+$/);
 			expect(hook.searchParams.get('item')).toBe(String(i));
+			expect(hook.searchParams.get('park')).toBe(hooks[0].searchParams.get('park'));
 		}
 		expect(sb.log().filter(isStatus)).toHaveLength(3);
 		expect(sb.log().filter(isResult)).toHaveLength(0);
@@ -107,7 +108,7 @@ describe('parking a batch', () => {
 				delivered_by: 'none',
 				error: expect.stringContaining('reached Max Wait (10 min)'),
 				errorDescription: expect.stringContaining(`Inference → Get Result and Request ID ${String(result.items[i].json.request_id)}`),
-				parked: { item: i, id: result.items[i].json.request_id, on_timeout: 'fail' },
+				parked: { park: hooks[0].searchParams.get('park'), item: i, id: result.items[i].json.request_id, on_timeout: 'fail' },
 			});
 		});
 	});
@@ -212,8 +213,15 @@ describe('the webhook of a parked batch', () => {
 		return { result, release: hold.release };
 	}
 
+	/** The park's id, as each of its callback URLs carries it. */
+	const parkOf = (result: RunNodeResult): string => String((stackItems(result)[0]?.json.parked as { park?: string } | undefined)?.park);
+
 	const call = async (result: RunNodeResult, item: string | undefined, body: unknown) =>
-		await callParkedWebhook(result, { query: { signature: 'checked-by-n8n', ...(item === undefined ? {} : { item }) }, body }, node);
+		await callParkedWebhook(
+			result,
+			{ query: { signature: 'checked-by-n8n', park: parkOf(result), ...(item === undefined ? {} : { item }) }, body },
+			node,
+		);
 
 	it('ignores (and acknowledges) intermediate events and callbacks that name no request of this execution', async () => {
 		const { result } = await parkInOrder();

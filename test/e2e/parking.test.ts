@@ -4,7 +4,8 @@
  * package installed as a community package), with the sandbox delivering webhooks like the live service: the
  * execution is stored as waiting and polls nothing, RunComfy's callbacks resume it with every item's result and
  * files; duplicates, out-of-order and intermediate deliveries change nothing; a restart of n8n while parked
- * loses nothing; a lost last callback ends in explicit items at Max Wait. One n8n for the file, restarted once
+ * loses nothing; a lost last callback ends in explicit items at Max Wait; a second parking node in the same
+ * execution parks and resumes on its own callbacks. One n8n for the file, restarted once
  * on the same port (the resume URLs name it). In-process tests of the details: test/RunComfyDeployment/park.test.ts.
  */
 import * as fs from 'fs';
@@ -13,7 +14,7 @@ import { startSandbox } from '../../sandbox';
 import type { RequestLogEntry, Sandbox, SandboxConfig } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
 import type { ExecutionItem, N8nInstance, RunJson, UserFolder, WorkflowJson } from '../../scripts/e2e/n8n';
-import { deliveryInFlight, parkingWorkflow, requestsByItem, startRun, waitFor, waitForStatus } from '../../scripts/e2e/parking';
+import { deliveryInFlight, parkingWorkflow, requestsByItem, startRun, twoParksWorkflow, waitFor, waitForStatus } from '../../scripts/e2e/parking';
 import type { ParkBody } from '../../scripts/e2e/parking';
 import { holdDeploymentQueue } from '../helpers/sandboxCalls';
 
@@ -31,6 +32,7 @@ let userFolder: UserFolder;
 let n8n: N8nInstance;
 let port: number;
 let workflow: WorkflowJson;
+let twoParks: WorkflowJson;
 const known = new Set<string>();
 let sdxl: string;
 let flux: string;
@@ -86,9 +88,12 @@ beforeAll(async () => {
 	const credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
 	workflow = await h.importWorkflow(userFolder, parkingWorkflow({ credential }));
 	await h.publishWorkflow(userFolder, workflow.id);
+	twoParks = await h.importWorkflow(userFolder, twoParksWorkflow({ credential }));
+	await h.publishWorkflow(userFolder, twoParks.id);
 	port = await h.freePort();
 	await startN8n();
 	await n8n.rest.waitForPublication(workflow.id, { timeoutMs: 60_000 });
+	await n8n.rest.waitForPublication(twoParks.id, { timeoutMs: 60_000 });
 }, 15 * 60 * 1000);
 
 afterAll(async () => {
@@ -220,5 +225,43 @@ describe('parked Inference → Run in a real n8n', () => {
 		// Nothing was polled after the first callback's check: n8n resumed the node without running it.
 		expect(sandbox.log().filter((e) => e.seq > seqAfterFirst && (isStatus(e) || isResult(e)))).toHaveLength(0);
 		expect(sandbox.log().some((e) => isCallback(e) && about([long])(e))).toBe(false);
+	}, TEST_TIMEOUT);
+
+	it('two parking nodes in one execution: each parks and resumes with its own results', async () => {
+		// "Run Again" runs on flux, held until its status checks have seen its requests queued: so it parks too.
+		const hold = await holdQueue(2, flux);
+		const id = await startRun(n8n.rest, n8n.url, {
+			path: 'runcomfy-park-twice',
+			workflowId: twoParks.id,
+			known,
+			body: { items: [0, 1].map((i) => ({ deployment: sdxl, again: flux, prompt: `twice ${i}` })), maxWait: 120, download: false },
+		});
+		const runsOn = (deployment: string) => runsByItem().filter((r) => r.target === deployment);
+		const checked = (r: { id: string }) => sandbox.log().some((e) => isStatus(e) && e.path.includes(r.id));
+		await waitFor('"Run Again" submitted and checked its requests', async () => {
+			const again = runsOn(flux);
+			return (again.length === 2 && again.every(checked)) || undefined;
+		}, { limitMs: 90_000 });
+		await hold.release();
+		await waitForStatus(n8n.rest, twoParks.id, id, ['success', 'error', 'crashed', 'canceled'], { limitMs: 90_000 });
+		const execution = await n8n.rest.getExecution(id);
+		expect(execution.status).toBe('success');
+
+		// Two parks, each with a park id of its own in its callback URLs.
+		const parkOf = (r: { webhook?: unknown }) => new URL(String(r.webhook)).searchParams.get('park');
+		const [first, second] = [runsOn(sdxl), runsOn(flux)];
+		expect(new Set(first.map(parkOf)).size).toBe(1);
+		expect(new Set(second.map(parkOf)).size).toBe(1);
+		expect(parkOf(first[0])).not.toBe(parkOf(second[0]));
+		for (const [node, runs] of [['Run', first], ['Run Again', second]] as const) {
+			const out = items(execution, node);
+			expect(out.map((i) => [i.json.request_id, i.json.status, i.json.timed_out, i.pairedItem])).toEqual(
+				runs.map((r, i) => [r.id, 'succeeded', undefined, { item: i }]),
+			);
+			// Resumed by a callback of its own park, not by Max Wait.
+			expect(out.some((i) => i.json.delivered_by === 'callback')).toBe(true);
+		}
+		expect(items(execution, 'After').map((i) => i.json.request_id)).toEqual(second.map((r) => r.id));
+		expect(sandbox.log().filter(isResult)).toHaveLength(4);
 	}, TEST_TIMEOUT);
 });

@@ -2,11 +2,15 @@
  * Paid ids outside the node's memory: every paid submission logs one info line through n8n's logger (node, item,
  * id, model or deployment) and is listed in the execution's custom data under `runcomfy_<node>` ("item:id"), the
  * key the execution list shows. Checked for Model → Run, Inference → Run, Training → Submit and Resume, across
- * the tries of Retry On Fail, and for n8n's 512-character limit of a custom data value.
+ * the tries of Retry On Fail, and for n8n's custom data limits (values of 255 characters, keys of 50, 10 keys):
+ * never an error line per id, never a record lost without a warning.
  */
+import { createExecutionCustomData } from 'n8n-core/dist/execution-engine/node-execution-context/utils/custom-data';
 import type { IDataObject } from 'n8n-workflow';
 
-import { appendPaid, customDataKey } from '../../nodes/shared/jobs/paidRecord';
+import type { Batch } from '../../nodes/shared/jobs/flow';
+import type { JobItem } from '../../nodes/shared/jobs/kind';
+import { appendPaid, customDataKey, recordPaid } from '../../nodes/shared/jobs/paidRecord';
 import { RunComfyDeployment } from '../../nodes/RunComfyDeployment/RunComfyDeployment.node';
 import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
 import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
@@ -143,13 +147,63 @@ describe('every paid submission is logged and listed in the execution custom dat
 	});
 });
 
-describe('the custom data value', () => {
-	it('stays within n8n\'s 512 characters and counts what did not fit', () => {
+describe('n8n\'s custom data limits', () => {
+	/** What n8n-core logged at error level itself (e.g. "Custom data value over … characters long"). */
+	const errorLines = () => capture.lines.filter((l) => l.source === 'n8n-logger' && l.level === 'error');
+
+	it('a batch whose ids do not fit: no error line from n8n, at most 255 characters kept, every id in the info lines', async () => {
+		const n = 12;
+		const result = await runNode({ node: new RunComfyModel(), nodeName: 'Make Images', credentials: credentialsFor(sb), ...flashPromptRun(n, WAIT) });
+		expect(result.status).toBe('success');
+		expect(errorLines()).toEqual([]);
+		const value = customData(result).runcomfy_Make_Images;
+		expect(value.length).toBeLessThanOrEqual(255);
+		const more = / \+(\d+) more, see the log$/.exec(value);
+		expect(more).not.toBeNull();
+		expect(pairs(value.slice(0, more?.index)).length + Number(more?.[1])).toBe(n);
+		const ids = sb.log().filter(isModelSubmit).map((e) => e.createdId);
+		expect(paidLines().map((l) => (l.metadata as IDataObject).request_id).sort()).toEqual(ids.sort());
+	});
+
+	it('a node name with a character outside the BMP at the 50-character cut keeps its record', async () => {
+		const nodeName = `${'a'.repeat(40)}\u{20000}bc`;
+		const key = customDataKey(nodeName);
+		expect(key.length).toBeLessThanOrEqual(50);
+		expect(key).toMatch(/^[\p{L}\p{N}_]+$/u);
+		const result = await runNode({ node: new RunComfyModel(), nodeName, credentials: credentialsFor(sb), ...flashPromptRun(1, WAIT) });
+		expect(result.status).toBe('success');
+		const [submit] = sb.log().filter(isModelSubmit);
+		expect(customData(result)[key]).toBe(`0:${submit.createdId}`);
+		expect(errorLines()).toEqual([]);
+	});
+
+	it('no room for another key (n8n keeps 10): one warning for the whole run, every id still in the info lines', () => {
+		const metadata = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`other_${i}`, 'x']));
+		const runExecutionData = { resultData: { runData: {}, metadata } };
+		const logged: Array<{ level: string; message: string; meta?: unknown }> = [];
+		const log = (level: string) => (message: string, meta?: unknown) => logged.push({ level, message, meta });
+		const ctx = {
+			getNode: () => ({ name: 'Make Images' }),
+			logger: { info: log('info'), warn: log('warn'), error: log('error'), debug: log('debug') },
+			customData: createExecutionCustomData({ runExecutionData: runExecutionData as never, mode: 'trigger' }),
+		};
+		const batch = { ctx, kind: { ids: () => ({ model_id: STABLE.flash }), noun: { one: 'run', idField: 'request_id' } } } as unknown as Batch<JobItem, undefined>;
+		for (let i = 0; i < 3; i++) recordPaid(batch, { itemIndex: i } as JobItem, { id: `id-${i}`, json: {} });
+
+		expect(Object.keys(runExecutionData.resultData.metadata)).toHaveLength(10);
+		expect(logged.filter((l) => l.level === 'info').map((l) => (l.meta as IDataObject).request_id)).toEqual(['id-0', 'id-1', 'id-2']);
+		const warnings = logged.filter((l) => l.level === 'warn');
+		expect(warnings).toHaveLength(1);
+		expect(warnings[0].message).toMatch(/paid ids of node "Make Images" are not in the execution's custom data/);
+		expect(warnings[0].meta).toMatchObject({ node: 'Make Images', customDataKey: 'runcomfy_Make_Images' });
+	});
+
+	it('the value stays within 255 characters and counts what did not fit', () => {
 		let value: string | undefined;
 		const ids = Array.from({ length: 100 }, (_, i) => `${i}:0b5c${String(i).padStart(4, '0')}-dead-4bad-beef-000000000000`);
 		for (const id of ids) value = appendPaid(value, id);
 		const text = value as string;
-		expect(text.length).toBeLessThanOrEqual(512);
+		expect(text.length).toBeLessThanOrEqual(255);
 		const match = / \+(\d+) more, see the log$/.exec(text);
 		expect(match).not.toBeNull();
 		const listed = text.slice(0, match?.index).split(' ');

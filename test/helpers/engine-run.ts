@@ -58,7 +58,7 @@ export async function runNode(opts: RunNodeOptions): Promise<RunNodeResult> {
 	const observation: ExecuteObservation = { unpairedItems: 0 };
 	const underTest = wrapNodeType(
 		NodeHelpers.getVersionedNodeType(opts.node, typeVersion),
-		{ asTool: opts.asTool === true },
+		{ asTool: opts.asTool === true, viaToolHandler: opts.viaToolHandler === true },
 		observation,
 	);
 	const nodeTypes = new HarnessNodeTypes({
@@ -111,7 +111,7 @@ export async function runNode(opts: RunNodeOptions): Promise<RunNodeResult> {
 		settings,
 	});
 
-	const executionId = nextExecutionId();
+	const executionId = opts.executionId ?? nextExecutionId();
 	const workflowData: IWorkflowBase = {
 		id: workflowId,
 		name: workflow.name ?? '',

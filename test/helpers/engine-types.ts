@@ -72,6 +72,12 @@ export interface RunNodeOptions {
 	 * item. Also how an n8n without `isToolExecution()` (before n8n-core 2.3) runs any tool node.
 	 */
 	asAgentNode?: boolean;
+	/**
+	 * Run each input item as one tool call through n8n-core's real tool invocation handler (AI Agent 2.x, MCP
+	 * Server Trigger): the handler applies Retry On Fail with a new run index per try (engine-tool.ts). The
+	 * items returned are one per call: `{ response }` or `{ toolError }`.
+	 */
+	viaToolHandler?: boolean;
 	/** Execution mode; default 'manual' (the user clicked "Execute workflow"). */
 	mode?: 'manual' | 'trigger';
 	/** Extra workflow settings (timezone, binaryMode, ...). executionOrder is 'v1'. */
@@ -80,6 +86,11 @@ export interface RunNodeOptions {
 	nodeName?: string;
 	/** Extra INode fields for the node under test, e.g. `{ retryOnFail: true }`. */
 	nodeOverrides?: Partial<INode>;
+	/**
+	 * The execution id; default a new one per run. Two runs given the same id stand for two nodes (or two runs of
+	 * one node) of one execution, e.g. two parks of an execution, which share its resume URL.
+	 */
+	executionId?: string;
 	/**
 	 * After stop(), how long the harness waits for the node to settle before failing the test
 	 * with a clear message (a node that ignores the cancel signal would otherwise hang). 10 s.

@@ -24,6 +24,7 @@ import { NodeConnectionTypes, UnexpectedError, Workflow } from 'n8n-workflow';
 
 import { RunComfyApi } from '../../credentials/RunComfyApi.credentials';
 import { HarnessCredentialsHelper } from './engine-credentials';
+import { callThroughToolHandler } from './engine-tool';
 import { getRuntime, getService } from './engine-runtime';
 import type { InputItem, RunComfyCredentialData, RunNodeError } from './engine-types';
 
@@ -103,7 +104,7 @@ export interface ExecuteObservation {
  */
 export function wrapNodeType(
 	nodeType: INodeType,
-	options: { asTool: boolean },
+	options: { asTool: boolean; viaToolHandler?: boolean },
 	observation: ExecuteObservation,
 ): INodeType {
 	const execute = nodeType.execute;
@@ -113,6 +114,7 @@ export function wrapNodeType(
 	}
 	const wrapper = Object.create(nodeType) as INodeType;
 	wrapper.execute = async function (this: IExecuteFunctions, ...args: unknown[]) {
+		if (options.viaToolHandler) return await callThroughToolHandler(this, nodeType);
 		const context = options.asTool ? toolContext(this) : this;
 		const result = (await (execute as (...a: unknown[]) => Promise<unknown>).apply(context, args)) as
 			| INodeExecutionData[][]

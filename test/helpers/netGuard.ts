@@ -4,6 +4,10 @@
  * recorded, and any that is not to loopback (127.0.0.0/8, ::1, localhost) is refused before it is made. So a
  * test that checks "refused before connecting" cannot reach an internal or public address even when the code
  * under test regresses; it fails on the recorded attempt instead.
+ *
+ * Stand-ins: a connection to a host listed in `standIns` (a name or an address) is recorded under that host and
+ * sent to a loopback port instead, so a test can play "the internet" (or what a name answers when the
+ * connection resolves it) with loopback servers.
  */
 import net from 'net';
 
@@ -15,7 +19,7 @@ export interface ConnectAttempt {
 export interface NetGuard {
 	/** Every connection attempt while the guard was on (loopback ones included). */
 	attempts: ConnectAttempt[];
-	/** The attempts to anything but loopback (all refused). */
+	/** The attempts to anything but loopback and the stand-ins (all refused). */
 	offMachine(): ConnectAttempt[];
 	/** Attempts to this loopback port. */
 	to(port: number): ConnectAttempt[];
@@ -43,14 +47,31 @@ function targetOf(args: unknown[]): ConnectAttempt | undefined {
 	return undefined;
 }
 
-export function guardConnections(): NetGuard {
+/** Points a connect call at 127.0.0.1:`port` (options objects are changed in place, the normalized array kept). */
+function redirectTo(args: unknown[], port: number): unknown[] {
+	const options: unknown = Array.isArray(args[0]) ? args[0][0] : args[0];
+	if (typeof options === 'object' && options !== null) {
+		Object.assign(options, { host: '127.0.0.1', port });
+		return args;
+	}
+	return [port, '127.0.0.1', ...args.slice(typeof args[1] === 'string' ? 2 : 1)];
+}
+
+export function guardConnections(standIns: Record<string, number> = {}): NetGuard {
 	const attempts: ConnectAttempt[] = [];
 	const original = net.Socket.prototype.connect;
+	const standInOf = (host: string): number | undefined => {
+		const key = host.replace(/^\[|\]$/g, '').toLowerCase();
+		return Object.hasOwn(standIns, key) ? standIns[key] : undefined;
+	};
 	const patched = function (this: net.Socket, ...args: unknown[]) {
 		const target = targetOf(args);
 		if (target) {
 			attempts.push(target);
-			if (!isLoopback(target.host)) {
+			const standIn = standInOf(target.host);
+			if (standIn !== undefined) {
+				args = redirectTo(args, standIn);
+			} else if (!isLoopback(target.host)) {
 				const refusal = Object.assign(new Error(`test guard: no connection to ${target.host}:${target.port}`), { code: 'ECONNREFUSED' });
 				queueMicrotask(() => this.destroy(refusal));
 				return this;
@@ -61,7 +82,7 @@ export function guardConnections(): NetGuard {
 	net.Socket.prototype.connect = patched as unknown as typeof original;
 	return {
 		attempts,
-		offMachine: () => attempts.filter((a) => !isLoopback(a.host)),
+		offMachine: () => attempts.filter((a) => !isLoopback(a.host) && standInOf(a.host) === undefined),
 		to: (port) => attempts.filter((a) => a.port === port && isLoopback(a.host)),
 		restore: () => {
 			net.Socket.prototype.connect = original;

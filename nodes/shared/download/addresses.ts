@@ -6,10 +6,10 @@
  * policy says the host is named exactly. Without that helper (older n8n) names cannot be resolved: a name is
  * then fetched only when a list entry names it (exactly or as `*.domain`), and refused otherwise.
  *
- * Residual gap (DNS rebinding): the name is resolved here and again by the connection. A name whose answer
- * changes between the two (a short-TTL rebinding service) can pass this check and then connect to an internal
- * address. n8n's SSRF protection (N8N_SSRF_PROTECTION_ENABLED=true) closes it: its lookup checks the address
- * the connection actually uses. See docs/credentials.md.
+ * DNS rebinding: a name whose answer changes between the check and the connection (a short-TTL rebinding
+ * service) must not reach an internal address. So the check hands back the address it vetted, and the fetch
+ * connects to that address (see `pinnedTarget`) instead of resolving the name again. An answer that is not an
+ * IP address is refused. See docs/credentials.md.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -258,39 +258,74 @@ function resolutionProblem(url: URL, hop: number, error: unknown): UrlProblem {
 	return new UrlProblem('unresolvable', url.href, { hop, code }, `${url.hostname} could not be resolved${code ? ` (${code})` : ''}`);
 }
 
+/** An answer of the resolver that is not an IP address: refused, never read as public. */
+const notAnAddressProblem = (url: URL, hop: number, answer: string): UrlProblem =>
+	new UrlProblem(
+		'unresolvable',
+		url.href,
+		{ hop, address: answer, code: `the answer ${JSON.stringify(answer)} is not an IP address` },
+		`${url.hostname} resolved to ${JSON.stringify(answer)}, which is not an IP address`,
+	);
+
 /**
  * Checks one hop before anything connects to it, throwing a UrlProblem when it must not be fetched:
  * - `named`: fine whatever the address;
  * - an IP literal or a localhost name: refused when internal;
- * - any other name: resolved, and refused when any of its addresses is internal (the connection may use any).
+ * - any other name: resolved, and refused when any of its answers is internal or not an IP address.
  *   Without a resolver, a `listed` name is trusted and any other refused.
+ *
+ * Returns the address the hop must connect to when a name was resolved (the first IPv4 one, else the first),
+ * so the connection goes where the check looked; undefined when the URL's host is used as written.
  */
-export async function vetHost(url: URL, permission: HostPermission, resolver: HostResolver | undefined, hop: number): Promise<void> {
+export async function vetHost(url: URL, permission: HostPermission, resolver: HostResolver | undefined, hop: number): Promise<string | undefined> {
 	if (permission === 'refused') {
 		throw new UrlProblem('host-not-allowed', url.href, { hop }, `${url.host} is not an allowed host`);
 	}
-	if (permission === 'named') return;
+	if (permission === 'named') return undefined;
 	const host = url.hostname.toLowerCase().replace(/\.$/, '');
 	if (ipLiteral(host) || isLocalhostName(host)) {
 		const kind = internalAddressKind(host);
 		if (kind) throw internalProblem(url, hop, host, kind, false);
-		return;
+		return undefined;
 	}
 	if (!resolver) {
-		if (permission === 'listed') return;
+		if (permission === 'listed') return undefined;
 		throw new UrlProblem('unresolvable', url.href, { hop, noResolver: true }, `cannot check where ${url.hostname} points on this n8n version`);
 	}
-	let addresses: string[];
+	let answers: unknown[];
 	try {
-		addresses = await resolver(host);
+		answers = await resolver(host);
 	} catch (error) {
 		throw resolutionProblem(url, hop, error);
 	}
-	if (addresses.length === 0) {
+	if (!Array.isArray(answers) || answers.length === 0) {
 		throw new UrlProblem('unresolvable', url.href, { hop }, `${url.hostname} could not be resolved`);
 	}
-	for (const address of addresses) {
-		const kind = addressKind(address);
-		if (kind) throw internalProblem(url, hop, address, kind, true);
+	const addresses: string[] = [];
+	for (const answer of answers) {
+		const text = String(answer ?? '');
+		const ip = ipLiteral(text);
+		// Only a plain address counts: no brackets, no other IPv4 forms ("2130706433" is 127.0.0.1 to a URL).
+		if (!ip || text.trim() !== text || text.startsWith('[')) throw notAnAddressProblem(url, hop, text);
+		const kind = addressKind(text);
+		if (kind) throw internalProblem(url, hop, text, kind, true);
+		addresses.push(text.replace(/%.*$/, ''));
 	}
+	return addresses.find((a) => !a.includes(':')) ?? addresses[0];
+}
+
+/**
+ * What a request must use to reach `url` at the vetted `address`: the address in the URL, so nothing resolves
+ * the name again, and the name where the host still needs it (the Host header; for https the TLS server name,
+ * which also checks the certificate against the name). Without an address, the URL as written.
+ */
+export function pinnedTarget(url: URL, address: string | undefined): { url: string; hostHeader?: string; servername?: string } {
+	if (!address) return { url: url.href };
+	const direct = new URL(url.href);
+	direct.hostname = address.includes(':') ? `[${address}]` : address;
+	return {
+		url: direct.href,
+		hostHeader: url.host,
+		servername: url.protocol === 'https:' ? url.hostname.replace(/\.$/, '') : undefined,
+	};
 }

@@ -32,6 +32,7 @@ export {
 	internalAddressText,
 	internalHostProblem,
 	mappedIpv4Of,
+	pinnedTarget,
 	vetHost,
 } from './addresses';
 export type { OpenUrlOptions, OpenedUrl } from './openUrl';

@@ -4,7 +4,8 @@
  * - Plain `helpers.httpRequest`: never the credential, never an Authorization header.
  * - Redirects are followed here, hop by hop (at most 5): before each hop the host policy decides and the host
  *   is vetted (resolved; internal addresses refused unless the policy says the host is named exactly), so
- *   nothing connects to a refused host.
+ *   nothing connects to a refused host, and the hop connects to the address that was vetted (never resolved
+ *   again: a name that answers differently the second time cannot lead elsewhere).
  * - A connect timeout (until the answer's headers) and a total timeout (the whole transfer, body included).
  * - A size cap: a declared Content-Length over it is refused before reading; while streaming, bytes are counted
  *   and the request is aborted (the connection closed) the moment the cap is passed.
@@ -17,7 +18,7 @@ import { sleep } from 'n8n-workflow';
 import type { ByteStream } from '../transport/http';
 import { headerOf, networkFactsOf } from '../transport/http';
 import type { HostResolver } from './addresses';
-import { egressResolverOf, isN8nSsrfError, vetHost } from './addresses';
+import { egressResolverOf, isN8nSsrfError, pinnedTarget, vetHost } from './addresses';
 import type { HostPolicy } from './hosts';
 import { fileNameFromContentDisposition } from './names';
 import { UrlProblem } from './problems';
@@ -179,7 +180,7 @@ export async function openUrl(ctx: IExecuteFunctions, url: string, options: Open
 		for (; ; hop++) {
 			if (cancel?.aborted) throw new UrlProblem('stopped', current.href, { hop }, 'the execution was stopped');
 			if (failure) throw failure;
-			await vetHost(current, options.hostPolicy(current, hop), resolver, hop);
+			const address = await vetHost(current, options.hostPolicy(current, hop), resolver, hop);
 			if (failure) throw failure;
 
 			request = new AbortController();
@@ -190,11 +191,14 @@ export async function openUrl(ctx: IExecuteFunctions, url: string, options: Open
 					fail(new UrlProblem('timeout', hopUrl.href, { hop, timeout: 'connect', timeoutMs: connectTimeoutMs }, 'the file host did not answer in time'));
 				}
 			});
+			// n8n refuses a custom `lookup`, so the vetted address goes in the URL and the name in Host / TLS.
+			const target = pinnedTarget(hopUrl, address);
 			const requestOptions: IHttpRequestOptions = {
 				method: 'GET',
-				url: hopUrl.href,
+				url: target.url,
 				// Uncompressed, so the declared length is what arrives and the count is of real bytes.
-				headers: { 'Accept-Encoding': 'identity' },
+				headers: { 'Accept-Encoding': 'identity', ...(target.hostHeader ? { Host: target.hostHeader } : {}) },
+				...(target.servername ? { agentOptions: { servername: target.servername } } : {}),
 				encoding: 'stream',
 				returnFullResponse: true,
 				disableFollowRedirect: true,

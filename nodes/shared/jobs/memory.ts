@@ -8,6 +8,12 @@
  * instead of submitting it again, and submits again only what the service refused or what definitively failed
  * there. The memory is freed when n8n can no longer run the node again (it succeeded, or used its last try),
  * when the execution ends, and in any case a day after its last try.
+ *
+ * An AI agent's tool call is retried by n8n-core's tool invocation handler instead, which gives every try a new
+ * run index. There "the same call" is the execution, the node and the call's input (the agent's arguments):
+ * a retry has the same input, two calls with different inputs are two memories (both paid). A call whose
+ * memory is in use by a running try is another call made at the same time (a try never overlaps the one
+ * before it): it gets a memory of its own.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -51,6 +57,44 @@ function runIndexOf(ctx: IExecuteFunctions): number {
 	}
 }
 
+/**
+ * True when n8n runs the node as an agent's tool: a tool context (AI Agent 2.x, MCP Server Trigger), or the
+ * node's tool variant (`…Tool`) run by an agent as an ordinary node (AI Agent 3.x).
+ */
+function isToolPath(ctx: IExecuteFunctions): boolean {
+	try {
+		if (ctx.isToolExecution?.() === true) return true;
+	} catch {
+		// an older n8n without isToolExecution
+	}
+	return /Tool$/.test(ctx.getNode().type);
+}
+
+/** JSON with object keys sorted, so the same arguments in another order are the same call. */
+function stableJson(value: unknown): string {
+	if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+	if (value !== null && typeof value === 'object') {
+		const entries = Object.keys(value)
+			.sort()
+			.filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+			.map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`);
+		return `{${entries.join(',')}}`;
+	}
+	return JSON.stringify(value) ?? 'null';
+}
+
+/** What identifies one run of the node within its execution: the run index, or a tool call's input. */
+function callKey(ctx: IExecuteFunctions): string {
+	if (!isToolPath(ctx)) return String(runIndexOf(ctx));
+	let input: unknown = [];
+	try {
+		input = ctx.getInputData().map((item) => item.json);
+	} catch {
+		// no input: every call of this tool is the same call
+	}
+	return `tool\u0000${stableJson(input)}`;
+}
+
 const executionKey = (ctx: IExecuteFunctions): string | undefined => {
 	const executionId = ctx.getExecutionId?.();
 	if (!executionId) return undefined;
@@ -78,8 +122,13 @@ export function beginTry(ctx: IExecuteFunctions): SubmissionMemory {
 	const now = Date.now();
 	sweep(now);
 	const prefix = executionKey(ctx);
-	const key = prefix === undefined ? undefined : `${prefix}\u0000${runIndexOf(ctx)}`;
+	let key = prefix === undefined ? undefined : `${prefix}\u0000${callKey(ctx)}`;
 	let memory = key ? memories.get(key) : undefined;
+	if (memory?.active) {
+		// The same input, called again while a try of it runs: another call, never an earlier try of this one.
+		key = undefined;
+		memory = undefined;
+	}
 	if (!memory) {
 		memory = { tries: 0, items: new Map(), active: false, touched: now };
 		if (key && prefix) {

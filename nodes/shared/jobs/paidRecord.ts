@@ -1,9 +1,12 @@
 /**
  * Every paid submission leaves a trace outside the node's memory: a line in n8n's log (and its log streaming),
  * and the ids in the execution's custom data, which the execution list shows. n8n keeps at most 10 custom data
- * keys of 512 characters, so each node writes one key, `runcomfy_<node>`, listing "item:id" pairs; what does
- * not fit is counted ("+N more, see the log"). The key grows over the whole execution: later tries of the node
- * (Retry On Fail) and later runs of it in a loop add to it, never replace it.
+ * keys (an 11th is dropped), keys of 50 characters and values of 255 (longer ones are cut, with an ERROR log
+ * line per write), so each node writes one key, `runcomfy_<node>`, listing "item:id" pairs within 255
+ * characters; what does not fit is counted ("+N more, see the log"). The key grows over the whole execution:
+ * later tries of the node (Retry On Fail) and later runs of it in a loop add to it, never replace it. When
+ * custom data cannot take the record (no room for another key, or no custom data here), the node says so once
+ * per run at warn level; the info lines still name every paid id.
  *
  * n8n saves custom data with the execution when the execution ends (not while a node runs), so after a crash
  * mid-node the log line is the record that survives (docs/money.md).
@@ -13,7 +16,12 @@ import type { IDataObject } from 'n8n-workflow';
 import type { Batch } from './flow';
 import type { Accepted, JobItem } from './kind';
 
-const VALUE_LIMIT = 512;
+/** n8n's limits (n8n-core execution-metadata): value length without an error line, key length. */
+const VALUE_LIMIT = 255;
+const KEY_LIMIT = 50;
+
+/** The runs of the node that already warned that custom data did not take the record. */
+const warned = new WeakSet<object>();
 
 export function recordPaid<P extends JobItem, O>(batch: Batch<P, O>, p: P, accepted: Accepted): void {
 	const { ctx, kind } = batch;
@@ -24,21 +32,41 @@ export function recordPaid<P extends JobItem, O>(batch: Batch<P, O>, p: P, accep
 		itemIndex: p.itemIndex,
 		...ids,
 	});
+	const key = customDataKey(node.name);
+	let why: string | undefined;
 	try {
-		const key = customDataKey(node.name);
-		ctx.customData.set(key, appendPaid(ctx.customData.get(key), `${p.itemIndex}:${accepted.id}`));
-	} catch {
-		// custom data is a convenience (unavailable in some contexts); the log line above is the record
+		const value = appendPaid(ctx.customData.get(key), `${p.itemIndex}:${accepted.id}`);
+		ctx.customData.set(key, value);
+		// n8n drops a key beyond its 10th without a word (and, outside manual runs, a refused one too).
+		if (ctx.customData.get(key) !== value) why = 'n8n did not keep the key; it keeps at most 10 per execution';
+	} catch (error) {
+		why = (error as Error).message;
 	}
+	if (why === undefined || warned.has(batch)) return;
+	warned.add(batch);
+	ctx.logger.warn(`RunComfy: the paid ids of node "${node.name}" are not in the execution's custom data (${why}); they are in the info lines "RunComfy: paid … submitted"`, {
+		node: node.name,
+		customDataKey: key,
+	});
 }
 
-/** `runcomfy_<node name>`: letters, digits and underscores only, at most 50 characters (n8n's rule). */
-export const customDataKey = (nodeName: string): string =>
-	`runcomfy_${nodeName.normalize('NFKD').replace(/[^\p{L}\p{N}_]+/gu, '_')}`.slice(0, 50);
+/**
+ * `runcomfy_<node name>`: letters, digits and underscores only, at most 50 characters (n8n's rule), cut between
+ * characters (never inside a character outside the BMP, which n8n would refuse as a key).
+ */
+export function customDataKey(nodeName: string): string {
+	const full = `runcomfy_${nodeName.normalize('NFKD').replace(/[^\p{L}\p{N}_]+/gu, '_')}`;
+	let key = '';
+	for (const char of full) {
+		if (key.length + char.length > KEY_LIMIT) break;
+		key += char;
+	}
+	return key;
+}
 
 const MORE = / \+(\d+) more, see the log$|^\+(\d+) more, see the log$/;
 
-/** "0:id 1:id …" up to n8n's 512 characters, then "+N more, see the log": `entry` added to what `value` holds. */
+/** "0:id 1:id …" up to n8n's 255 characters, then "+N more, see the log": `entry` added to what `value` holds. */
 export function appendPaid(value: string | undefined, entry: string): string {
 	const before = value ?? '';
 	const more = MORE.exec(before);
@@ -48,6 +76,6 @@ export function appendPaid(value: string | undefined, entry: string): string {
 	}
 	const next = before ? `${before} ${entry}` : entry;
 	// Leave room for the count that may follow later entries.
-	if (next.length + ' +999999 more, see the log'.length <= VALUE_LIMIT) return next;
+	if (next.length + ' +9999999 more, see the log'.length <= VALUE_LIMIT) return next;
 	return `${before ? `${before} ` : ''}+1 more, see the log`;
 }

@@ -3,7 +3,9 @@
  * nothing (no memory, no worker slot, no timer of ours) until the service POSTs the end of a job to this
  * execution's resume URL; the node's webhook (./resume.ts) then finishes the batch.
  *
- * - Every job is submitted with the callback URL `<resume URL>&item=<input item index>`.
+ * - Every job is submitted with the callback URL `<resume URL>&park=<park id>&item=<input item index>`. An
+ *   execution has one resume URL for all its parks (two parking nodes, or one in a loop); the park id, new for
+ *   each park and kept with its jobs, tells the webhook which park a callback belongs to.
  * - One status check before parking: when every job has already ended, the flow continues here as usual.
  * - Where the ids live while parked: n8n saves the node's execution stack entry with the execution and gives
  *   it back to the webhook (its input items) and, at Max Wait, to the resumed (disabled) node, which passes it
@@ -34,6 +36,8 @@ import { fetchResults } from './waiting';
 /** Where the service calls back for each item of a batch that parks. */
 export interface ParkPlan {
 	resumeUrl: string;
+	/** This park's id: in each callback URL and each parked job, and the key of its callback state. */
+	id: string;
 	callbackUrl(itemIndex: number): string;
 }
 
@@ -42,6 +46,8 @@ export type DeliveredBy = 'callback' | 'poll' | 'none';
 
 /** What a parked job keeps in its stack item (`json.parked`), for the webhook. */
 export interface ParkedJob extends IDataObject {
+	/** The park's id (absent in executions parked by versions before 2026-11-28). */
+	park?: string;
 	item: number;
 	id: string;
 	/** The kind's ids of the item (`kind.ids(p)`), from which `kind.park.restore` rebuilds it. */
@@ -83,10 +89,14 @@ export async function planParking<P extends JobItem, O>(batch: Batch<P, O>): Pro
 	const resumeUrl = String(ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0) ?? '');
 	const credentials = await getCredentials(ctx);
 	assertReachable(ctx, resumeUrl, credentials[FAMILY_BASE_KEY[kind.park.family]], kind.park.family);
+	// Random rather than node + run index: unique whatever runs the node again (loops, sub-workflows, retries).
+	const id = crypto.randomUUID().replace(/-/g, '').slice(0, 16);
 	return {
 		resumeUrl,
+		id,
 		callbackUrl: (itemIndex) => {
 			const url = new URL(resumeUrl);
+			url.searchParams.set('park', id);
 			url.searchParams.set('item', String(itemIndex));
 			return url.toString();
 		},
@@ -199,6 +209,7 @@ async function park<P extends JobItem, O>(
 		const known: IDataObject = { ...kind.ids(t), ...t.accepted, ...kind.current(t, record) };
 		const text = batch.texts.parkedNoResult(t.id, waited);
 		const parked: ParkedJob = {
+			...(batch.park ? { park: batch.park.id } : {}),
 			item: i,
 			id: t.id,
 			ids: kind.ids(t),
@@ -222,6 +233,7 @@ async function park<P extends JobItem, O>(
 	ctx.getExecuteData().data = { main: [fallback] };
 	ctx.logger.info(`RunComfy: parked the execution until RunComfy calls back (node "${ctx.getNode().name}", ${tracked.length} ${kind.noun.many}, at most until ${until.toISOString()})`, {
 		node: ctx.getNode().name,
+		park: batch.park?.id,
 		[`${kind.noun.idField}s`]: tracked.map((t) => t.id).join(','),
 	});
 	await ctx.putExecutionToWait(until);

@@ -3,8 +3,9 @@
  * already checked the URL's signature) while the execution waits. It never throws: a throw would answer 500 and
  * resume the workflow with an empty item.
  *
- * 1. The callback must name a job of this execution: `item` (query) and the body's id (`request_id`) must match
- *    a parked item. Anything else is acknowledged and ignored (logged).
+ * 1. The callback must name a job of this park: `park` and `item` (query) and the body's id (`request_id`) must
+ *    match a parked item. Anything else is acknowledged and ignored (logged): a late callback of an earlier park
+ *    of the execution (another parking node, or this one in a loop) reaches the node parked now, at the same URL.
  * 2. Intermediate events (`in_queue`, `in_progress`) are acknowledged; nothing changes.
  * 3. A final event (`succeeded`, `failed`, `cancelled`/`canceled`): the other jobs not known to have ended are
  *    checked once (./resumeState.ts), stopping at the first one still running. If one is still running, the
@@ -70,7 +71,7 @@ export async function answerCallback<P extends JobItem, O>(
 			answer(200, {});
 			return NO_RESPONSE;
 		}
-		const st = parkedState(executionId);
+		const st = parkedState(executionId, call.job.park);
 		// Only its status is kept: the result itself is fetched from the API when the batch is finished.
 		st.ended.set(call.job.id, { state: call.state, record: { status: call.body.status ?? call.body.outcome } });
 		if (st.finishing || st.scanning) {
@@ -157,6 +158,11 @@ function readCallback(ctx: IWebhookFunctions, entries: INodeExecutionData[]): Ca
 	const query = (ctx.getQueryData() ?? {}) as IDataObject;
 	const raw = ctx.getBodyData() as unknown;
 	const body = (typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {}) as IDataObject;
+	const park = firstString(query.park);
+	const current = entries.map(parkedJobOf).find((j) => j !== undefined)?.park;
+	if (park !== current) {
+		return { ignored: 'other park', detail: `the callback is for park ${park ?? '(none)'}, the execution is parked as park ${current ?? '(none)'}` };
+	}
 	const itemText = firstString(query.item);
 	const index = itemText !== undefined && /^\d+$/.test(itemText) ? Number(itemText) : NaN;
 	if (!Number.isInteger(index)) return { ignored: 'no item', detail: 'the callback URL names no item' };

@@ -1,9 +1,12 @@
 /**
- * What this process knows about each parked execution while its callbacks come in (./resume.ts): which jobs have
- * ended (from callbacks and status checks: an ended job never runs again, so it is not checked twice), whether a
+ * What this process knows about each park while its callbacks come in (./resume.ts): which jobs have ended (from callbacks and status checks: an ended job never runs again, so it is not checked twice), whether a
  * callback is checking the others right now, and whether the batch is being finished.
  *
- * Only one callback of an execution checks at a time: one arriving meanwhile records its job as ended, asks for
+ * A state belongs to one park (execution id + park id, ./park.ts), not to the execution: an execution that parks
+ * again (a second parking node, or the same one in a loop) starts with a fresh state, however the first park
+ * ended.
+ *
+ * Only one callback of a park checks at a time: one arriving meanwhile records its job as ended, asks for
  * another look and is acknowledged at once. So when every job ends at the same moment, the batch costs one check
  * of each job instead of one per callback per job. Callbacks handled by other processes (several mains or
  * webhook processors) check on their own; correctness never depends on this memory.
@@ -26,16 +29,21 @@ const states = new Map<string, ParkedState>();
 const FORGET_AFTER_MS = 24 * 60 * 60 * 1000;
 const FORGET_FINISHED_AFTER_MS = 10 * 60 * 1000;
 
-/** The state of an execution (created on first use); states untouched for a day, or finished long ago, go. */
-export function parkedState(executionId: string): ParkedState {
+/**
+ * The state of a park (created on first use; `parkId` undefined for executions parked by versions without park
+ * ids). States untouched for a day go; so do finished ones after 10 minutes: until then a duplicate of the
+ * callback that finished the park is only acknowledged, while n8n may not yet have marked the execution running.
+ */
+export function parkedState(executionId: string, parkId: string | undefined): ParkedState {
 	const now = Date.now();
-	for (const [id, st] of states) {
-		if (now - st.touched > (st.finishing ? FORGET_FINISHED_AFTER_MS : FORGET_AFTER_MS)) states.delete(id);
+	for (const [key, st] of states) {
+		if (now - st.touched > (st.finishing ? FORGET_FINISHED_AFTER_MS : FORGET_AFTER_MS)) states.delete(key);
 	}
-	let st = states.get(executionId);
+	const key = `${executionId}\u0000${parkId ?? ''}`;
+	let st = states.get(key);
 	if (!st) {
 		st = { ended: new Map(), scanning: false, lookAgain: false, finishing: false, touched: now };
-		states.set(executionId, st);
+		states.set(key, st);
 	}
 	st.touched = now;
 	return st;

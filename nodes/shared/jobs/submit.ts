@@ -5,18 +5,21 @@
  * - A retry of the node (n8n's Retry On Fail) picks up what an earlier try submitted instead of paying again.
  * - Every paid submission is logged through n8n's logger and recorded in the execution's custom data.
  * - Stop: no new submission starts; the ones on the wire get a bounded grace to answer, so their ids are known
- *   (and the flow can cancel them) rather than lost.
+ *   (and the flow can cancel them) rather than lost. One that answers after the grace is still followed: its id
+ *   is logged at warn level and it is cancelled where Stop cancels (the node has returned by then).
  * - Without Continue on Fail the first refused submission stops the rest; the error names what was already paid.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { addToDescription, failedItem, toNodeError } from '../items';
 import { mapPool } from '../pool';
+import { realClock } from '../wait';
 import { STOP_GRACE_MS } from './defaults';
 import type { Batch } from './flow';
 import type { Accepted, JobItem, Tracked } from './kind';
 import { recordPaid } from './paidRecord';
+import { cancelOutcomeOf } from './waiting';
 
 export interface Submitted<P extends JobItem> {
 	tracked: Array<Tracked<P>>;
@@ -145,7 +148,9 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 
 /**
  * One submission. If the execution is stopped while it is on the wire, it gets STOP_GRACE_MS more to answer
- * (the paid request itself is not bound to Stop, see the transport), so an accepted id is not lost.
+ * (the paid request itself is not bound to Stop, see the transport), so an accepted id is not lost; an answer
+ * after that is handed to `lateAnswer`. The grace is timed on the real clock, never on the execution's signal
+ * (Stop has already fired it).
  */
 async function answerOf<P extends JobItem, O>(batch: Batch<P, O>, p: P): Promise<Answer> {
 	const sentAt = Date.now();
@@ -166,13 +171,43 @@ async function answerOf<P extends JobItem, O>(batch: Batch<P, O>, p: P): Promise
 	if (onAbort) signal.removeEventListener('abort', onAbort);
 	if (first !== 'stopped') return first;
 	const timer = new AbortController();
-	const grace = sleep(STOP_GRACE_MS, timer.signal).then(
+	const grace = realClock.sleep(STOP_GRACE_MS, timer.signal).then(
 		(): Answer => ({ noAnswer: true }),
 		(): Answer => ({ noAnswer: true }),
 	);
 	try {
-		return await Promise.race([submission, grace]);
+		const answer = await Promise.race([submission, grace]);
+		if ('noAnswer' in answer) void submission.then(async (late) => await lateAnswer(batch, p, late));
+		return answer;
 	} finally {
 		timer.abort();
+	}
+}
+
+/**
+ * A submission whose answer came after Stop's grace: the node has reported it as "may have been accepted". If it
+ * was accepted, its id is logged at warn level (node, item) and recorded as paid, and it is cancelled where Stop
+ * cancels (runs and requests; RunComfy cancels only what has not started) with the outcome logged.
+ */
+async function lateAnswer<P extends JobItem, O>(batch: Batch<P, O>, p: P, answer: Answer): Promise<void> {
+	if (!('accepted' in answer)) return;
+	const { ctx, kind } = batch;
+	const node = ctx.getNode().name;
+	const { id } = answer.accepted;
+	const meta = { node, itemIndex: p.itemIndex, ...kind.ids(p), [kind.noun.idField]: id };
+	const cancel = kind.wait.cancelOnStop ? kind.cancel : undefined;
+	ctx.logger.warn(
+		`RunComfy: a ${kind.noun.one} submitted before Stop was accepted after the execution stopped (node "${node}", item ${p.itemIndex}, ${kind.noun.idField} ${id}); ${cancel ? 'cancelling it' : 'it keeps running'}`,
+		meta,
+	);
+	if (kind.paid) recordPaid(batch, p, answer.accepted);
+	if (!cancel) return;
+	try {
+		const outcome = cancelOutcomeOf(await cancel({ ...p, id, accepted: answer.accepted.json }));
+		const said = `RunComfy: cancel of the ${kind.noun.one} accepted after Stop (${kind.noun.idField} ${id}): ${String(outcome)}`;
+		if (outcome === 'cancelled') ctx.logger.info(said, { ...meta, cancel_outcome: outcome });
+		else ctx.logger.warn(said, { ...meta, cancel_outcome: outcome });
+	} catch (error) {
+		ctx.logger.warn(`RunComfy: could not cancel the ${kind.noun.one} accepted after Stop (${kind.noun.idField} ${id}): ${(error as Error).message}`, meta);
 	}
 }

@@ -15,6 +15,17 @@ const { RestClient } = require('./rest-client');
 const { n8nEnv } = require('./user-folder');
 
 /**
+ * n8n's environment for the n8n installed in `home`. n8n 1.x knows no `mcp-registry` module (and refuses to
+ * start when told to disable it); it has nothing to reach online there either.
+ */
+function envFor(userFolder, home, extra) {
+	const env = n8nEnv(userFolder, extra);
+	const version = JSON.parse(fs.readFileSync(path.join(home, 'node_modules', 'n8n', 'package.json'), 'utf8')).version;
+	if (version.startsWith('1.')) delete env.N8N_DISABLED_MODULES;
+	return env;
+}
+
+/**
  * Runs one n8n CLI command (`n8n <args>`) against the user folder, on Node 24.
  * Resolves with { code, stdout, stderr }; use `check: true` to reject on a non-zero exit.
  */
@@ -23,7 +34,7 @@ async function n8nCli(userFolder, args, { home, env = {}, timeoutMs = 3 * 60 * 1
 	const brokerPort = await freePort();
 	const res = await run(node24().bin, [n8nBin(n8nHome), ...args], {
 		cwd: userFolder.dir,
-		env: n8nEnv(userFolder, { N8N_RUNNERS_BROKER_PORT: String(brokerPort), ...env }),
+		env: envFor(userFolder, n8nHome, { N8N_RUNNERS_BROKER_PORT: String(brokerPort), ...env }),
 		timeoutMs,
 	});
 	if (check && res.code !== 0) {
@@ -202,7 +213,7 @@ async function startN8n(userFolder, { port, home, env = {}, readyTimeoutMs = 120
 	const child = track(
 		spawn(node24().bin, [n8nBin(n8nHome), 'start'], {
 			cwd: userFolder.dir,
-			env: n8nEnv(userFolder, {
+			env: envFor(userFolder, n8nHome, {
 				N8N_PORT: String(listenPort),
 				N8N_LISTEN_ADDRESS: '127.0.0.1',
 				N8N_HOST: '127.0.0.1',
@@ -228,7 +239,8 @@ async function startN8n(userFolder, { port, home, env = {}, readyTimeoutMs = 120
 		if (state.exited) {
 			throw new Error(`n8n start exited early (${JSON.stringify(state.exited)}):\n${tail(logs())}`);
 		}
-		if (state.status === 200) break;
+		// n8n 1.x answers readiness before it has registered its REST routes: wait for those too.
+		if (state.status === 200 && (await httpStatus(`${url}/rest/settings`)) === 200) break;
 		if (Date.now() > deadline) {
 			await stop();
 			throw new Error(`n8n did not become ready on ${url} within ${readyTimeoutMs} ms:\n${tail(logs())}`);

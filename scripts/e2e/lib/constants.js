@@ -6,6 +6,8 @@ const path = require('path');
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const PACKAGE_NAME = 'n8n-nodes-runcomfy';
 const N8N_VERSION = process.env.N8N_VERSION || '2.41.1';
+/** The latest n8n 1.x, the second n8n the e2e suite runs on (test/e2e/versions.test.ts). */
+const N8N_1X_VERSION = '1.123.81';
 const CACHE_DIR = process.env.RUNCOMFY_CACHE_DIR || path.join(os.homedir(), '.cache', 'n8n-nodes-runcomfy');
 const CREDENTIAL_NAME = 'RunComfy account';
 const CREDENTIAL_TYPE = 'runComfyApi';
@@ -26,4 +28,4 @@ const DEFAULT_OWNER = {
 	password: 'RunComfy-Demo-2024',
 };
 
-module.exports = { ROOT, PACKAGE_NAME, N8N_VERSION, CACHE_DIR, CREDENTIAL_NAME, CREDENTIAL_TYPE, NODE_TYPES, DEFAULT_OWNER };
+module.exports = { ROOT, PACKAGE_NAME, N8N_VERSION, N8N_1X_VERSION, CACHE_DIR, CREDENTIAL_NAME, CREDENTIAL_TYPE, NODE_TYPES, DEFAULT_OWNER };

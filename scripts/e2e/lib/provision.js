@@ -7,7 +7,7 @@ const { execFileSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 
-const { ROOT, CACHE_DIR } = require('./constants');
+const { ROOT, CACHE_DIR, N8N_VERSION } = require('./constants');
 const { run, defaultLog } = require('./processes');
 
 let node24Cache;
@@ -67,28 +67,28 @@ function isAlive(pid) {
 	}
 }
 
-let n8nHome;
+const n8nHomes = new Map();
 /**
- * Installs (once, cached outside the clone) and returns the home of the pinned n8n.
+ * Installs (once, cached outside the clone) and returns the home of the pinned n8n, or of `version`.
  * The first run takes several minutes. Later runs take well under a second: the script re-checks the
  * cache (both native modules load) and rebuilds one that is marked ready but broken. Once per process.
  */
-async function ensureN8n({ log = defaultLog } = {}) {
-	if (!n8nHome) {
-		n8nHome = withLock('provision', () => provisionN8n(log));
-		n8nHome.catch(() => {
-			n8nHome = undefined;
-		});
+async function ensureN8n({ log = defaultLog, version = N8N_VERSION } = {}) {
+	if (!n8nHomes.has(version)) {
+		const home = withLock(`provision-${version}`, () => provisionN8n(log, version));
+		n8nHomes.set(version, home);
+		home.catch(() => n8nHomes.delete(version));
 	}
-	return n8nHome;
+	return n8nHomes.get(version);
 }
 
-async function provisionN8n(log) {
+async function provisionN8n(log, version) {
 	let pending = '';
 	const res = await run(
 		'bash',
 		[path.join(ROOT, 'scripts', 'node24.sh'), 'bash', path.join(ROOT, 'scripts', 'provision-n8n.sh')],
 		{
+			env: { ...process.env, N8N_VERSION: version },
 			timeoutMs: 30 * 60 * 1000,
 			onStderr: (d) => {
 				const lines = (pending + d).split('\n');

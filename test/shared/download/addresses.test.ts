@@ -4,7 +4,7 @@
  * in every way a URL can write them; when Allowed Download Hosts lets n8n fetch one anyway; and the check of a
  * hop with a fake resolver. Nothing here opens a connection or asks a real DNS server.
  */
-import { UrlProblem, addressKind, internalAddressKind, internalHostProblem, mappedIpv4Of, vetHost } from '../../../nodes/shared/download';
+import { UrlProblem, addressKind, internalAddressKind, internalHostProblem, mappedIpv4Of, pinnedTarget, vetHost } from '../../../nodes/shared/download';
 import type { HostPermission, HostResolver } from '../../../nodes/shared/download';
 
 /** The hostname exactly as a request would see it. */
@@ -306,5 +306,31 @@ describe('vetHost (each hop, before anything connects)', () => {
 		expect(unnamed?.details.noResolver).toBe(true);
 		expect((await vet('http://169.254.169.254/', 'public', null))?.kind).toBe('internal-address');
 		expect(await vet('http://93.184.216.34/a.png', 'public', null)).toBeUndefined();
+	});
+});
+
+describe('the address a hop connects to (DNS rebinding)', () => {
+	const answers: HostResolver = async (name) => ({ 'v6.example': ['2606:2800:220:1:248:1893:25c8:1946', '93.184.216.34'], 'only6.example': ['2606:2800:220:1::1'] })[name] ?? [];
+
+	it('is the vetted address of a resolved name (IPv4 first), and none for literals and named hosts', async () => {
+		expect(await vetHost(new URL('https://v6.example/a.png'), 'public', answers, 0)).toBe('93.184.216.34');
+		expect(await vetHost(new URL('https://only6.example/a.png'), 'listed', answers, 0)).toBe('2606:2800:220:1::1');
+		expect(await vetHost(new URL('http://93.184.216.34/a.png'), 'public', answers, 0)).toBeUndefined();
+		expect(await vetHost(new URL('http://redis:6379/'), 'named', answers, 0)).toBeUndefined();
+		expect(await vetHost(new URL('https://files.runcomfy.net/a.png'), 'listed', undefined, 0)).toBeUndefined();
+	});
+
+	it('puts the address in the URL and keeps the name for the Host header and the TLS server name', () => {
+		expect(pinnedTarget(new URL('https://files.example.com:8443/a.png?x=1'), '2606:2800:220:1::1')).toEqual({
+			url: 'https://[2606:2800:220:1::1]:8443/a.png?x=1',
+			hostHeader: 'files.example.com:8443',
+			servername: 'files.example.com',
+		});
+		expect(pinnedTarget(new URL('http://files.example.com/a.png'), '93.184.216.34')).toEqual({
+			url: 'http://93.184.216.34/a.png',
+			hostHeader: 'files.example.com',
+			servername: undefined,
+		});
+		expect(pinnedTarget(new URL('https://files.example.com/a.png'), undefined)).toEqual({ url: 'https://files.example.com/a.png' });
 	});
 });
