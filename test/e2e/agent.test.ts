@@ -155,19 +155,17 @@ describe.each([3.1, 2.2])('AI Agent %s in a real n8n with the RunComfy tools', (
 });
 
 /**
- * AI Agent 3.x runs a tool node as an ordinary node, so n8n's retry reuses the node's run index and the pick-up
- * memory finds the earlier submission. AI Agent 2.x and the MCP Server Trigger give each try a new run index and
- * pay again until the tool-path memory key of the money-safety issue (issue 24, item 1) lands; they join this
- * list with it.
+ * AI Agent 3.x runs a tool node as an ordinary node (n8n's retry reuses its run index); AI Agent 2.x gives each try
+ * a new run index. On both the pick-up memory must find the earlier submission of the same call.
  */
-describe.each([3.1])('AI Agent %s: Retry On Fail on a tool node', (agentVersion) => {
+describe.each([3.1, 2.2])('AI Agent %s: Retry On Fail on a tool node', (agentVersion) => {
 	it('Retry On Fail on the tool node with every submit answer lost: one submit', async () => {
 		sandbox.configure({ faults: { rate5xx: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
 		const tools = modelTools().map((t) => (t.name === 'Run Model' ? { ...t, extra: { retryOnFail: true, maxTries: 3, waitBetweenTries: 100 } } : t));
-		llm.script([call('Run Model', { model_id: FLUX, inputs: { prompt: 'a lost fox' }, max_wait_seconds: 30 }), (req) => answer(`failed: ${lastToolResult(req)}`)]);
+		llm.script([call('Run Model', { model_id: FLUX, inputs: { prompt: `a lost fox ${agentVersion}` }, max_wait_seconds: 30 }), (req) => answer(`failed: ${lastToolResult(req)}`)]);
 		await runAgent(agentVersion, 'Make a fox picture.', tools);
 		expect(submits()).toHaveLength(1);
-		expect(sandbox.state().runs.filter((r) => (r.body as { prompt?: string }).prompt === 'a lost fox')).toHaveLength(1);
+		expect(sandbox.state().runs.filter((r) => (r.body as { prompt?: string }).prompt === `a lost fox ${agentVersion}`)).toHaveLength(1);
 	}, TEST_TIMEOUT);
 });
 

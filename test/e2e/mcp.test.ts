@@ -12,6 +12,7 @@ import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
 import type { N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
 import { CAP_USD, FLUX, FLUX_PRO, attachTools, modelTools } from './agentKit';
+import type { ToolNode } from './agentKit';
 
 const TEST_TIMEOUT = 4 * 60 * 1000;
 const MCP_PATH = 'runcomfy-tools';
@@ -36,6 +37,8 @@ let sandbox: Sandbox;
 let userFolder: UserFolder;
 let n8n: N8nInstance;
 let client: McpClient;
+/** A new MCP session with the workflow's server. */
+let connect: () => Promise<McpClient>;
 
 /** MCP Server Trigger (streamable HTTP, no auth on loopback) → the RunComfy model tools. */
 function mcpWorkflow(runcomfy: { id: string; name: string }): object {
@@ -51,7 +54,11 @@ function mcpWorkflow(runcomfy: { id: string; name: string }): object {
 		},
 	];
 	const connections: Record<string, object> = {};
-	attachTools(nodes, connections, modelTools(), runcomfy, trigger);
+	// A Run Model with Retry On Fail: a retry of one MCP call must not pay again. A node of its own, because the
+	// cost cap counts what a node already paid across MCP calls (docs/ai-agents.md).
+	const run = modelTools().find((t) => t.name === 'Run Model') as ToolNode;
+	const tools = [...modelTools(), { ...run, name: 'Run Model Retried', extra: { retryOnFail: true, maxTries: 3, waitBetweenTries: 100 } }];
+	attachTools(nodes, connections, tools, runcomfy, trigger);
 	return { name: 'RunComfy MCP server', nodes, connections, settings: { executionOrder: 'v1' } };
 }
 
@@ -81,8 +88,12 @@ beforeAll(async () => {
 	const { StreamableHTTPClientTransport } = (await import(path.join(sdk, 'streamableHttp.js'))) as {
 		StreamableHTTPClientTransport: new (url: URL) => unknown;
 	};
-	client = new Client({ name: 'runcomfy-e2e', version: '1.0.0' });
-	await client.connect(new StreamableHTTPClientTransport(new URL(`${n8n.url}/mcp/${MCP_PATH}`)));
+	connect = async () => {
+		const c = new Client({ name: 'runcomfy-e2e', version: '1.0.0' });
+		await c.connect(new StreamableHTTPClientTransport(new URL(`${n8n.url}/mcp/${MCP_PATH}`)));
+		return c;
+	};
+	client = await connect();
 }, 15 * 60 * 1000);
 
 afterAll(async () => {
@@ -92,12 +103,15 @@ afterAll(async () => {
 	userFolder?.cleanup();
 });
 
-beforeEach(() => sandbox.clearLog());
+beforeEach(() => {
+	sandbox.configure({ faults: {} });
+	sandbox.clearLog();
+});
 
 describe('RunComfy tools through n8n\'s MCP Server Trigger', () => {
 	it('lists the tools, each saying what it does and what it costs', async () => {
 		const { tools } = await client.listTools();
-		expect(tools.map((t) => t.name).sort()).toEqual(['Estimate_Cost', 'Get_Result', 'Get_Status', 'Run_Model']);
+		expect(tools.map((t) => t.name).sort()).toEqual(['Estimate_Cost', 'Get_Result', 'Get_Status', 'Run_Model', 'Run_Model_Retried']);
 		for (const tool of tools) expect(tool.description).toMatch(/RunComfy.*(Free: nothing is charged\.|Paid: this spends RunComfy credit\.)/);
 		const run = tools.find((t) => t.name === 'Run_Model');
 		expect(Object.keys((run?.inputSchema.properties ?? {}) as object).sort()).toEqual(['inputs', 'max_wait_seconds', 'model_id']);
@@ -135,5 +149,16 @@ describe('RunComfy tools through n8n\'s MCP Server Trigger', () => {
 		expect(text).toMatch(/Max Estimated Cost/i);
 		expect(text).toContain(String(CAP_USD));
 		expect(submits()).toHaveLength(0);
+	}, TEST_TIMEOUT);
+
+	it('Retry On Fail on the tool with every submit answer lost: one submit for the call', async () => {
+		sandbox.configure({ faults: { rate5xx: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
+		const session = await connect();
+		const failed = await session.callTool({ name: 'Run_Model_Retried', arguments: { model_id: FLUX, inputs: { prompt: 'a lost fox over MCP' }, max_wait_seconds: 30 } });
+		// The client is told the run may have been accepted, and that it was not sent again.
+		expect(failed.content.map((c) => c.text ?? '').join('')).toMatch(/may have been accepted.*NOT sent again/);
+		expect(sandbox.log().filter((e) => e.method === 'POST').map((e) => `${e.api} ${e.path} ${e.status}`)).toEqual([`model /v1/models/${FLUX} 500`]);
+		expect(sandbox.state().runs.filter((r) => (r.body as { prompt?: string }).prompt === 'a lost fox over MCP')).toHaveLength(1);
+		await session.close();
 	}, TEST_TIMEOUT);
 });
