@@ -104,7 +104,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-	sandbox.configure({ faults: {} });
+	sandbox.configure({ faults: { rate5xx: 0 } });
 	sandbox.clearLog();
 });
 
