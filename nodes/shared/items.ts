@@ -5,8 +5,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-/** True when the node runs as an AI agent's tool. */
-export const isToolCall = (ctx: IExecuteFunctions): boolean => ctx.isToolExecution?.() ?? false;
+/**
+ * True when the node runs as an AI agent's tool. n8n runs a tool node in two ways: in-process for AI Agent 2.x and
+ * the MCP Server Trigger (`isToolExecution()` is true), and as an ordinary workflow node for AI Agent 3.x, where
+ * only the node's type tells (n8n gives every tool form of a node the type `<type>Tool`). n8n before n8n-core 2.3
+ * has no `isToolExecution` at all.
+ */
+export const isToolCall = (ctx: IExecuteFunctions): boolean =>
+	(ctx.isToolExecution?.() ?? false) || ctx.getNode().type.endsWith('Tool');
 
 /** The JSON an item should carry: the agent form (`toolJson`) when the node runs as a tool. */
 export const forCaller = (ctx: IExecuteFunctions, json: IDataObject, toolJson?: (json: IDataObject) => IDataObject): IDataObject =>

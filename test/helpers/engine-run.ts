@@ -50,7 +50,7 @@ import type { ExecuteObservation } from './engine-workflow';
 export async function runNode(opts: RunNodeOptions): Promise<RunNodeResult> {
 	await getRuntime();
 	const mode: WorkflowExecuteMode = opts.mode ?? 'manual';
-	const typeName = qualifiedTypeName(opts.node);
+	const typeName = qualifiedTypeName(opts.node) + (opts.asAgentNode ? 'Tool' : '');
 	const typeVersion = opts.typeVersion ?? defaultTypeVersion(opts.node);
 	const nodeName = opts.nodeName ?? defaultNodeName(opts.node);
 	const inputItems = opts.inputItems ?? [{ json: {} }];

@@ -67,6 +67,12 @@ export interface RunNodeOptions {
 	 */
 	asTool?: boolean;
 	/**
+	 * Run the node the way AI Agent 3.x (n8n's default agent) runs a tool: as an ordinary workflow node whose
+	 * type is the tool form's `<type>Tool`, `this.isToolExecution()` false, the tool call's arguments as the input
+	 * item. Also how an n8n without `isToolExecution()` (before n8n-core 2.3) runs any tool node.
+	 */
+	asAgentNode?: boolean;
+	/**
 	 * Run each input item as one tool call through n8n-core's real tool invocation handler (AI Agent 2.x, MCP
 	 * Server Trigger): the handler applies Retry On Fail with a new run index per try (engine-tool.ts). The
 	 * items returned are one per call: `{ response }` or `{ toolError }`.

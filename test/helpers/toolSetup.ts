@@ -16,14 +16,27 @@ import { credentialsFor } from './sandboxSetup';
 export const fromAI = (key: string, description = '', type = 'string') =>
 	`={{ $fromAI('${key}', '${description}', '${type}') }}`;
 
+/**
+ * How n8n calls a tool node: `inProcess` as AI Agent 2.x and the MCP Server Trigger do (`isToolExecution()`),
+ * `agentNode` as AI Agent 3.x does (an ordinary node of type `<type>Tool`; also every tool call before n8n-core 2.3).
+ */
+export type ToolPath = 'inProcess' | 'agentNode';
+
 /** Runs `node` as an agent's tool with `args` as the tool call's arguments. */
 export async function callTool(
 	sb: Sandbox,
 	node: INodeType,
 	parameters: INodeParameters,
 	args: IDataObject = {},
+	path: ToolPath = 'inProcess',
 ): Promise<RunNodeResult> {
-	return await runNode({ node, parameters, credentials: credentialsFor(sb), asTool: true, inputItems: [{ json: args }] });
+	return await runNode({
+		node,
+		parameters,
+		credentials: credentialsFor(sb),
+		...(path === 'agentNode' ? { asAgentNode: true } : { asTool: true }),
+		inputItems: [{ json: args }],
+	});
 }
 
 /** The largest output an agent should get from one item (a compact record, not a catalog or a file). */

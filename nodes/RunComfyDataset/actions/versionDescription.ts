@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import * as dataset from './dataset';
+import { toolDescriptions } from './toolDescriptions';
 
 /** Every parameter of the node (version 1): the resource, then each operation's own block. */
 export const versionProperties: INodeProperties[] = [
@@ -13,4 +14,5 @@ export const versionProperties: INodeProperties[] = [
 		default: 'dataset',
 	},
 	...dataset.description,
+	...toolDescriptions,
 ];

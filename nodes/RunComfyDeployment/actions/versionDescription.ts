@@ -2,6 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import * as deployment from './deployment';
 import * as inference from './inference';
+import { toolDescriptions } from './toolDescriptions';
 
 /**
  * Every parameter of version 1: the resource choice, then each resource's operation list and operation fields.
@@ -30,4 +31,5 @@ export const versionProperties: INodeProperties[] = [
 	},
 	...deployment.description,
 	...inference.description,
+	...toolDescriptions,
 ];

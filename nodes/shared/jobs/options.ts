@@ -11,6 +11,7 @@ import { MAX_TIMER_MS, POLLING_GOALS } from '../wait';
 import type { PollingGoal, TimeoutBehaviour, WaitOptions } from '../wait';
 import type { WaitDefaults } from './defaults';
 import { DEFAULT_MAX_DOWNLOAD_MB, TOOL_MAX_WAIT_SECONDS } from './defaults';
+import { isToolCall } from '../items';
 
 
 export interface NumberRule {
@@ -94,7 +95,7 @@ export type ReadWaitOptions = WaitOptions & { enabled: boolean; mode: WaitMode }
 
 /** "Wait Mode" of one item: `park` only where the kind can park, the wait is on and no agent is calling. */
 export function readWaitMode(ctx: IExecuteFunctions, itemIndex: number, parkable: boolean, enabled: boolean): WaitMode {
-	if (!parkable || !enabled || (ctx.isToolExecution?.() ?? false)) return 'inProcess';
+	if (!parkable || !enabled || isToolCall(ctx)) return 'inProcess';
 	const value = ctx.getNodeParameter('waitMode', itemIndex, 'inProcess') as unknown;
 	if (value === 'inProcess' || value === 'park') return value;
 	throw new NodeOperationError(ctx.getNode(), `"Wait Mode" of item ${itemIndex} must be inProcess or park, but is ${shown(value)}`, {
@@ -108,7 +109,7 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 	const enabled = readBoolean(ctx, 'waitForCompletion', itemIndex, defaults.waitByDefault, 'Wait for Completion');
 	const mode = readWaitMode(ctx, itemIndex, parkable, enabled);
 	const raw = ctx.getNodeParameter('waitOptions', itemIndex, {}) as IDataObject;
-	const toolCall = ctx.isToolExecution?.() ?? false;
+	const toolCall = isToolCall(ctx);
 	const field = (name: string, fallback: number, rule: NumberRule) =>
 		raw[name] === undefined || raw[name] === null || raw[name] === '' ? fallback : checkNumber(ctx, raw[name], rule, itemIndex);
 	const seconds = { example: 'seconds, e.g. 600' };
@@ -185,7 +186,7 @@ export interface DownloadChoice {
  * an AI agent), each checked: a kind reads them before anything is paid.
  */
 export function readDownloadOptions(ctx: IExecuteFunctions, itemIndex: number, defaultOn = true): DownloadChoice {
-	const toolCall = ctx.isToolExecution?.() ?? false;
+	const toolCall = isToolCall(ctx);
 	const enabled = readBoolean(ctx, 'downloadOutputs', itemIndex, defaultOn && !toolCall, 'Download Outputs');
 	const off: DownloadChoice = { enabled: false, maxBytes: 0, layout: 'allOnOneItem', binaryField: DEFAULT_BINARY_FIELD };
 	if (!enabled || toolCall) return off;

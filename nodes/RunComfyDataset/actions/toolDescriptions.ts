@@ -1,0 +1,18 @@
+import { costNote, toolDescriptionProperties } from '../../shared/toolDescriptions';
+
+const { free } = costNote;
+
+/** The Tool Description of each operation (see shared/toolDescriptions.ts). */
+export const toolDescriptions = toolDescriptionProperties({
+	dataset: {
+		create: `Creates an empty RunComfy training dataset with the given name and returns its dataset id. ${free}`,
+		getAll: `Lists the RunComfy training datasets of the account (ids, names, statuses). ${free}`,
+		getStatus: `Gets the status of a RunComfy training dataset by its id (e.g. whether its files are processed and it is ready for training). ${free}`,
+		delete: `Deletes a RunComfy training dataset and its files permanently, by its id. ${free}`,
+		uploadFromUrl: `Adds a file (image or caption) to a RunComfy training dataset from a public URL, and waits up to 2 minutes for it to be processed. ${free}`,
+		uploadCaption: `Adds a text file (a caption) with the given name and text to a RunComfy training dataset. ${free}`,
+		uploadFile: `Adds a file from the workflow's binary data to a RunComfy training dataset. ${free}`,
+		getUploadUrls: `Gets signed upload URLs for files of a RunComfy training dataset, given each file's name and size in bytes. ${free}`,
+		waitUntilReady: `Waits up to 2 minutes until a RunComfy training dataset has processed its files; returns its status, with dataset_still_processing: true when it is not done yet. ${free}`,
+	},
+});

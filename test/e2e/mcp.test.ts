@@ -1,0 +1,164 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports */
+/**
+ * RunComfy as an MCP server through n8n: a published workflow with n8n's MCP Server Trigger and RunComfy tool
+ * nodes, in a REAL n8n (`n8n start`), and the official MCP TypeScript SDK client (the copy in n8n's own install)
+ * connecting over loopback. The client lists the tools and calls Estimate Cost, Run Model, Get Status and Get Result; each
+ * answer is the compact agent form and the sandbox sees one submit per paid call.
+ */
+import path from 'path';
+
+import { startSandbox } from '../../sandbox';
+import type { Sandbox } from '../../sandbox';
+import * as h from '../../scripts/e2e/n8n';
+import type { N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
+import { CAP_USD, FLUX, FLUX_PRO, attachTools, modelTools } from './agentKit';
+import type { ToolNode } from './agentKit';
+
+const TEST_TIMEOUT = 4 * 60 * 1000;
+const MCP_PATH = 'runcomfy-tools';
+
+interface McpTool {
+	name: string;
+	description?: string;
+	inputSchema: Record<string, unknown>;
+}
+interface McpCallResult {
+	content: Array<{ type: string; text?: string }>;
+	isError?: boolean;
+}
+interface McpClient {
+	connect(transport: unknown): Promise<void>;
+	listTools(): Promise<{ tools: McpTool[] }>;
+	callTool(req: { name: string; arguments: Record<string, unknown> }): Promise<McpCallResult>;
+	close(): Promise<void>;
+}
+
+let sandbox: Sandbox;
+let userFolder: UserFolder;
+let n8n: N8nInstance;
+let client: McpClient;
+/** A new MCP session with the workflow's server. */
+let connect: () => Promise<McpClient>;
+
+/** MCP Server Trigger (streamable HTTP, no auth on loopback) → the RunComfy model tools. */
+function mcpWorkflow(runcomfy: { id: string; name: string }): object {
+	const trigger = 'MCP Server Trigger';
+	const nodes: object[] = [
+		{
+			parameters: { path: MCP_PATH },
+			name: trigger,
+			type: '@n8n/n8n-nodes-langchain.mcpTrigger',
+			typeVersion: 2,
+			position: [0, 0],
+			webhookId: '6a4c3a0e-5a53-4f55-9b39-2f5f0b5c1d11',
+		},
+	];
+	const connections: Record<string, object> = {};
+	// A Run Model with Retry On Fail: a retry of one MCP call must not pay again. A node of its own, because the
+	// cost cap counts what a node already paid across MCP calls (docs/ai-agents.md).
+	const run = modelTools().find((t) => t.name === 'Run Model') as ToolNode;
+	const tools = [...modelTools(), { ...run, name: 'Run Model Retried', extra: { retryOnFail: true, maxTries: 3, waitBetweenTries: 100 } }];
+	attachTools(nodes, connections, tools, runcomfy, trigger);
+	return { name: 'RunComfy MCP server', nodes, connections, settings: { executionOrder: 'v1' } };
+}
+
+/** The JSON the tool answered (n8n sends the items as one JSON text). */
+function answerOf(result: McpCallResult): Record<string, unknown> {
+	const text = result.content.map((c) => c.text ?? '').join('');
+	const value = JSON.parse(text) as unknown;
+	const first = Array.isArray(value) ? (value[0] as unknown) : value;
+	return (first && typeof first === 'object' && 'json' in first ? (first as { json: unknown }).json : first) as Record<string, unknown>;
+}
+
+const submits = () => sandbox.log().filter((e) => e.api === 'model' && e.method === 'POST' && /^\/v1\/models\//.test(e.path));
+
+beforeAll(async () => {
+	const home = await h.ensureN8n();
+	await h.ensureBuilt();
+	userFolder = h.createUserFolder();
+	sandbox = await startSandbox({ runDurationMs: 300, queueMs: 20, modelDurations: { [FLUX_PRO]: 10 * 60 * 1000 } });
+	const runcomfy = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
+	const wf = await h.importWorkflow(userFolder, mcpWorkflow(runcomfy));
+	const started = await h.startN8nWithPublished(userFolder, [wf.id]);
+	n8n = started.n8n;
+	expect(started.statuses).toEqual(['published']);
+	// The SDK n8n itself ships (its MCP Client nodes use it), so the client is the one MCP hosts use.
+	const sdk = path.join(home, 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'cjs', 'client');
+	const { Client } = (await import(path.join(sdk, 'index.js'))) as { Client: new (info: object) => McpClient };
+	const { StreamableHTTPClientTransport } = (await import(path.join(sdk, 'streamableHttp.js'))) as {
+		StreamableHTTPClientTransport: new (url: URL) => unknown;
+	};
+	connect = async () => {
+		const c = new Client({ name: 'runcomfy-e2e', version: '1.0.0' });
+		await c.connect(new StreamableHTTPClientTransport(new URL(`${n8n.url}/mcp/${MCP_PATH}`)));
+		return c;
+	};
+	client = await connect();
+}, 15 * 60 * 1000);
+
+afterAll(async () => {
+	await client?.close();
+	await n8n?.stop();
+	await sandbox?.close();
+	userFolder?.cleanup();
+});
+
+beforeEach(() => {
+	sandbox.configure({ faults: { rate5xx: 0 } });
+	sandbox.clearLog();
+});
+
+describe('RunComfy tools through n8n\'s MCP Server Trigger', () => {
+	it('lists the tools, each saying what it does and what it costs', async () => {
+		const { tools } = await client.listTools();
+		expect(tools.map((t) => t.name).sort()).toEqual(['Estimate_Cost', 'Get_Result', 'Get_Status', 'Run_Model', 'Run_Model_Retried']);
+		for (const tool of tools) expect(tool.description).toMatch(/RunComfy.*(Free: nothing is charged\.|Paid: this spends RunComfy credit\.)/);
+		const run = tools.find((t) => t.name === 'Run_Model');
+		expect(Object.keys((run?.inputSchema.properties ?? {}) as object).sort()).toEqual(['inputs', 'max_wait_seconds', 'model_id']);
+	}, TEST_TIMEOUT);
+
+	it('Estimate Cost, Run Model, Get Status and Get Result: compact answers, one submit for the run', async () => {
+		const estimate = answerOf(await client.callTool({ name: 'Estimate_Cost', arguments: { model_id: FLUX, inputs: { prompt: 'a red fox' } } }));
+		expect(estimate).toMatchObject({ model_id: FLUX, estimated: true });
+		expect(submits()).toHaveLength(0);
+
+		const run = answerOf(await client.callTool({ name: 'Run_Model', arguments: { model_id: FLUX, inputs: { prompt: 'a red fox' }, max_wait_seconds: 60 } }));
+		const id = String(run.request_id);
+		expect(run).toMatchObject({ status: 'succeeded' });
+		expect(String(run.summary)).toContain(id);
+		expect(JSON.stringify(run.output_urls)).toMatch(/http:\/\/127\.0\.0\.1:\d+\/files\//);
+		expect(submits()).toHaveLength(1);
+
+		const status = answerOf(await client.callTool({ name: 'Get_Status', arguments: { request_id: id } }));
+		expect(status).toMatchObject({ request_id: id, status: 'completed' });
+		const result = answerOf(await client.callTool({ name: 'Get_Result', arguments: { request_id: id } }));
+		expect(result).toMatchObject({ request_id: id, status: 'succeeded' });
+		expect(String(result.summary)).toContain(id);
+		expect(submits()).toHaveLength(1);
+		expect(sandbox.log().filter((e) => e.api === 'files')).toEqual([]);
+	}, TEST_TIMEOUT);
+
+	it('a long run comes back as still running; Max Estimated Cost refuses an over-budget call with nothing paid', async () => {
+		const long = answerOf(await client.callTool({ name: 'Run_Model', arguments: { model_id: FLUX_PRO, inputs: { prompt: 'a slow fox' }, max_wait_seconds: 2 } }));
+		expect(long).toMatchObject({ still_running: true, status: 'running' });
+		expect(submits()).toHaveLength(1);
+
+		sandbox.clearLog();
+		const refused = await client.callTool({ name: 'Run_Model', arguments: { model_id: FLUX, inputs: { prompt: 'four foxes', num_images: 4 }, max_wait_seconds: 60 } });
+		const text = refused.content.map((c) => c.text ?? '').join('');
+		expect(text).toMatch(/Max Estimated Cost/i);
+		expect(text).toContain(String(CAP_USD));
+		expect(submits()).toHaveLength(0);
+	}, TEST_TIMEOUT);
+
+	it('Retry On Fail on the tool with every submit answer lost: one submit for the call', async () => {
+		sandbox.configure({ faults: { rate5xx: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
+		const session = await connect();
+		const failed = await session.callTool({ name: 'Run_Model_Retried', arguments: { model_id: FLUX, inputs: { prompt: 'a lost fox over MCP' }, max_wait_seconds: 30 } });
+		// The client is told the run may have been accepted, and that it was not sent again.
+		expect(failed.content.map((c) => c.text ?? '').join('')).toMatch(/may have been accepted.*NOT sent again/);
+		expect(sandbox.log().filter((e) => e.method === 'POST').map((e) => `${e.api} ${e.path} ${e.status}`)).toEqual([`model /v1/models/${FLUX} 500`]);
+		expect(sandbox.state().runs.filter((r) => (r.body as { prompt?: string }).prompt === 'a lost fox over MCP')).toHaveLength(1);
+		await session.close();
+	}, TEST_TIMEOUT);
+});
