@@ -12,7 +12,16 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
  * has no `isToolExecution` at all.
  */
 export const isToolCall = (ctx: IExecuteFunctions): boolean =>
-	(ctx.isToolExecution?.() ?? false) || ctx.getNode().type.endsWith('Tool');
+	toolExecution(ctx) || (ctx.getNode().type ?? '').endsWith('Tool');
+
+function toolExecution(ctx: IExecuteFunctions): boolean {
+	try {
+		return ctx.isToolExecution?.() === true;
+	} catch {
+		// a context that does not implement it
+		return false;
+	}
+}
 
 /** The JSON an item should carry: the agent form (`toolJson`) when the node runs as a tool. */
 export const forCaller = (ctx: IExecuteFunctions, json: IDataObject, toolJson?: (json: IDataObject) => IDataObject): IDataObject =>

@@ -19,19 +19,20 @@ const RealN8nSuitesLast = require('../../scripts/jest-sequencer') as new () => {
 
 describe('test prerequisites', () => {
 	it('are all prepared for the whole suite', () => {
-		expect(prerequisitesFor([])).toEqual({ n8n: true, chromium: true, queueServices: true });
+		expect(prerequisitesFor([])).toEqual({ n8n: true, chromium: true, queueServices: true, n8n1x: true });
 		// -t filters test names, not files: still the whole suite.
-		expect(prerequisitesFor(['-t', 'unit only', '--runInBand'])).toEqual({ n8n: true, chromium: true, queueServices: true });
+		expect(prerequisitesFor(['-t', 'unit only', '--runInBand'])).toEqual({ n8n: true, chromium: true, queueServices: true, n8n1x: true });
 	});
 
 	it('follow the selected paths', () => {
-		expect(prerequisitesFor(['test/shared', 'test/RunComfyModel'])).toEqual({ n8n: false, chromium: false, queueServices: false });
-		expect(prerequisitesFor(['test/e2e/engine'])).toEqual({ n8n: true, chromium: false, queueServices: false });
-		expect(prerequisitesFor(['test/e2e'])).toEqual({ n8n: true, chromium: true, queueServices: true });
-		expect(prerequisitesFor(['test/e2e/trigger'])).toEqual({ n8n: true, chromium: false, queueServices: false });
-		expect(prerequisitesFor(['editor'])).toEqual({ n8n: true, chromium: true, queueServices: false });
-		expect(prerequisitesFor(['test/e2e/queue'])).toEqual({ n8n: true, chromium: false, queueServices: true });
-		expect(prerequisitesFor(['--testPathPattern=queue-mode'])).toEqual({ n8n: true, chromium: false, queueServices: true });
+		expect(prerequisitesFor(['test/shared', 'test/RunComfyModel'])).toEqual({ n8n: false, chromium: false, queueServices: false, n8n1x: false });
+		expect(prerequisitesFor(['test/e2e/engine'])).toEqual({ n8n: true, chromium: false, queueServices: false, n8n1x: false });
+		expect(prerequisitesFor(['test/e2e'])).toEqual({ n8n: true, chromium: true, queueServices: true, n8n1x: true });
+		expect(prerequisitesFor(['test/e2e/trigger'])).toEqual({ n8n: true, chromium: false, queueServices: false, n8n1x: false });
+		expect(prerequisitesFor(['editor'])).toEqual({ n8n: true, chromium: true, queueServices: false, n8n1x: false });
+		expect(prerequisitesFor(['test/e2e/queue'])).toEqual({ n8n: true, chromium: false, queueServices: true, n8n1x: false });
+		expect(prerequisitesFor(['test/e2e/versions'])).toEqual({ n8n: true, chromium: false, queueServices: false, n8n1x: true });
+		expect(prerequisitesFor(['--testPathPattern=queue-mode'])).toEqual({ n8n: true, chromium: false, queueServices: true, n8n1x: false });
 	});
 
 	it('take path patterns, not option values, from jest arguments', () => {

@@ -17,6 +17,7 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { isToolCall } from '../items';
 import type { Accepted, JobItem } from './kind';
 
 export type Remembered =
@@ -57,19 +58,6 @@ function runIndexOf(ctx: IExecuteFunctions): number {
 	}
 }
 
-/**
- * True when n8n runs the node as an agent's tool: a tool context (AI Agent 2.x, MCP Server Trigger), or the
- * node's tool variant (`…Tool`) run by an agent as an ordinary node (AI Agent 3.x).
- */
-function isToolPath(ctx: IExecuteFunctions): boolean {
-	try {
-		if (ctx.isToolExecution?.() === true) return true;
-	} catch {
-		// an older n8n without isToolExecution
-	}
-	return /Tool$/.test(ctx.getNode().type);
-}
-
 /** JSON with object keys sorted, so the same arguments in another order are the same call. */
 function stableJson(value: unknown): string {
 	if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
@@ -85,7 +73,7 @@ function stableJson(value: unknown): string {
 
 /** What identifies one run of the node within its execution: the run index, or a tool call's input. */
 function callKey(ctx: IExecuteFunctions): string {
-	if (!isToolPath(ctx)) return String(runIndexOf(ctx));
+	if (!isToolCall(ctx)) return String(runIndexOf(ctx));
 	let input: unknown = [];
 	try {
 		input = ctx.getInputData().map((item) => item.json);
