@@ -5,6 +5,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
+import { expressionIn, isEmptyValue, refuseEmptyExpression } from '../../shared/jobs';
 import type { InferenceBody } from '../../shared/transport';
 import type { Deployment, JsonValue } from '../../shared/types';
 import type { WorkflowGraph } from './graph';
@@ -100,8 +101,23 @@ function overridesFromForm(ctx: IExecuteFunctions, itemIndex: number, graph: Wor
 	const values = (isPlainObject(mapper?.value) ? mapper?.value : {}) as IDataObject;
 	const overrides: IDataObject = {};
 	const unknown: string[] = [];
+	let raw: IDataObject | undefined;
 	for (const [id, value] of Object.entries(values)) {
-		if (value === null || value === undefined || value === '') continue;
+		if (isEmptyValue(value)) {
+			// As on Model → Run: an expression that gave nothing is refused for a number or switch, and for any
+			// input when it gave undefined (a missing column); an empty text is not sent, like a field left empty.
+			raw ??= ctx.getNodeParameter('inputs.value', itemIndex, {}, { rawExpressions: true }) as IDataObject;
+			const expression = expressionIn(raw?.[id]);
+			const parts = splitFieldId(id);
+			const current = parts && graph?.[parts.nodeId] ? inputsOf(graph[parts.nodeId])[parts.input] : undefined;
+			const scalar = typeof current === 'number' || typeof current === 'boolean';
+			if (expression !== undefined && (scalar || value === undefined)) {
+				const label = parts && graph?.[parts.nodeId] ? `${nodeLabel(graph, parts.nodeId)} → ${parts.input}` : id;
+				const wanted = typeof current === 'boolean' ? 'true or false' : typeof current === 'number' ? 'a number' : 'a value';
+				throw refuseEmptyExpression(ctx, { label, itemIndex, expression, value, wanted });
+			}
+			continue;
+		}
 		const parts = splitFieldId(id);
 		if (!parts || !graph || !(parts.nodeId in graph) || !(parts.input in inputsOf(graph[parts.nodeId]))) {
 			unknown.push(id);
