@@ -94,7 +94,7 @@ export function scalingBody(ctx: IExecuteFunctions, itemIndex: number, fields: I
 	if ('enabled' in fields) {
 		const expression = isEmptyValue(fields.enabled) ? rawExpression(ctx, `${prefix}enabled`, itemIndex) : undefined;
 		if (expression !== undefined) {
-			throw refuseEmptyExpression(ctx, { label: 'Enabled', itemIndex, expression, value: fields.enabled, wanted: 'true or false', outcome: NOTHING });
+			throw refuseEmptyExpression(ctx, { label: 'Enabled', itemIndex, expression, value: fields.enabled, wanted: 'true or false', fallback: 'true', outcome: NOTHING });
 		}
 		// Anything but true/false is refused: read loosely, "yes" would pause the deployment.
 		if (fields.enabled !== true && fields.enabled !== false && fields.enabled !== 'true' && fields.enabled !== 'false') {

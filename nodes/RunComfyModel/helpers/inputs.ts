@@ -62,8 +62,8 @@ export function buildBody(ctx: IExecuteFunctions, itemIndex: number, model: Mode
 	if (mode === 'json') {
 		body = parseJsonBody(node, ctx.getNodeParameter('inputsJson', itemIndex, '{}'), itemIndex);
 	} else {
+		refuseEmptyMapped(ctx, itemIndex, schema);
 		const value = ctx.getNodeParameter('inputs.value', itemIndex, {}) as IDataObject | null;
-		refuseEmptyMapped(ctx, itemIndex, value ?? {}, schema);
 		body = mapperValueToBody(value ?? {}, schema);
 	}
 	const lora = String(ctx.getNodeParameter('lora', itemIndex, '') ?? '').trim();
@@ -88,7 +88,9 @@ export function buildBody(ctx: IExecuteFunctions, itemIndex: number, model: Mode
  * switch when it gave undefined, null or "" (an empty number means nothing), any input when it gave undefined (a
  * missing column or a misspelt field). An empty text ("" or null, an empty cell) is left out like a field left empty.
  */
-function refuseEmptyMapped(ctx: IExecuteFunctions, itemIndex: number, value: IDataObject, schema: InputSchema): void {
+function refuseEmptyMapped(ctx: IExecuteFunctions, itemIndex: number, schema: InputSchema): void {
+	// Before n8n's type check of the form, which turns "" into 0 for a number and false for a switch.
+	const value = (ctx.getNodeParameter('inputs.value', itemIndex, {}, { skipValidation: true }) ?? {}) as IDataObject;
 	const empty = Object.keys(value).filter((name) => isEmptyValue(value[name]));
 	if (!empty.length) return;
 	const raw = ctx.getNodeParameter('inputs.value', itemIndex, {}, { rawExpressions: true }) as IDataObject | null;
@@ -100,7 +102,7 @@ function refuseEmptyMapped(ctx: IExecuteFunctions, itemIndex: number, value: IDa
 		const scalar = type === 'number' || type === 'integer' || type === 'boolean';
 		if (!scalar && value[name] !== undefined) continue;
 		const wanted = type === 'boolean' ? 'true or false' : scalar ? 'a number' : 'a value';
-		throw refuseEmptyExpression(ctx, { label: name, itemIndex, expression, value: value[name], wanted });
+		throw refuseEmptyExpression(ctx, { label: name, itemIndex, expression, value: value[name], wanted, fallback: type === 'boolean' ? 'false' : scalar ? '1' : '"…"' });
 	}
 }
 

@@ -67,7 +67,7 @@ export function rawExpression(ctx: IExecuteFunctions, path: string, itemIndex: n
  */
 export function refuseEmptyExpression(
 	ctx: { getNode(): INode },
-	field: { label: string; itemIndex?: number; expression: string; value: unknown; wanted: string; outcome?: string },
+	field: { label: string; itemIndex?: number; expression: string; value: unknown; wanted: string; fallback?: string; outcome?: string },
 ): NodeOperationError {
 	const expression = field.expression.length > 60 ? `${field.expression.slice(0, 57)}…` : field.expression;
 	const item = field.itemIndex === undefined ? '' : ` of item ${field.itemIndex}`;
@@ -76,7 +76,8 @@ export function refuseEmptyExpression(
 		itemIndex: field.itemIndex,
 		description:
 			`An expression that gives nothing (a missing column, a misspelt field name, an empty cell) is refused rather than taken as the default. ` +
-			`Make it produce ${field.wanted}; to fall back to a value, write it into the expression, e.g. {{ $json.value ?? 10 }}. ${field.outcome ?? 'Nothing was submitted.'}`,
+			`Make it produce ${field.wanted}. To fall back to a value, write it into the expression, e.g. {{ $json.column ?? ${field.fallback ?? '10'} }}. ` +
+			(field.outcome ?? 'Nothing was submitted.'),
 	});
 }
 
@@ -133,7 +134,7 @@ export function readBoolean(ctx: IExecuteFunctions, path: string, itemIndex: num
 	const value = ctx.getNodeParameter(path, itemIndex, fallback) as unknown;
 	if (isEmptyValue(value)) {
 		const expression = rawExpression(ctx, path, itemIndex);
-		if (expression !== undefined) throw refuseEmptyExpression(ctx, { label, itemIndex, expression, value, wanted: 'true or false' });
+		if (expression !== undefined) throw refuseEmptyExpression(ctx, { label, itemIndex, expression, value, wanted: 'true or false', fallback: String(fallback) });
 		return fallback;
 	}
 	if (typeof value === 'boolean') return value;
@@ -177,7 +178,9 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 		isEmptyValue(raw[name]) ? (emptyNumber(ctx, expressionOf(name), raw[name], rule, itemIndex) ?? fallback) : checkNumber(ctx, raw[name], rule, itemIndex);
 	const choice = (name: string, label: string, choices: readonly string[]) => {
 		const expression = expressionOf(name);
-		if (expression !== undefined) throw refuseEmptyExpression(ctx, { label, itemIndex, expression, value: raw[name], wanted: `one of ${choices.join(', ')}` });
+		if (expression !== undefined) {
+			throw refuseEmptyExpression(ctx, { label, itemIndex, expression, value: raw[name], wanted: `one of ${choices.join(', ')}`, fallback: `"${choices[0]}"` });
+		}
 	};
 	const seconds = { example: 'seconds, e.g. 600' };
 	let maxWaitSeconds = field('maxWaitSeconds', defaults.maxWaitSeconds, { label: 'Max Wait (Seconds)', min: 0, above: true, max: 30 * 24 * 3600, ...seconds });
