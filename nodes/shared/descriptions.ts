@@ -181,7 +181,7 @@ export const minimumBalanceOption: INodeProperties = {
 	typeOptions: { minValue: 0, maxValue: 1_000_000, numberPrecision: 2 },
 	default: 0,
 	description:
-		'Stop before submitting anything when the account balance is below this amount. 0 turns the check off.',
+		'Stop before submitting anything when the account balance is below this amount. 0 turns the check off; an empty value (or an expression that gives nothing) is refused, never taken as off.',
 };
 
 /** "Max Estimated Cost (USD)" for the Options collection of Model → Run (see shared/jobs/guards.ts). */
@@ -192,7 +192,7 @@ export const maxEstimatedCostOption: INodeProperties = {
 	typeOptions: { minValue: 0, maxValue: 1_000_000, numberPrecision: 2 },
 	default: 0,
 	description:
-		"Refuse the whole batch before submitting anything when its estimated cost (the catalog's base price × the outputs or seconds asked for), added to what this node already submitted in this execution, is above this amount. Items whose cost cannot be estimated are refused while a cap is set. 0 turns the cap off.",
+		"Refuse the whole batch before submitting anything when its estimated cost (the catalog's base price × the outputs or seconds asked for), added to what this node already submitted in this execution, is above this amount. Items whose cost cannot be estimated are refused while a cap is set. 0 turns the cap off; an empty value (or an expression that gives nothing) is refused, never taken as off.",
 };
 
 /** "Request ID" of an earlier run (Get Status, Get Result, Cancel, ...); `placeholder` shows an id of the node's kind. */

@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { checkNumber } from '../../shared/jobs';
+import { checkNumber, emptyNumber, isEmptyValue, rawExpression, refuseEmptyExpression } from '../../shared/jobs';
 import { HARDWARE_SKUS } from '../../shared/types';
 
 const NOTHING = 'Nothing was changed on the service.';
@@ -26,10 +26,15 @@ export const SCALING_LIMITS = {
 	keepWarmSeconds: { label: 'Keep Warm (Seconds)', min: 0, max: 86_400 },
 } as const;
 
-/** A whole number within its field's bounds (NaN, "10s", objects, negatives and huge values are refused). */
-export function checkCount(ctx: IExecuteFunctions, itemIndex: number, raw: unknown, field: keyof typeof SCALING_LIMITS): number {
+/**
+ * A whole number within its field's bounds (NaN, "10s", objects, negatives and huge values are refused, and so is
+ * an empty value from an expression: `path` is where the field is written, to read its expression).
+ */
+export function checkCount(ctx: IExecuteFunctions, itemIndex: number, raw: unknown, field: keyof typeof SCALING_LIMITS, path?: string): number {
 	const { label, min, max } = SCALING_LIMITS[field];
-	return checkNumber(ctx, raw, { label, min, max, integer: true, example: `a whole number from ${min} to ${max}`, outcome: NOTHING }, itemIndex);
+	const rule = { label, min, max, integer: true, example: `a whole number from ${min} to ${max}`, outcome: NOTHING };
+	if (isEmptyValue(raw) && path !== undefined) emptyNumber(ctx, rawExpression(ctx, path, itemIndex), raw, rule, itemIndex);
+	return checkNumber(ctx, raw, rule, itemIndex);
 }
 
 export function checkMinMax(ctx: IExecuteFunctions, itemIndex: number, min: number, max: number): void {
@@ -53,9 +58,13 @@ export const FIELD_NAMES: Record<string, string> = {
 	enabled: 'is_enabled',
 };
 
-/** Converts the node's fields to the service's body, validating each given one. */
-export function scalingBody(ctx: IExecuteFunctions, itemIndex: number, fields: IDataObject): IDataObject {
+/**
+ * Converts the node's fields to the service's body, validating each given one. `prefix` is where the fields are
+ * written ("updateFields."), so that a count whose expression gave nothing is refused rather than left out.
+ */
+export function scalingBody(ctx: IExecuteFunctions, itemIndex: number, fields: IDataObject, prefix = ''): IDataObject {
 	const body: IDataObject = {};
+	const count = (field: keyof typeof SCALING_LIMITS) => checkCount(ctx, itemIndex, fields[field], field, `${prefix}${field}`);
 	if (fields.name !== undefined) {
 		const name = String(fields.name).trim();
 		if (!name) {
@@ -77,11 +86,16 @@ export function scalingBody(ctx: IExecuteFunctions, itemIndex: number, fields: I
 		body.workflow_version = version;
 	}
 	if (fields.hardware !== undefined) body.hardware = [checkHardware(ctx, itemIndex, fields.hardware)];
-	if (fields.minInstances !== undefined) body.min_instances = checkCount(ctx, itemIndex, fields.minInstances, 'minInstances');
-	if (fields.maxInstances !== undefined) body.max_instances = checkCount(ctx, itemIndex, fields.maxInstances, 'maxInstances');
-	if (fields.queueSize !== undefined) body.queue_size = checkCount(ctx, itemIndex, fields.queueSize, 'queueSize');
-	if (fields.keepWarmSeconds !== undefined) body.keep_warm_duration_in_seconds = checkCount(ctx, itemIndex, fields.keepWarmSeconds, 'keepWarmSeconds');
-	if (fields.enabled !== undefined) {
+	// `in`: a field given whose expression gave undefined is refused, not left out.
+	if ('minInstances' in fields) body.min_instances = count('minInstances');
+	if ('maxInstances' in fields) body.max_instances = count('maxInstances');
+	if ('queueSize' in fields) body.queue_size = count('queueSize');
+	if ('keepWarmSeconds' in fields) body.keep_warm_duration_in_seconds = count('keepWarmSeconds');
+	if ('enabled' in fields) {
+		const expression = isEmptyValue(fields.enabled) ? rawExpression(ctx, `${prefix}enabled`, itemIndex) : undefined;
+		if (expression !== undefined) {
+			throw refuseEmptyExpression(ctx, { label: 'Enabled', itemIndex, expression, value: fields.enabled, wanted: 'true or false', fallback: 'true', outcome: NOTHING });
+		}
 		// Anything but true/false is refused: read loosely, "yes" would pause the deployment.
 		if (fields.enabled !== true && fields.enabled !== false && fields.enabled !== 'true' && fields.enabled !== 'false') {
 			throw new NodeOperationError(ctx.getNode(), `"Enabled" of item ${itemIndex} must be true or false, but is ${JSON.stringify(fields.enabled) ?? String(fields.enabled)}`, {

@@ -2,7 +2,9 @@
  * Reading the options of a job before anything is paid. Every value can arrive from an expression as the wrong
  * type, NaN, empty or huge, so every number is checked here per item: a bad one is an error that names the
  * field, the item and the value, never a silent NaN (which once meant no sleep between polls, no workers, or
- * no size cap).
+ * no size cap). An expression that gives nothing (undefined, null or "": a missing column, a misspelt field, an
+ * empty cell) is refused too, rather than taken as the default; only a field left empty in the editor takes it.
+ * Spending guards refuse an empty value either way: an unreadable cap never means "no cap".
  */
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -26,6 +28,11 @@ export interface NumberRule {
 	example: string;
 	/** What the refusal means for the service; default "Nothing was submitted." */
 	outcome?: string;
+	/**
+	 * A spending guard: an empty value is refused even when typed in the editor (not only from an expression),
+	 * with this text saying how to turn the guard off, e.g. 'Enter 0 to turn the cap off'.
+	 */
+	guard?: string;
 }
 
 /** A value as the user can recognise it: "10s" quoted, NaN and Infinity as such, objects as JSON. */
@@ -38,6 +45,42 @@ const shown = (value: unknown): string => {
 	}
 	return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 };
+
+/** undefined, null or "": what an expression over a missing column or an empty cell gives. */
+export const isEmptyValue = (value: unknown): boolean => value === undefined || value === null || value === '';
+
+/**
+ * The expression of a parameter as the user wrote it (without its leading "="), read before n8n evaluates it, or
+ * undefined when the value is typed in (or not set). `raw` is a value already read with `rawExpressions`.
+ */
+export function expressionIn(raw: unknown): string | undefined {
+	return typeof raw === 'string' && raw.startsWith('=') ? raw.slice(1).trim() : undefined;
+}
+
+/** The expression of the parameter at `path` (dot paths reach into collections), or undefined. */
+export function rawExpression(ctx: IExecuteFunctions, path: string, itemIndex: number): string | undefined {
+	return expressionIn(ctx.getNodeParameter(path, itemIndex, null, { rawExpressions: true }) as unknown);
+}
+
+/**
+ * The error for a field whose expression gave nothing: it names the field, the item, the expression and what it
+ * gave, and says that the default was not taken. `wanted` is what the field takes: "a number (seconds, e.g. 600)".
+ */
+export function refuseEmptyExpression(
+	ctx: { getNode(): INode },
+	field: { label: string; itemIndex?: number; expression: string; value: unknown; wanted: string; fallback?: string; outcome?: string },
+): NodeOperationError {
+	const expression = field.expression.length > 60 ? `${field.expression.slice(0, 57)}…` : field.expression;
+	const item = field.itemIndex === undefined ? '' : ` of item ${field.itemIndex}`;
+	const value = field.value === undefined ? 'undefined' : shown(field.value);
+	return new NodeOperationError(ctx.getNode(), `"${field.label}"${item} is empty: its expression ${expression} gave ${value}`, {
+		itemIndex: field.itemIndex,
+		description:
+			`An expression that gives nothing (a missing column, a misspelt field name, an empty cell) is refused rather than taken as the default. ` +
+			`Make it produce ${field.wanted}. To fall back to a value, write it into the expression, e.g. {{ $json.column ?? ${field.fallback ?? '10'} }}. ` +
+			(field.outcome ?? 'Nothing was submitted.'),
+	});
+}
 
 /**
  * A number from a parameter value: numbers, and strings that hold only a number ("10"), are accepted; anything
@@ -67,14 +110,34 @@ export function checkNumber(ctx: { getNode(): INode }, value: unknown, rule: Num
 /** Reads and checks a number parameter (dot paths reach into collections: "waitOptions.maxWaitSeconds"). */
 export function readNumber(ctx: IExecuteFunctions, path: string, itemIndex: number, fallback: number, rule: NumberRule): number {
 	const value = ctx.getNodeParameter(path, itemIndex, fallback) as unknown;
-	if (value === undefined || value === null || value === '') return fallback;
+	if (isEmptyValue(value)) return emptyNumber(ctx, rawExpression(ctx, path, itemIndex), value, rule, itemIndex) ?? fallback;
 	return checkNumber(ctx, value, rule, itemIndex);
+}
+
+/**
+ * An empty number: refused when an expression gave it or the field is a spending guard; otherwise (left empty in
+ * the editor) undefined, for the caller's default.
+ */
+export function emptyNumber(ctx: { getNode(): INode }, expression: string | undefined, value: unknown, rule: NumberRule, itemIndex: number): undefined {
+	const wanted = `a number (${rule.example})`;
+	if (expression !== undefined) throw refuseEmptyExpression(ctx, { label: rule.label, itemIndex, expression, value, wanted, outcome: rule.outcome });
+	if (rule.guard) {
+		throw new NodeOperationError(ctx.getNode(), `"${rule.label}" of item ${itemIndex} is empty`, {
+			itemIndex,
+			description: `A spending guard that cannot be read is not taken as off. ${rule.guard}, or enter ${wanted}. ${rule.outcome ?? 'Nothing was submitted.'}`,
+		});
+	}
+	return undefined;
 }
 
 /** Reads a boolean parameter; "true"/"false" strings from expressions are accepted, anything else refused. */
 export function readBoolean(ctx: IExecuteFunctions, path: string, itemIndex: number, fallback: boolean, label: string): boolean {
 	const value = ctx.getNodeParameter(path, itemIndex, fallback) as unknown;
-	if (value === undefined || value === null || value === '') return fallback;
+	if (isEmptyValue(value)) {
+		const expression = rawExpression(ctx, path, itemIndex);
+		if (expression !== undefined) throw refuseEmptyExpression(ctx, { label, itemIndex, expression, value, wanted: 'true or false', fallback: String(fallback) });
+		return fallback;
+	}
 	if (typeof value === 'boolean') return value;
 	if (value === 'true' || value === 'false') return value === 'true';
 	throw new NodeOperationError(ctx.getNode(), `"${label}" of item ${itemIndex} must be true or false, but is ${shown(value)}`, {
@@ -110,8 +173,16 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 	const mode = readWaitMode(ctx, itemIndex, parkable, enabled);
 	const raw = ctx.getNodeParameter('waitOptions', itemIndex, {}) as IDataObject;
 	const toolCall = isToolCall(ctx);
+	// An option whose expression gave nothing is refused (read as written only then: most items have none).
+	const expressionOf = (name: string) => (isEmptyValue(raw[name]) && name in raw ? rawExpression(ctx, `waitOptions.${name}`, itemIndex) : undefined);
 	const field = (name: string, fallback: number, rule: NumberRule) =>
-		raw[name] === undefined || raw[name] === null || raw[name] === '' ? fallback : checkNumber(ctx, raw[name], rule, itemIndex);
+		isEmptyValue(raw[name]) ? (emptyNumber(ctx, expressionOf(name), raw[name], rule, itemIndex) ?? fallback) : checkNumber(ctx, raw[name], rule, itemIndex);
+	const choice = (name: string, label: string, choices: readonly string[]) => {
+		const expression = expressionOf(name);
+		if (expression !== undefined) {
+			throw refuseEmptyExpression(ctx, { label, itemIndex, expression, value: raw[name], wanted: `one of ${choices.join(', ')}`, fallback: `"${choices[0]}"` });
+		}
+	};
 	const seconds = { example: 'seconds, e.g. 600' };
 	let maxWaitSeconds = field('maxWaitSeconds', defaults.maxWaitSeconds, { label: 'Max Wait (Seconds)', min: 0, above: true, max: 30 * 24 * 3600, ...seconds });
 	if (toolCall) maxWaitSeconds = Math.min(maxWaitSeconds, TOOL_MAX_WAIT_SECONDS);
@@ -125,6 +196,7 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 		label: 'Parallel Status Checks', min: 1, max: 100, integer: true, example: 'a whole number from 1 to 100, e.g. 10',
 	});
 	const choices = defaults.timeoutChoices ?? TIMEOUT_CHOICES;
+	choice('onTimeout', 'On Timeout', choices);
 	let onTimeout = raw.onTimeout as TimeoutBehaviour | undefined;
 	if (onTimeout !== undefined && !choices.includes(onTimeout)) {
 		throw new NodeOperationError(ctx.getNode(), `"On Timeout" of item ${itemIndex} must be one of ${choices.join(', ')}, but is ${shown(onTimeout)}`, {
@@ -142,6 +214,7 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 		});
 	}
 	const goal = raw.pollingGoal;
+	if (defaults.learnsRunTimes) choice('pollingGoal', 'Polling Goal', POLLING_GOALS);
 	if (defaults.learnsRunTimes && goal !== undefined && goal !== null && goal !== '' && !POLLING_GOALS.includes(goal as PollingGoal)) {
 		throw new NodeOperationError(ctx.getNode(), `"Polling Goal" of item ${itemIndex} must be one of ${POLLING_GOALS.join(', ')}, but is ${shown(goal)}`, {
 			itemIndex,
@@ -222,6 +295,7 @@ export function readMinimumBalance(ctx: IExecuteFunctions, itemIndex: number): n
 		min: 0,
 		max: 1_000_000,
 		example: 'US dollars, e.g. 5',
+		guard: 'Enter 0 to turn the guard off',
 	});
 }
 
@@ -232,6 +306,7 @@ export function readCostCap(ctx: IExecuteFunctions, itemIndex: number): number {
 		min: 0,
 		max: 1_000_000,
 		example: 'US dollars, e.g. 10',
+		guard: 'Enter 0 to turn the cap off',
 	});
 }
 

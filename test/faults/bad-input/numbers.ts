@@ -1,8 +1,8 @@
 /**
  * Rows of the bad-input table for numbers: EVERY numeric option of every node (found in the nodes' descriptions,
  * so a new one cannot be forgotten: an operation without base parameters here fails its file at load), each
- * given NaN, "10s", -1, a huge value and an object. Each must give an error naming the field, the item and the
- * value, before anything is written, paid or cancelled. Not a test file itself.
+ * given NaN, "10s", -1, a huge value and an object, and (but the trigger's) expressions that give nothing. Each must
+ * give an error naming the field, the item and the value, before anything is written, paid or cancelled. Not a test file itself.
  */
 import type { IDataObject, INodeParameters, INodeProperties } from 'n8n-workflow';
 
@@ -23,6 +23,17 @@ export const BAD_NUMBERS: Array<{ what: string; value: unknown; raw?: unknown; s
 	{ what: 'negative', value: -1, shown: '-1' },
 	{ what: 'huge', value: 1e12, shown: '1000000000000' },
 	{ what: 'an object', value: '={{ { "a": 1 } }}', raw: { a: 1 }, shown: '{"a":1}' },
+];
+
+/**
+ * Expressions that give nothing (a missing column, an empty cell, a null): refused with the expression and what it
+ * gave, never taken as the default. Not for the trigger, whose threshold has no default (every empty value is
+ * refused as not a number, and its poll runs without n8n's expression sandbox).
+ */
+export const EMPTY_EXPRESSIONS: Array<{ what: string; value: string; shown: string }> = [
+	{ what: 'an expression over a missing column', value: '={{ $json.missingColumn }}', shown: 'undefined' },
+	{ what: 'an expression giving "" (an empty cell)', value: '={{ "" }}', shown: '""' },
+	{ what: 'an expression giving null', value: '={{ null }}', shown: 'null' },
 ];
 
 interface Base {
@@ -125,7 +136,7 @@ export function numericRows(node: NodeKey): Row[] {
 	return numericFields(node).flatMap((field) => {
 		const base = baseOf(field);
 		const item = node === 'trigger' ? '' : ' of item 0';
-		return BAD_NUMBERS.map(
+		const bad = BAD_NUMBERS.map(
 			(bad): Row => ({
 				name: `${field.operation} "${field.label}" (${field.path}) ${bad.what}`,
 				node,
@@ -136,6 +147,18 @@ export function numericRows(node: NodeKey): Row[] {
 				check: noWrites,
 			}),
 		);
+		const empty = EMPTY_EXPRESSIONS.map(
+			(empty): Row => ({
+				name: `${field.operation} "${field.label}" (${field.path}) ${empty.what}`,
+				node,
+				parameters: (fx) => withValue(base.parameters(fx), field.path, empty.value),
+				inputItems: base.inputItems,
+				error: new RegExp(`^"${escape(field.label)}" of item 0 is empty: its expression ${escape(empty.value.slice(1))} gave ${escape(empty.shown)}$`),
+				fix: /^An expression that gives nothing \(a missing column, a misspelt field name, an empty cell\) is refused rather than taken as the default\. Make it produce a number \(.+\)/,
+				check: noWrites,
+			}),
+		);
+		return node === 'trigger' ? bad : [...bad, ...empty];
 	});
 }
 

@@ -91,7 +91,7 @@ export const description = updateDisplayOptions({ show: { resource: ['deployment
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = readDeploymentId(this, itemIndex);
 	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
-	const patch = scalingBody(this, itemIndex, fields);
+	const patch = scalingBody(this, itemIndex, fields, 'updateFields.');
 	if (Object.keys(patch).length === 0) {
 		throw new NodeOperationError(this.getNode(), 'No fields to update', {
 			itemIndex,

@@ -1,11 +1,12 @@
 /**
  * The numbers of the Simple form, read per item and checked before anything is paid: an expression that gives
  * "2k", NaN, an object, a negative or a huge value (a million steps is a costly typo) is refused with the field,
- * the item and the value. The bounds are also the fields' UI limits.
+ * the item and the value, and so is an expression that gives nothing (a misspelt field must not train 2,000
+ * steps). The bounds are also the fields' UI limits.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { checkNumber, readNumber } from '../../../shared/jobs';
+import { checkNumber, emptyNumber, isEmptyValue, rawExpression, readNumber } from '../../../shared/jobs';
 import type { NumberRule } from '../../../shared/jobs';
 
 const whole = (label: string, min: number, max: number, example: string): NumberRule => ({ label, min, max, integer: true, example });
@@ -35,9 +36,11 @@ export interface SimpleNumbers {
 /** Steps, Learning Rate, Rank and the Training Options numbers of one item (options left out stay undefined). */
 export function readSimpleNumbers(ctx: IExecuteFunctions, itemIndex: number): SimpleNumbers {
 	const options = ctx.getNodeParameter('simpleOptions', itemIndex, {}) as IDataObject;
+	// Left empty in the editor: the trainer's default; an expression that gave nothing is refused.
 	const optional = (name: 'batchSize' | 'maxStepSavesToKeep' | 'sampleEvery' | 'saveEvery' | 'seed'): number | undefined => {
 		const value = options[name];
-		return value === undefined || value === null || value === '' ? undefined : checkNumber(ctx, value, SIMPLE_NUMBERS[name], itemIndex);
+		if (!isEmptyValue(value)) return checkNumber(ctx, value, SIMPLE_NUMBERS[name], itemIndex);
+		return name in options ? emptyNumber(ctx, rawExpression(ctx, `simpleOptions.${name}`, itemIndex), value, SIMPLE_NUMBERS[name], itemIndex) : undefined;
 	};
 	return {
 		steps: readNumber(ctx, 'steps', itemIndex, 2000, SIMPLE_NUMBERS.steps),
