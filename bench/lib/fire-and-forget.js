@@ -121,7 +121,7 @@ async function measureBatch(sb, { n, config, receiver = 'trigger', env = {}, int
 		const credential = await h.importCredential(uf, h.sandboxCredential(sb));
 		const [submitter, receiverWf] = await h.importWorkflow(uf, [
 			f.submitterWorkflow({ credential, name: 'Bench: fire and forget (submit)' }),
-			receiverWorkflow({ token, name: 'Bench: fire and forget (receive)' }),
+			receiverWorkflow({ token, credential, name: 'Bench: fire and forget (receive)' }),
 		]);
 		({ n8n } = await h.startN8nWithPublished(uf, [submitter.id, receiverWf.id], {
 			env: { ...N8N_ENV, ...env },
