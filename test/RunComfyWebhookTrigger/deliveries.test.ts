@@ -7,6 +7,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type { Sandbox } from '../../sandbox';
+import { deliveryItem, parseDelivery } from '../../nodes/RunComfyWebhookTrigger/delivery';
 import { ledgerKeyOf } from '../../nodes/RunComfyWebhookTrigger/handle';
 import { DEFAULT_WEBHOOK_ID, deliver } from '../helpers/engine-trigger';
 import type { DeliveryResult, StaticDataStore } from '../helpers/engine-trigger';
@@ -198,6 +199,12 @@ describe('RunComfy Webhook Trigger: deliveries', () => {
 		const outcomeId = await failedRequest(sb, dep);
 		const outcome = await send(event(outcomeId, 'completed', { outcome: 'failed', error: 'boom' }));
 		expect(outcome.items[0].json).toMatchObject({ event: 'request.failed', status: 'failed' });
+	});
+
+	it('reads "output" (LoRA deployments) instead of "outputs"', () => {
+		const parsed = parseDelivery({ request_id: 'r-lora', deployment_id: dep, status: 'succeeded', output: { images: [`${sb.urls.files}/files/lora.png`] } });
+		if (!parsed.ok) throw new Error('not parsed');
+		expect(deliveryItem(parsed.delivery).output_urls).toEqual([{ path: 'output.images[0]', url: `${sb.urls.files}/files/lora.png` }]);
 	});
 
 	it('reads "canceled" (the American spelling some answers use)', async () => {

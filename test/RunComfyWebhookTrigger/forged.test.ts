@@ -13,7 +13,8 @@ import type { DeliveryResult, StaticDataStore } from '../helpers/engine-trigger'
 import type { RunComfyCredentialData } from '../helpers/engine';
 import { client, credentialsFor, failedRequest, finishedRequests, openSandbox, resultOf, runReaches, submitInference, webhookTrigger } from './setup';
 
-const params: INodeParameters = { event: 'deploymentRequest', pathToken: 'Fq8rT2vX9mK4pR7sLw3nYb6c' };
+const ROUTE_SEGMENT = 'Fq8rT2vX9mK4pR7sLw3nYb6c';
+const params: INodeParameters = { event: 'deploymentRequest', pathToken: ROUTE_SEGMENT };
 
 let workflowCounter = 0;
 
