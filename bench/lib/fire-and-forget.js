@@ -245,7 +245,7 @@ function fireAndForgetSection(r, table) {
 				['… of them duplicates / out of order / retries', `${d.duplicates} / ${d.outOfOrder} / ${d.retries}`],
 				['… final events answered 2xx (duplicates included)', `${d.finalAnswered} (${d.finalDuplicatesAnswered} duplicates)`],
 				['… not answered 2xx (retried)', `${d.notAnswered}${d.notAnswered ? ` (${Object.entries(d.notAnsweredBy || {}).map(([k, v]) => `${v} × ${k}`).join(', ')})` : ''}`],
-				['Status / result requests (none expected: nothing waits)', String(r.statusPolls)],
+				['Status / result requests (B confirms each finished request: one of each per request expected)', String(r.statusPolls)],
 				['A\'s start → A\'s answer', fmtS(r.aMs)],
 				['A\'s start → first run ended', fmtS(r.firstRunEndMs)],
 				['A\'s start → last B execution ended', fmtS(r.toLastBMs)],
