@@ -3,10 +3,10 @@
  * holding the URL can post `failed` for a real request (and have the real `succeeded` that follows dropped as
  * "already delivered"), or `succeeded` with files of their choosing. So a final event fires only when the API,
  * asked with the credential, says the request (of this deployment) ended the same way, and the item is built from
- * the API's answer (status, then result), never from the delivery's body.
+ * the API's answer (its result record), never from the delivery's body.
  *
- * Parallel copies of one delivery share one pair of API calls (status, result): RunComfy repeats deliveries, and a
- * burst must not cost an API call per copy.
+ * Parallel copies of one delivery share one API call: RunComfy repeats deliveries, and a burst must not cost a
+ * call per copy.
  */
 import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 
@@ -32,17 +32,31 @@ export type Confirmation =
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/** An answer the result endpoint gives a request that exists but has no result yet (the live service: 400). */
+const notReadyYet = (code: number | undefined): boolean => code !== undefined && code >= 400 && code < 500 && ![404, 408, 429].includes(code);
+
+/**
+ * The result first: one call for a real final event (each call also reads the credential from n8n's database, and
+ * a webhook request holds an expression isolate while it runs, so a burst of slow deliveries is costly). The
+ * status is asked only when the result is refused, to tell a request still running from a failure to ask.
+ */
 async function askApi(ctx: IWebhookFunctions, deploymentId: string, requestId: string): Promise<Truth> {
 	// The transport needs getNode, getCredentials and helpers.httpRequestWithAuthentication: a webhook context has them.
 	const api = ctx as unknown as IExecuteFunctions;
 	try {
-		const status = await getDeploymentRequestStatus(api, deploymentId, requestId);
-		const state = normaliseStatus(status.status);
-		if (!isTerminal(state)) return { kind: 'known', state, record: status };
 		const result = await getDeploymentRequestResult(api, deploymentId, requestId);
 		return { kind: 'known', state: resultState(result), record: result };
 	} catch (error) {
-		if (httpStatusOf(error) === 404) return { kind: 'unknown' };
+		const code = httpStatusOf(error);
+		if (code === 404) return { kind: 'unknown' };
+		if (!notReadyYet(code)) return { kind: 'unreachable', problem: messageOf(error) };
+		try {
+			const status = await getDeploymentRequestStatus(api, deploymentId, requestId);
+			const state = normaliseStatus(status.status);
+			if (!isTerminal(state)) return { kind: 'known', state, record: status };
+		} catch (statusError) {
+			if (httpStatusOf(statusError) === 404) return { kind: 'unknown' };
+		}
 		return { kind: 'unreachable', problem: messageOf(error) };
 	}
 }

@@ -120,6 +120,22 @@ describe('RunComfy Webhook Trigger: forged final events are confirmed with the A
 		expect(real.items[0].json).toMatchObject({ request_id: rid, event: 'request.cancelled' });
 	});
 
+	it('the same where the result of a running request is refused (400, as the live service answers): its status tells', async () => {
+		sb.configure({ quirks: { resultNotReady400: true } });
+		try {
+			const { send } = workflow();
+			sb.configure({ modelDurations: { [dep]: 600_000 } });
+			const rid = await submitInference(sb, dep);
+			sb.configure({ modelDurations: { [dep]: undefined as unknown as number } });
+			const early = await send(event(rid, 'failed'));
+			expect(early).toMatchObject({ status: 200, started: false });
+			expect((early.body as IDataObject).reason).toMatch(/API says the request is "in_(queue|progress)", not "failed"/);
+			expect((await client(sb).post(`${sb.urls.serverless}/prod/v2/deployments/${dep}/requests/${rid}/cancel`)).status).toBeLessThan(300);
+		} finally {
+			sb.configure({ quirks: { resultNotReady400: false } });
+		}
+	});
+
 	it('a forged "succeeded" for a request that failed starts nothing; the real "failed" fires with the API\'s error', async () => {
 		const { send } = workflow();
 		const rid = await failedRequest(sb, dep);
