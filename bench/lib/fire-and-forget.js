@@ -121,7 +121,7 @@ async function measureBatch(sb, { n, config, receiver = 'trigger', env = {}, int
 		const credential = await h.importCredential(uf, h.sandboxCredential(sb));
 		const [submitter, receiverWf] = await h.importWorkflow(uf, [
 			f.submitterWorkflow({ credential, name: 'Bench: fire and forget (submit)' }),
-			receiverWorkflow({ token, name: 'Bench: fire and forget (receive)' }),
+			receiverWorkflow({ token, credential, name: 'Bench: fire and forget (receive)' }),
 		]);
 		({ n8n } = await h.startN8nWithPublished(uf, [submitter.id, receiverWf.id], {
 			env: { ...N8N_ENV, ...env },
@@ -245,7 +245,7 @@ function fireAndForgetSection(r, table) {
 				['… of them duplicates / out of order / retries', `${d.duplicates} / ${d.outOfOrder} / ${d.retries}`],
 				['… final events answered 2xx (duplicates included)', `${d.finalAnswered} (${d.finalDuplicatesAnswered} duplicates)`],
 				['… not answered 2xx (retried)', `${d.notAnswered}${d.notAnswered ? ` (${Object.entries(d.notAnsweredBy || {}).map(([k, v]) => `${v} × ${k}`).join(', ')})` : ''}`],
-				['Status / result requests (none expected: nothing waits)', String(r.statusPolls)],
+				['Status / result requests (B confirms each finished request: one of each per request expected)', String(r.statusPolls)],
 				['A\'s start → A\'s answer', fmtS(r.aMs)],
 				['A\'s start → first run ended', fmtS(r.firstRunEndMs)],
 				['A\'s start → last B execution ended', fmtS(r.toLastBMs)],

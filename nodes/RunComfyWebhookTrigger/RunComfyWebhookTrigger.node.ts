@@ -30,8 +30,8 @@ export class RunComfyWebhookTrigger implements INodeType {
 		defaults: { name: 'RunComfy Webhook Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		// Only for downloads: the credential's Allowed Download Hosts (no API call is made).
-		credentials: [{ name: 'runComfyApi', required: true, displayOptions: { show: { downloadOutputs: [true] } } }],
+		// Every final event is confirmed with the API (./confirm.ts); downloads use its Allowed Download Hosts.
+		credentials: [{ name: 'runComfyApi', required: true }],
 		webhooks: [
 			{
 				name: 'default',

@@ -1,7 +1,7 @@
 /**
  * One delivery to the RunComfy Webhook Trigger, from the request to the answer. Never throws: every path answers
- * RunComfy itself (a thrown webhook() makes n8n answer 500 and still start a failed execution), and the answer
- * comes before any download, well within the 10 s RunComfy waits for a 2xx.
+ * RunComfy itself (a thrown webhook() makes n8n answer 500 and still start a failed execution). A final event is
+ * confirmed with the API first (./confirm.ts); the answer comes after that, before any download.
  */
 import type {
 	IDataObject,
@@ -17,7 +17,9 @@ import { DownloadHosts, fetchFiles, filesOnItems, outputUrlsOf, skippedDownloads
 import type { DownloadChoice, FileLayout } from '../shared/jobs/options';
 import { FINAL_RANK, OUTPUT_KEYS, deliveryItem, parseDelivery } from './delivery';
 import type { Delivery } from './delivery';
-import { admit, copyParts, copyToSave, release } from './ledger';
+import { judge, truthOf } from './confirm';
+import { admit, copyParts, copyToSave, peek, release } from './ledger';
+import type { Verdict } from './ledger';
 import { PATH_TOKEN_PATTERN } from './properties';
 
 /** Where a webhook trigger node keeps its copy of the ledger in the workflow's global static data (by node id). */
@@ -68,22 +70,33 @@ export async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookRe
 		return ignore('queued and running events are off ("Include Queued and Running Events")', delivery.requestId);
 	}
 
-	// "Listen for test event" shows every delivery (a test may send the same one twice); production ones fire once.
-	if (ctx.getMode() === 'manual') return await fireOrAnswer(ctx, delivery, () => undefined);
 	const node = ctx.getNode();
 	const scope = `${ctx.getWorkflow().id ?? ''}:${node.id || node.name}`;
+	// "Listen for test event" shows every delivery (a test may send the same one twice); production ones fire once.
+	if (ctx.getMode() === 'manual') {
+		const confirmed = await confirmWithApi(ctx, scope, delivery);
+		return 'ignored' in confirmed ? confirmed.ignored : await fireOrAnswer(ctx, confirmed.delivery, () => undefined);
+	}
 	const global = ctx.getWorkflowStaticData('global');
 	const key = ledgerKeyOf(node);
 	const loaded = global[key];
-	const verdict = admit(scope, copyParts(loaded).deliveries, delivery.requestId, delivery.rank, Date.now());
+	const stored = copyParts(loaded).deliveries;
+	const alreadyKnown = (verdict: Verdict) =>
+		ignore(verdict === 'duplicate' ? 'already delivered' : 'the request is already further along (late delivery)', delivery.requestId);
 	try {
-		if (verdict !== 'new') {
-			return ignore(
-				verdict === 'duplicate' ? 'already delivered' : 'the request is already further along (late delivery)',
-				delivery.requestId,
-			);
+		let fired = delivery;
+		if (delivery.rank === FINAL_RANK) {
+			// Known ones are answered without asking the API; the others are recorded only once the API confirmed them.
+			const early = peek(scope, stored, delivery.requestId, delivery.rank, Date.now());
+			if (early !== 'new') return alreadyKnown(early);
+			const confirmation = await confirmWithApi(ctx, scope, delivery);
+			if ('ignored' in confirmation) return confirmation.ignored;
+			fired = confirmation.delivery;
 		}
-		return await fireOrAnswer(ctx, delivery, () => release(scope, delivery.requestId, delivery.rank));
+		// Synchronous from here to the record (see ledger.ts): of parallel copies exactly one is admitted.
+		const verdict = admit(scope, stored, delivery.requestId, delivery.rank, Date.now());
+		if (verdict !== 'new') return alreadyKnown(verdict);
+		return await fireOrAnswer(ctx, fired, () => release(scope, delivery.requestId, delivery.rank));
 	} finally {
 		// Decided after the delivery (a failed one is given back first), duplicates included: a copy that an older
 		// write overwrote is healed by whichever delivery comes next.
@@ -95,6 +108,29 @@ export async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookRe
 			if (!res.headersSent && typeof res.once === 'function') res.once('finish', due.settle);
 		}
 	}
+}
+
+/**
+ * A final event as the API confirms it (the delivery rebuilt from the API's answer), or the answer to give when
+ * it does not: 200 and ignored when the API contradicts it, 503 (RunComfy delivers again) when it could not be
+ * asked. Queued and running events are taken as delivered.
+ */
+async function confirmWithApi(
+	ctx: IWebhookFunctions,
+	scope: string,
+	delivery: Delivery,
+): Promise<{ delivery: Delivery } | { ignored: IWebhookResponseData }> {
+	if (delivery.rank !== FINAL_RANK) return { delivery };
+	const verdict = judge(delivery, await truthOf(ctx, scope, delivery), Date.now());
+	if (verdict.ok) return { delivery: { ...delivery, word: verdict.word, body: verdict.body } };
+	const { requestId } = delivery;
+	if (verdict.retry) {
+		ctx.logger.warn(`RunComfy Webhook Trigger: ${verdict.reason}; asking RunComfy to deliver again`, { requestId });
+		ctx.getResponseObject().status(503).json({ received: false, retry: true, request_id: requestId, error: verdict.reason });
+		return { ignored: { noWebhookResponse: true } };
+	}
+	ctx.logger.warn(`RunComfy Webhook Trigger: ignored a "${delivery.word}" event the API does not confirm (${verdict.reason})`, { requestId });
+	return { ignored: { webhookResponse: { received: true, started: false, request_id: requestId, reason: verdict.reason } } };
 }
 
 /** Starts the workflow; on an unexpected failure gives the delivery back (`giveBack`) and answers 500. */

@@ -24,8 +24,11 @@ import type { IDataObject } from 'n8n-workflow';
 export const RETENTION_MS = 48 * 60 * 60 * 1000;
 /** Entries kept in memory per trigger node. */
 export const MEMORY_LIMIT = 20_000;
-/** Entries copied into static data per trigger node (saved with the workflow when the copy lacks some, see below). */
-export const STORED_LIMIT = 1_000;
+/**
+ * Entries copied into static data per trigger node (saved with the workflow when the copy lacks some, see below):
+ * a bound on the row's size only; below it, every request of the last RETENTION_MS survives a restart.
+ */
+export const STORED_LIMIT = 5_000;
 
 export type Verdict = 'new' | 'duplicate' | 'stale';
 
@@ -75,6 +78,16 @@ function prune(ledger: Map<string, Entry>, now: number): void {
 		if (ledger.size <= MEMORY_LIMIT && now - entry.at <= RETENTION_MS) break;
 		ledger.delete(requestId);
 	}
+}
+
+/** What admit() would say now, without recording anything (merges the stored copy like admit()). */
+export function peek(scope: string, stored: unknown, requestId: string, rank: number, now: number): Verdict {
+	const ledger = ledgerOf(scope);
+	merge(scope, ledger, stored, now);
+	const known = ledger.get(requestId);
+	if (known && known.rank > rank) return 'stale';
+	if (known && known.rank === rank) return 'duplicate';
+	return 'new';
 }
 
 /**

@@ -27,7 +27,7 @@ export const webhookTriggerProperties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			'Submit requests with this trigger\'s Production URL (above) as their webhook: in RunComfy Deployment → Run, set "Deliver Results To" to it, or pass it as the "webhook" query parameter of the inference API. RunComfy must be able to reach n8n at that URL (set WEBHOOK_URL to n8n\'s public address).',
+			'Submit requests with this trigger\'s Production URL (above) as their webhook: in RunComfy Deployment → Run, set "Deliver Results To" to it, or pass it as the "webhook" query parameter of the inference API. RunComfy must be able to reach n8n at that URL (set WEBHOOK_URL to n8n\'s public address). Each finished request is confirmed with RunComfy\'s API (the credential above) before the workflow starts.',
 		name: 'usageNotice',
 		type: 'notice',
 		default: '',
@@ -59,7 +59,7 @@ export const webhookTriggerProperties: INodeProperties[] = [
 			? {
 					...p,
 					description:
-						'Whether to download the files of a succeeded request into binary data (data, data_1, ...). Needs a RunComfy credential (its Allowed Download Hosts are the only hosts fetched; the token is never sent). n8n answers RunComfy before downloading.',
+						'Whether to download the files of a succeeded request into binary data (data, data_1, ...). Only the credential\'s Allowed Download Hosts are fetched (the token is never sent to them). n8n answers RunComfy before downloading.',
 				}
 			: p,
 	),

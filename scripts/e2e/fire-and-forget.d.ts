@@ -7,8 +7,8 @@ export const FIRE_AND_FORGET_NODE_IDS: Record<
 >;
 
 export function submitterWorkflow(opts: { credential: { id: string; name: string }; path?: string; name?: string }): Omit<WorkflowJson, 'id'>;
-export function receiverWorkflow(opts: { token: string; name?: string }): Omit<WorkflowJson, 'id'>;
-export function plainWebhookReceiverWorkflow(opts: { token: string; name?: string }): Omit<WorkflowJson, 'id'>;
+export function receiverWorkflow(opts: { token: string; credential: { id: string; name: string }; name?: string }): Omit<WorkflowJson, 'id'>;
+export function plainWebhookReceiverWorkflow(opts: { token: string; credential: { id: string; name: string }; name?: string }): Omit<WorkflowJson, 'id'>;
 export function productionUrl(baseUrl: string, token: string): string;
 
 export interface SubmittedBatch {

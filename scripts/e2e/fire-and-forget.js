@@ -6,7 +6,8 @@
  *   A (submitter)  Webhook (POST /webhook/<path>, answers with every item of the last node) → Items (Split Out
  *                  body.items) → Run (RunComfy Deployment, Inference → Run, Options → Deliver Results To =
  *                  body.deliverTo, Deliver Intermediate Statuses = body.intermediate) → Submitted (No Op)
- *   B (receiver)   RunComfy Webhook Trigger (secret path token, intermediate events off) → Keep Result (No Op)
+ *   B (receiver)   RunComfy Webhook Trigger (secret path token, intermediate events off, the credential it confirms
+ *                  each finished request with) → Keep Result (No Op)
  *
  * A returns the request ids at once; RunComfy (the sandbox) then POSTs each result to B's production URL, and
  * B starts once per finished request. Also: reading B's executions through n8n's REST API, and what the
@@ -47,7 +48,7 @@ function submitterWorkflow({ credential, path = 'runcomfy-fire', name = 'Fire an
 }
 
 /** Workflow B (see the file comment): fires on finished requests only, downloads off. */
-function receiverWorkflow({ token, name = 'Fire and forget: receive' }) {
+function receiverWorkflow({ token, credential, name = 'Fire and forget: receive' }) {
 	return {
 		name,
 		settings: { executionOrder: 'v1' },
@@ -60,6 +61,7 @@ function receiverWorkflow({ token, name = 'Fire and forget: receive' }) {
 				position: [0, 0],
 				webhookId: IDS.triggerWebhookId,
 				parameters: { event: 'deploymentRequest', pathToken: token, includeIntermediate: false },
+				credentials: { runComfyApi: { id: credential.id, name: credential.name } },
 			},
 			{ id: IDS.keep, name: 'Keep Result', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
 		],
@@ -71,9 +73,11 @@ function receiverWorkflow({ token, name = 'Fire and forget: receive' }) {
  * The same receiver built with n8n's plain Webhook node (POST, answers at once, no dedupe) on the trigger's
  * production path: what n8n does with a burst of deliveries when the workflow does not start with this package.
  */
-function plainWebhookReceiverWorkflow({ token, name = 'Fire and forget: receive (plain Webhook node)' }) {
-	const wf = receiverWorkflow({ token, name });
-	const trigger = wf.nodes[0];
+function plainWebhookReceiverWorkflow({ token, credential, name = 'Fire and forget: receive (plain Webhook node)' }) {
+	const wf = receiverWorkflow({ token, credential, name });
+	// n8n's Webhook node takes no credential.
+	const trigger = { ...wf.nodes[0] };
+	delete trigger.credentials;
 	wf.nodes[0] = {
 		...trigger,
 		name: 'Webhook',

@@ -34,10 +34,8 @@ describe('RunComfy Webhook Trigger: the node', () => {
 				path: '={{ $parameter["pathToken"] }}',
 			},
 		]);
-		// The credential is only asked for when downloading.
-		expect(description.credentials).toEqual([
-			{ name: 'runComfyApi', required: true, displayOptions: { show: { downloadOutputs: [true] } } },
-		]);
+		// Always: every final event is confirmed with the API (downloads also use its Allowed Download Hosts).
+		expect(description.credentials).toEqual([{ name: 'runComfyApi', required: true }]);
 		expect(description.properties.map((p) => p.name)).toEqual([
 			'event',
 			'usageNotice',
@@ -84,10 +82,8 @@ describe('RunComfy Webhook Trigger: downloads and restarts', () => {
 		...extra,
 	});
 
-	it('answers RunComfy first, then downloads the allowed files into binary data; other hosts are listed', async () => {
+	it('answers RunComfy first, then downloads the allowed files of the confirmed result into binary data', async () => {
 		const allowedUrl = (((succeeded.outputs as IDataObject)['9'] as IDataObject).images as IDataObject[])[0].url as string;
-		const foreignUrl = `${sb.urls.foreignFiles}/files/elsewhere.png`;
-		const outputs = { ...(succeeded.outputs as IDataObject), extra: { images: [{ url: foreignUrl }] } };
 		sb.clearLog();
 		let fileRequestsWhenAnswered = -1;
 		const result = await deliver({
@@ -95,7 +91,7 @@ describe('RunComfy Webhook Trigger: downloads and restarts', () => {
 			parameters: { ...params, downloadOutputs: true },
 			credentials: credentialsFor(sb),
 			store: { data: {} },
-			body: delivery({ outputs }),
+			body: delivery(),
 			workflowId: 'webhook-downloads',
 			onAnswer: () => {
 				fileRequestsWhenAnswered = sb.log().filter((e) => e.api === 'files' || e.api === 'foreign').length;
@@ -108,34 +104,43 @@ describe('RunComfy Webhook Trigger: downloads and restarts', () => {
 		expect(item.binary?.data).toMatchObject({ mimeType: 'image/png' });
 		const expected = Buffer.from((await client(sb).get(allowedUrl, { responseType: 'arraybuffer' })).data as ArrayBuffer);
 		expect((await readBinary(item)).equals(expected)).toBe(true);
-		expect(item.json.skipped_downloads).toEqual([
-			{ path: 'outputs.extra.images[0].url', url: foreignUrl, reason: expect.stringMatching(/not in the allowed download hosts/) },
+		expect(item.json.skipped_downloads).toBeUndefined();
+	});
+
+	it('files on hosts the credential does not allow are listed, never fetched', async () => {
+		const url = (((succeeded.outputs as IDataObject)['9'] as IDataObject).images as IDataObject[])[0].url as string;
+		sb.clearLog();
+		const result = await deliver({
+			node: webhookTrigger,
+			parameters: { ...params, downloadOutputs: true },
+			// Only the sandbox's "foreign" host: its own file host is not allowed.
+			credentials: credentialsFor(sb, { allowedDownloadHosts: new URL(sb.urls.foreignFiles).hostname }),
+			store: { data: {} },
+			body: delivery(),
+			workflowId: 'webhook-downloads-skipped',
+		});
+		expect(result.started).toBe(true);
+		expect(result.items[0].binary).toBeUndefined();
+		expect(result.items[0].json.skipped_downloads).toEqual([
+			{ path: 'outputs["9"].images[0].url', url, reason: expect.stringMatching(/not in the allowed download hosts/) },
 		]);
-		// The foreign host was never contacted.
-		expect(sb.log().filter((e) => e.api === 'foreign')).toHaveLength(0);
+		expect(sb.log().filter((e) => e.api === 'files')).toHaveLength(0);
 	});
 
 	it('"One Item per File" starts the workflow with one item per output file, in the chosen binary field', async () => {
 		const allowedUrl = (((succeeded.outputs as IDataObject)['9'] as IDataObject).images as IDataObject[])[0].url as string;
-		const foreignUrl = `${sb.urls.foreignFiles}/files/elsewhere.png`;
-		const outputs = { ...(succeeded.outputs as IDataObject), extra: { images: [{ url: foreignUrl }] } };
 		const result = await deliver({
 			node: webhookTrigger,
 			parameters: { ...params, downloadOutputs: true, outputFiles: 'oneItemPerFile', outputBinaryField: 'image' },
 			credentials: credentialsFor(sb),
 			store: { data: {} },
-			body: delivery({ outputs }),
+			body: delivery(),
 			workflowId: 'webhook-per-file',
 		});
 		expect(result.started).toBe(true);
-		const urls = result.items.map((i) => i.json.file_url);
-		expect(urls).toEqual(expect.arrayContaining([allowedUrl, foreignUrl]));
-		const downloaded = result.items.find((i) => i.json.file_url === allowedUrl);
-		expect(downloaded?.binary?.image).toMatchObject({ mimeType: 'image/png' });
-		expect(downloaded?.json).toMatchObject({ request_id: requestId, event: 'request.succeeded' });
-		const skipped = result.items.find((i) => i.json.file_url === foreignUrl);
-		expect(skipped?.binary).toBeUndefined();
-		expect(skipped?.json.skipped_downloads).toEqual([expect.objectContaining({ url: foreignUrl })]);
+		expect(result.items.map((i) => i.json.file_url)).toEqual([allowedUrl]);
+		expect(result.items[0].binary?.image).toMatchObject({ mimeType: 'image/png' });
+		expect(result.items[0].json).toMatchObject({ request_id: requestId, event: 'request.succeeded' });
 	});
 
 	it('a Max Download Size that is not a number downloads nothing and says so; the workflow still starts', async () => {
@@ -155,7 +160,7 @@ describe('RunComfy Webhook Trigger: downloads and restarts', () => {
 	it('a duplicate that arrives after n8n restarted is recognised from the saved static data', async () => {
 		const store: StaticDataStore = { data: {} };
 		const send = async (node: RunComfyWebhookTrigger) =>
-			await deliver({ node, parameters: params, store, body: delivery(), workflowId: 'webhook-restart' });
+			await deliver({ node, parameters: params, credentials: credentialsFor(sb), store, body: delivery(), workflowId: 'webhook-restart' });
 		expect((await send(webhookTrigger)).started).toBe(true);
 
 		// A new n8n process: the node's module loaded afresh (nothing in memory), the static data as saved.
@@ -179,7 +184,14 @@ describe('RunComfy Webhook Trigger: downloads and restarts', () => {
 				RunComfyWebhookTrigger: typeof RunComfyWebhookTrigger;
 			}).RunComfyWebhookTrigger;
 		});
-		const fresh = await deliver({ node: new Unsaved!(), parameters: params, store: { data: {} }, body: delivery(), workflowId: 'webhook-restart' });
+		const fresh = await deliver({
+			node: new Unsaved!(),
+			parameters: params,
+			credentials: credentialsFor(sb),
+			store: { data: {} },
+			body: delivery(),
+			workflowId: 'webhook-restart',
+		});
 		expect(fresh.started).toBe(true);
 	});
 });

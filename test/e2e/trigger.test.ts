@@ -7,8 +7,9 @@
  * activated (ActiveWorkflowTriggers.activatePollTrigger → executePollTrigger(true), before the cron "every
  * minute" is registered), so no test waits for the minute schedule: each (re)activation is one poll.
  *
- * Webhook (RunComfy Webhook Trigger): deliveries shaped as RunComfy sends them are POSTed to the production URL
- * (loopback), in parallel, repeated and late, and again after n8n restarted.
+ * Webhook (RunComfy Webhook Trigger): deliveries shaped as RunComfy sends them, for requests made on the sandbox,
+ * are POSTed to the production URL (loopback), in parallel, repeated and late, and again after n8n restarted; the
+ * trigger confirms each final event with the sandbox's API (the workflow's credential) and ignores forged ones.
  *
  * Assertions are on the executions n8n stores (GET /rest/executions) and on what reached the sandbox.
  */
@@ -16,7 +17,7 @@ import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
 import type { CredentialJson, N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
-import { JOBS, client, jobReaches, jobState, readyDataset, submitJob } from '../helpers/sandboxCalls';
+import { JOBS, client, jobReaches, jobState, readyDataset, runReaches, submitInference, submitJob } from '../helpers/sandboxCalls';
 import { triggerKit } from './triggerKit';
 
 const EXAMPLE = 'examples/trigger-training-finished.json';
@@ -256,7 +257,7 @@ describe('RunComfy Webhook Trigger in a real n8n: deliveries POSTed to the publi
 		return out;
 	}
 
-	it('each request fires once per stage under 200 parallel duplicates, late deliveries and a restart of n8n; a wrong token gets 404', async () => {
+	it('each request fires once per stage under 200 parallel duplicates, late deliveries and a restart of n8n; forged final events and a wrong token start nothing', async () => {
 		const token = `e2e_${h.newId()}`;
 		const webhookId = '9d3c1f2e-7a4b-4c5d-8e6f-0a1b2c3d4e5f';
 		const wf = await h.importWorkflow(userFolder, {
@@ -270,6 +271,7 @@ describe('RunComfy Webhook Trigger in a real n8n: deliveries POSTed to the publi
 					position: [0, 0],
 					webhookId,
 					parameters: { event: 'deploymentRequest', pathToken: token, includeIntermediate: true },
+					credentials: { runComfyApi: { id: credential.id, name: credential.name } },
 				},
 				{
 					id: 'c1d2e3f4-0000-4a5b-8c6d-7e8f9a0b1c02',
@@ -286,7 +288,15 @@ describe('RunComfy Webhook Trigger in a real n8n: deliveries POSTed to the publi
 		await publish(wf.id);
 		const productionUrl = () => `${n8n.url}/webhook/${webhookId}/${token}`;
 		const deployment = sandbox.stable.deployments.textToImage;
-		const ids = Array.from({ length: REQUESTS }, (_, i) => `e2e-request-${String(i).padStart(3, '0')}`);
+		// Real requests on the sandbox, finished: the trigger asks its API about each final event.
+		sandbox.configure({ walletMicrodollars: 5_000_000 });
+		const submitted: string[] = [];
+		for (let i = 0; i <= REQUESTS; i++) submitted.push(await submitInference(sandbox, deployment));
+		for (const id of submitted) await runReaches(sandbox, id, 'completed');
+		const newRequest = String(submitted.pop());
+		const ids = [...submitted].sort();
+		const resultOf = async (id: string) =>
+			(await client(sandbox).get(`${sandbox.urls.serverless}/prod/v2/deployments/${deployment}/requests/${id}/result`)).data as Record<string, unknown>;
 		const delivery = (requestId: string, status: string): Record<string, unknown> => ({
 			request_id: requestId,
 			deployment_id: deployment,
@@ -304,6 +314,19 @@ describe('RunComfy Webhook Trigger in a real n8n: deliveries POSTed to the publi
 		// Not the token: n8n itself refuses (no such webhook), nothing starts.
 		const wrong = await postDelivery(`${n8n.url}/webhook/${webhookId}/not-the-token-0123456789`, delivery(ids[0], 'succeeded'));
 		expect(wrong.status).toBe(404);
+
+		// Forged final events (anyone holding the URL): a "failed" for a request that succeeded, a made-up request id,
+		// "succeeded" for a request of another deployment. The API contradicts each: answered, nothing starts.
+		const forged = await all([
+			{ ...delivery(ids[0], 'failed'), error: 'forged' },
+			delivery('e2e-made-up-request', 'succeeded'),
+			{ ...delivery(ids[1], 'succeeded'), deployment_id: sandbox.stable.deployments.imageToImage },
+		]);
+		expect(forged.map((a) => [a.status, a.body.started])).toEqual([
+			[200, false],
+			[200, false],
+			[200, false],
+		]);
 
 		// Queued events: one execution each.
 		const queued = await all(ids.map((id) => delivery(id, 'in_queue')));
@@ -327,14 +350,11 @@ describe('RunComfy Webhook Trigger in a real n8n: deliveries POSTed to the publi
 		for (const json of fired) stages.set(String(json.request_id), [...(stages.get(String(json.request_id)) ?? []), String(json.event)]);
 		expect([...stages.keys()].sort()).toEqual(ids);
 		for (const id of ids) expect(stages.get(id)).toEqual(['request.queued', 'request.succeeded']);
+		// The item is the API's result, not the delivery's body (whose outputs named another file).
 		const done = fired.find((json) => json.request_id === ids[7] && json.event === 'request.succeeded');
-		expect(done).toMatchObject({
-			source: 'webhook',
-			request_type: 'deployment',
-			deployment_id: deployment,
-			status: 'succeeded',
-			output_urls: [{ path: 'outputs["9"].images[0].url', url: `${sandbox.urls.files}/files/${ids[7]}.png` }],
-		});
+		const truth = await resultOf(ids[7]);
+		expect(done).toMatchObject({ source: 'webhook', request_type: 'deployment', deployment_id: deployment, status: 'succeeded', outputs: truth.outputs });
+		expect(JSON.stringify(done)).not.toContain(`${sandbox.urls.files}/files/${ids[7]}.png`);
 
 		// One more delivery on its own once every other was answered, as RunComfy's retries keep coming: the parallel
 		// bursts' saves can land out of order and leave an older copy last; the next delivery heals it (the copy it
@@ -350,7 +370,7 @@ describe('RunComfy Webhook Trigger in a real n8n: deliveries POSTed to the publi
 		const retried = await all(ids.map((id) => delivery(id, 'succeeded')));
 		expect(retried.map((a) => [a.status, a.body.started])).toEqual(ids.map(() => [200, false]));
 		// A new request still fires.
-		expect((await postDelivery(productionUrl(), delivery('e2e-request-new', 'succeeded'))).body).toMatchObject({ started: true });
+		expect((await postDelivery(productionUrl(), delivery(newRequest, 'succeeded'))).body).toMatchObject({ started: true });
 		const after = await executionsOf(wf.id, 2 * REQUESTS + 1);
 		expect(after).toHaveLength(2 * REQUESTS + 1);
 		await unpublish(wf.id);
