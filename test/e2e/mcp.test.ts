@@ -1,12 +1,9 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
  * RunComfy as an MCP server through n8n: a published workflow with n8n's MCP Server Trigger and RunComfy tool
- * nodes, in a REAL n8n (`n8n start`), and the official MCP TypeScript SDK client (the copy in n8n's own install)
+ * nodes, in a REAL n8n (`n8n start`), and the official MCP TypeScript SDK client (a devDependency)
  * connecting over loopback. The client lists the tools and calls Estimate Cost, Run Model, Get Status and Get Result; each
  * answer is the compact agent form and the sandbox sees one submit per paid call.
  */
-import path from 'path';
-
 import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
@@ -73,7 +70,7 @@ function answerOf(result: McpCallResult): Record<string, unknown> {
 const submits = () => sandbox.log().filter((e) => e.api === 'model' && e.method === 'POST' && /^\/v1\/models\//.test(e.path));
 
 beforeAll(async () => {
-	const home = await h.ensureN8n();
+	await h.ensureN8n();
 	await h.ensureBuilt();
 	userFolder = h.createUserFolder();
 	sandbox = await startSandbox({ runDurationMs: 300, queueMs: 20, modelDurations: { [FLUX_PRO]: 10 * 60 * 1000 } });
@@ -82,10 +79,10 @@ beforeAll(async () => {
 	const started = await h.startN8nWithPublished(userFolder, [wf.id]);
 	n8n = started.n8n;
 	expect(started.statuses).toEqual(['published']);
-	// The SDK n8n itself ships (its MCP Client nodes use it), so the client is the one MCP hosts use.
-	const sdk = path.join(home, 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'cjs', 'client');
-	const { Client } = (await import(path.join(sdk, 'index.js'))) as { Client: new (info: object) => McpClient };
-	const { StreamableHTTPClientTransport } = (await import(path.join(sdk, 'streamableHttp.js'))) as {
+	// The official MCP TypeScript SDK (a devDependency, the version n8n 2.41.1 ships), as MCP hosts use it.
+	const load = (subpath: string) => import(`@modelcontextprotocol/sdk/${subpath}`);
+	const { Client } = (await load('client/index.js')) as { Client: new (info: object) => McpClient };
+	const { StreamableHTTPClientTransport } = (await load('client/streamableHttp.js')) as {
 		StreamableHTTPClientTransport: new (url: URL) => unknown;
 	};
 	connect = async () => {
