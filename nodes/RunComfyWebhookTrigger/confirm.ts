@@ -99,6 +99,10 @@ export function judge(delivery: Delivery, truth: Truth, now: number): Confirmati
 				: 'the delivery names no deployment_id, so it cannot be confirmed',
 		};
 	}
+	if (!isTerminal(truth.state)) {
+		// The API may show the end a moment after RunComfy delivers it: a 503 makes RunComfy deliver again.
+		return { ok: false, retry: true, reason: `RunComfy's API does not show the request as ended yet (it says "${String(truth.record.status ?? truth.state)}")` };
+	}
 	if (truth.state !== delivery.state) {
 		const said = typeof truth.record.status === 'string' ? truth.record.status : truth.state;
 		return { ok: false, retry: false, reason: `RunComfy's API says the request is "${said}", not "${delivery.word}"` };

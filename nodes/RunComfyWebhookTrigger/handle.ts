@@ -112,8 +112,8 @@ export async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookRe
 
 /**
  * A final event as the API confirms it (the delivery rebuilt from the API's answer), or the answer to give when
- * it does not: 200 and ignored when the API contradicts it, 503 (RunComfy delivers again) when it could not be
- * asked. Queued and running events are taken as delivered.
+ * it does not: 200 and ignored when the API shows another end, 503 (RunComfy delivers again) when it could not be
+ * asked or does not show the end yet. Queued and running events are taken as delivered.
  */
 async function confirmWithApi(
 	ctx: IWebhookFunctions,

@@ -104,14 +104,14 @@ describe('RunComfy Webhook Trigger: forged final events are confirmed with the A
 		expect(sb.log().filter((e) => e.api === 'foreign')).toHaveLength(0);
 	});
 
-	it('a forged end of a request still running starts nothing; its real end fires later', async () => {
+	it('an end the API does not show yet starts nothing and is answered 503, so RunComfy delivers again; the real end fires', async () => {
 		const { send } = workflow();
 		sb.configure({ modelDurations: { [dep]: 600_000 } });
 		const rid = await submitInference(sb, dep);
 		sb.configure({ modelDurations: { [dep]: undefined as unknown as number } });
 		const early = await send(event(rid, 'succeeded', { outputs: forgedOutputs() }));
-		expect(early).toMatchObject({ status: 200, started: false });
-		expect((early.body as IDataObject).reason).toMatch(/API says the request is "in_(queue|progress)", not "succeeded"/);
+		expect(early).toMatchObject({ status: 503 });
+		expect((early.body as IDataObject).error).toMatch(/does not show the request as ended yet \(it says "in_(queue|progress)"\)/);
 
 		expect((await client(sb).post(`${sb.urls.serverless}/prod/v2/deployments/${dep}/requests/${rid}/cancel`)).status).toBeLessThan(300);
 		await runReaches(sb, rid, 'cancelled');
@@ -128,8 +128,8 @@ describe('RunComfy Webhook Trigger: forged final events are confirmed with the A
 			const rid = await submitInference(sb, dep);
 			sb.configure({ modelDurations: { [dep]: undefined as unknown as number } });
 			const early = await send(event(rid, 'failed'));
-			expect(early).toMatchObject({ status: 200, started: false });
-			expect((early.body as IDataObject).reason).toMatch(/API says the request is "in_(queue|progress)", not "failed"/);
+			expect(early).toMatchObject({ status: 503 });
+			expect((early.body as IDataObject).error).toMatch(/does not show the request as ended yet \(it says "in_(queue|progress)"\)/);
 			expect((await client(sb).post(`${sb.urls.serverless}/prod/v2/deployments/${dep}/requests/${rid}/cancel`)).status).toBeLessThan(300);
 		} finally {
 			sb.configure({ quirks: { resultNotReady400: false } });

@@ -169,12 +169,19 @@ describe('n8n\'s custom data limits', () => {
 		const nodeName = `${'a'.repeat(40)}\u{20000}bc`;
 		const key = customDataKey(nodeName);
 		expect(key.length).toBeLessThanOrEqual(50);
-		expect(key).toMatch(/^[\p{L}\p{N}_]+$/u);
+		expect(key).toMatch(/^[A-Za-z0-9_]+$/);
 		const result = await runNode({ node: new RunComfyModel(), nodeName, credentials: credentialsFor(sb), ...flashPromptRun(1, WAIT) });
 		expect(result.status).toBe('success');
 		const [submit] = sb.log().filter(isModelSubmit);
 		expect(customData(result)[key]).toBe(`0:${submit.createdId}`);
 		expect(errorLines()).toEqual([]);
+	});
+
+	it("a node name in another script gives a key n8n 1.x takes too (ASCII letters, digits, _)", () => {
+		for (const name of ['Картинка', '生成图片', 'Straße Café', 'Ǆ ﬁle']) {
+			expect(customDataKey(name)).toMatch(/^runcomfy_[A-Za-z0-9_]+$/);
+		}
+		expect(customDataKey('Café')).toBe('runcomfy_Cafe_');
 	});
 
 	it('no room for another key (n8n keeps 10): one warning for the whole run, every id still in the info lines', () => {

@@ -51,17 +51,12 @@ export function recordPaid<P extends JobItem, O>(batch: Batch<P, O>, p: P, accep
 }
 
 /**
- * `runcomfy_<node name>`: letters, digits and underscores only, at most 50 characters (n8n's rule), cut between
- * characters (never inside a character outside the BMP, which n8n would refuse as a key).
+ * `runcomfy_<node name>`: ASCII letters, digits and underscores, at most 50 characters: the key rule of n8n 1.x
+ * (2.x also takes other letters), so the same key works on every supported version.
  */
 export function customDataKey(nodeName: string): string {
-	const full = `runcomfy_${nodeName.normalize('NFKD').replace(/[^\p{L}\p{N}_]+/gu, '_')}`;
-	let key = '';
-	for (const char of full) {
-		if (key.length + char.length > KEY_LIMIT) break;
-		key += char;
-	}
-	return key;
+	const ascii = nodeName.normalize('NFKD').replace(/[^A-Za-z0-9_]+/g, '_');
+	return `runcomfy_${ascii}`.slice(0, KEY_LIMIT);
 }
 
 const MORE = / \+(\d+) more, see the log$|^\+(\d+) more, see the log$/;

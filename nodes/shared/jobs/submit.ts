@@ -177,7 +177,11 @@ async function answerOf<P extends JobItem, O>(batch: Batch<P, O>, p: P): Promise
 	);
 	try {
 		const answer = await Promise.race([submission, grace]);
-		if ('noAnswer' in answer) void submission.then(async (late) => await lateAnswer(batch, p, late));
+		if ('noAnswer' in answer) {
+			void submission
+				.then(async (late) => await lateAnswer(batch, p, late))
+				.catch((error: Error) => batch.ctx.logger.warn(`RunComfy: a submission answered after Stop could not be handled: ${error.message}`));
+		}
 		return answer;
 	} finally {
 		timer.abort();
