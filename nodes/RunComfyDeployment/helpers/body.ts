@@ -5,7 +5,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
-import { expressionIn, isEmptyValue, refuseEmptyExpression } from '../../shared/jobs';
+import { refuseEmptyFormInputs } from '../../shared/jobs';
 import type { InferenceBody } from '../../shared/transport';
 import type { Deployment, JsonValue } from '../../shared/types';
 import type { WorkflowGraph } from './graph';
@@ -95,28 +95,20 @@ function coerce(
 	return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-/**
- * As on Model → Run: a form input whose expression gave nothing is refused for a number or switch, and for any
- * input when it gave undefined (a missing column); an empty text is not sent, like a field left empty. Read before
- * n8n's type check of the form, which turns "" into 0 for a number and false for a switch.
- */
+/** The form's empty inputs are refused as on Model → Run (refuseEmptyFormInputs), typed by the graph's values. */
 function refuseEmptyForm(ctx: IExecuteFunctions, itemIndex: number, graph: WorkflowGraph | undefined): void {
 	const mapper = ctx.getNodeParameter('inputs', itemIndex, {}, { skipValidation: true }) as IDataObject | null;
 	const values = (isPlainObject(mapper?.value) ? mapper?.value : {}) as IDataObject;
-	const empty = Object.keys(values).filter((id) => isEmptyValue(values[id]));
-	if (!empty.length) return;
-	const raw = ctx.getNodeParameter('inputs.value', itemIndex, {}, { rawExpressions: true }) as IDataObject | null;
-	for (const id of empty) {
-		const expression = expressionIn(raw?.[id]);
+	refuseEmptyFormInputs(ctx, itemIndex, values, (id) => {
 		const parts = splitFieldId(id);
-		const current = parts && graph?.[parts.nodeId] ? inputsOf(graph[parts.nodeId])[parts.input] : undefined;
-		const scalar = typeof current === 'number' || typeof current === 'boolean';
-		if (expression === undefined || (!scalar && values[id] !== undefined)) continue;
-		const label = parts && graph?.[parts.nodeId] ? `${nodeLabel(graph, parts.nodeId)} → ${parts.input}` : id;
-		const wanted = typeof current === 'boolean' ? 'true or false' : typeof current === 'number' ? 'a number' : 'a value';
-		const fallback = current === undefined ? '"…"' : JSON.stringify(current);
-		throw refuseEmptyExpression(ctx, { label, itemIndex, expression, value: values[id], wanted, fallback });
-	}
+		const graphNode = parts && graph?.[parts.nodeId];
+		const current = parts && graphNode ? inputsOf(graphNode)[parts.input] : undefined;
+		return {
+			label: parts && graphNode && graph ? `${nodeLabel(graph, parts.nodeId)} → ${parts.input}` : id,
+			kind: typeof current === 'boolean' ? 'boolean' : typeof current === 'number' ? 'number' : 'text',
+			fallback: current === undefined ? '"…"' : JSON.stringify(current),
+		};
+	});
 }
 
 /** Overrides from the resourceMapper: only inputs the user set (empty fields are not sent). */

@@ -3,7 +3,7 @@ import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
 import { mapperValueToBody, propertiesOf, validateBody, valueTypeOf } from './schema';
 import type { SchemaProblem } from './schema';
-import { expressionIn, isEmptyValue, refuseEmptyExpression } from '../../shared/jobs';
+import { refuseEmptyFormInputs } from '../../shared/jobs';
 import { getModel } from '../../shared/transport';
 import type { InputSchema, ModelEntry } from '../../shared/types';
 
@@ -83,27 +83,15 @@ export function buildBody(ctx: IExecuteFunctions, itemIndex: number, model: Mode
 	return body;
 }
 
-/**
- * An input of the form whose expression gave nothing is refused, not left out for the model's default: a number or
- * switch when it gave undefined, null or "" (an empty number means nothing), any input when it gave undefined (a
- * missing column or a misspelt field). An empty text ("" or null, an empty cell) is left out like a field left empty.
- */
+/** The form's empty inputs are refused as on every form (refuseEmptyFormInputs), typed by the model's schema. */
 function refuseEmptyMapped(ctx: IExecuteFunctions, itemIndex: number, schema: InputSchema): void {
-	// Before n8n's type check of the form, which turns "" into 0 for a number and false for a switch.
-	const value = (ctx.getNodeParameter('inputs.value', itemIndex, {}, { skipValidation: true }) ?? {}) as IDataObject;
-	const empty = Object.keys(value).filter((name) => isEmptyValue(value[name]));
-	if (!empty.length) return;
-	const raw = ctx.getNodeParameter('inputs.value', itemIndex, {}, { rawExpressions: true }) as IDataObject | null;
+	const values = (ctx.getNodeParameter('inputs.value', itemIndex, {}, { skipValidation: true }) ?? {}) as IDataObject;
 	const properties = propertiesOf(schema);
-	for (const name of empty) {
-		const expression = expressionIn(raw?.[name]);
-		if (expression === undefined) continue;
+	refuseEmptyFormInputs(ctx, itemIndex, values, (name) => {
 		const type = valueTypeOf(Object.prototype.hasOwnProperty.call(properties, name) ? properties[name] : undefined);
-		const scalar = type === 'number' || type === 'integer' || type === 'boolean';
-		if (!scalar && value[name] !== undefined) continue;
-		const wanted = type === 'boolean' ? 'true or false' : scalar ? 'a number' : 'a value';
-		throw refuseEmptyExpression(ctx, { label: name, itemIndex, expression, value: value[name], wanted, fallback: type === 'boolean' ? 'false' : scalar ? '1' : '"…"' });
-	}
+		const kind = type === 'boolean' ? 'boolean' : type === 'number' || type === 'integer' ? 'number' : 'text';
+		return { label: name, kind, fallback: kind === 'boolean' ? 'false' : kind === 'number' ? '1' : '"…"' };
+	});
 }
 
 export function acceptsLora(model: ModelEntry): boolean {

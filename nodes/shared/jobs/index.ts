@@ -20,6 +20,7 @@ export {
 	readWaitMode,
 	readWaitOptions,
 	refuseEmptyExpression,
+	refuseEmptyFormInputs,
 } from './options';
 export type { DownloadChoice, FileLayout, NumberRule, ReadWaitOptions, WaitMode } from './options';
 export { cancelOutcomeOf } from './waiting';

@@ -82,6 +82,33 @@ export function refuseEmptyExpression(
 	});
 }
 
+/** What a form input takes, for the refusal of an empty expression: its label, kind and an example fallback. */
+export interface FormInputKind {
+	label: string;
+	kind: 'number' | 'boolean' | 'text';
+	fallback: string;
+}
+
+/**
+ * Form inputs (a resource mapper's `inputs.value`, read by the caller before n8n's type check, which turns "" into 0
+ * for a number and false for a switch) whose expression gave nothing are refused: a number or switch when it gave
+ * undefined, null or "", any input when it gave undefined (a missing column, a misspelt field). An empty text (""
+ * or null, an empty cell) is left out like a field left empty.
+ */
+export function refuseEmptyFormInputs(ctx: IExecuteFunctions, itemIndex: number, values: IDataObject, describe: (key: string) => FormInputKind): void {
+	const empty = Object.keys(values).filter((key) => isEmptyValue(values[key]));
+	if (!empty.length) return;
+	const raw = ctx.getNodeParameter('inputs.value', itemIndex, {}, { rawExpressions: true }) as IDataObject | null;
+	for (const key of empty) {
+		const expression = expressionIn(raw?.[key]);
+		if (expression === undefined) continue;
+		const input = describe(key);
+		if (input.kind === 'text' && values[key] !== undefined) continue;
+		const wanted = input.kind === 'boolean' ? 'true or false' : input.kind === 'number' ? 'a number' : 'a value';
+		throw refuseEmptyExpression(ctx, { label: input.label, itemIndex, expression, value: values[key], wanted, fallback: input.fallback });
+	}
+}
+
 /**
  * A number from a parameter value: numbers, and strings that hold only a number ("10"), are accepted; anything
  * else ("10s", "auto", NaN, Infinity, objects) and values out of range are refused. Without `itemIndex` (a
