@@ -10,16 +10,20 @@ import { makeHandleToolInvocation } from 'n8n-core/dist/execution-engine/node-ex
 import type { IDataObject, IExecuteData, IExecuteFunctions, INode, INodeExecutionData, INodeType, Workflow, WorkflowExecuteMode } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+/** The fields of n8n-core's ExecuteContext that a SupplyDataContext for a tool call is built from. */
+export interface ExecuteContextFields {
+	workflow: Workflow;
+	node: INode;
+	additionalData: ConstructorParameters<typeof SupplyDataContext>[2];
+	mode: WorkflowExecuteMode;
+	runExecutionData: ConstructorParameters<typeof SupplyDataContext>[4];
+	runIndex: number;
+	executeData: IExecuteData;
+}
+
 /** The canvas output of the driver: per call `{ response }` (the handler's JSON string) or `{ toolError }`. */
 export async function callThroughToolHandler(executeContext: IExecuteFunctions, nodeType: INodeType): Promise<INodeExecutionData[][]> {
-	const ctx = executeContext as unknown as {
-		workflow: Workflow;
-		node: INode;
-		additionalData: ConstructorParameters<typeof SupplyDataContext>[2];
-		mode: WorkflowExecuteMode;
-		runExecutionData: ConstructorParameters<typeof SupplyDataContext>[4];
-		executeData: IExecuteData;
-	};
+	const ctx = executeContext as unknown as ExecuteContextFields;
 	const signal = executeContext.getExecutionCancelSignal();
 	// n8n-core's contextFactory: a fresh context per try, with no input until the handler adds the arguments.
 	const contextFor = (runIndex: number) =>

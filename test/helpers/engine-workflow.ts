@@ -10,21 +10,19 @@ import type {
 	ICredentialType,
 	IDataObject,
 	IExecuteFunctions,
-	IExecuteData,
-	INode,
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
 	ITriggerFunctions,
 	ITriggerResponse,
 	IVersionedNodeType,
-	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, UnexpectedError, Workflow } from 'n8n-workflow';
+import { NodeConnectionTypes, UnexpectedError } from 'n8n-workflow';
 
 import { RunComfyApi } from '../../credentials/RunComfyApi.credentials';
 import { HarnessCredentialsHelper } from './engine-credentials';
 import { callThroughToolHandler } from './engine-tool';
+import type { ExecuteContextFields } from './engine-tool';
 import { getRuntime, getService } from './engine-runtime';
 import type { InputItem, RunComfyCredentialData, RunNodeError } from './engine-types';
 
@@ -132,15 +130,7 @@ export function wrapNodeType(
 /** The context an AI agent's tool call gives a node: n8n-core's SupplyDataContext on `ai_tool`. */
 function toolContext(executeContext: IExecuteFunctions): IExecuteFunctions {
 	// Built from the real ExecuteContext's own fields, so workflow, run data and signal are shared.
-	const ctx = executeContext as unknown as {
-		workflow: Workflow;
-		node: INode;
-		additionalData: ConstructorParameters<typeof SupplyDataContext>[2];
-		mode: WorkflowExecuteMode;
-		runExecutionData: ConstructorParameters<typeof SupplyDataContext>[4];
-		runIndex: number;
-		executeData: IExecuteData;
-	};
+	const ctx = executeContext as unknown as ExecuteContextFields;
 	const toolArgs = executeContext.getInputData()[0]?.json ?? {};
 	const toolInput = [{ json: toolArgs }];
 	const supplyCtx = new SupplyDataContext(
