@@ -14,6 +14,8 @@ import type { RunState } from '../types';
 import type { Clock } from './clock';
 import { realClock, sleepFor } from './clock';
 import { httpStatusOf, isTransientError, retryAfterMsOf, toError } from './errors';
+import type { ColdMember } from './coldBatch';
+import { ColdGroup } from './coldBatch';
 import { Limiter } from './limiter';
 import { resolveOptions } from './options';
 import type { DurationSample } from './distribution';
@@ -75,28 +77,122 @@ export async function waitForAll(
 	const deadline = start + o.maxWaitMs;
 	const aborted = () => signal?.aborted === true;
 
-	/** Sleeps; false when the execution was stopped during (or before) the sleep. */
-	const pause = async (ms: number): Promise<boolean> => {
-		if (aborted()) return false;
-		try {
-			await sleepFor(clock, ms, signal);
-		} catch {
-			// sleep only rejects when the signal aborts; the check below decides
-		}
-		return !aborted();
+	/** A job's sleeps can be interrupted by its cold batch (./coldBatch): a wake-up while awake is kept for the next sleep. */
+	interface Sleeper extends ColdMember {
+		pending: boolean;
+		current: AbortController | undefined;
+	}
+	const sleeperOf = (): Sleeper => {
+		const sleeper: Sleeper = {
+			lastPollAt: start,
+			pending: false,
+			current: undefined,
+			wake: () => {
+				sleeper.pending = true;
+				sleeper.current?.abort();
+			},
+		};
+		return sleeper;
 	};
 
-	const runJob = async (job: WaitJob): Promise<LoopEnd> => {
-		const schedule = new JobSchedule(job, o, start, random);
+	/** Sleeps until `ms` passed ('slept'), the execution was stopped, or the job was woken. */
+	const pauseOrWake = async (ms: number, sleeper: Sleeper): Promise<'slept' | 'stopped' | 'woken'> => {
+		if (aborted()) return 'stopped';
+		if (sleeper.pending) {
+			sleeper.pending = false;
+			return 'woken';
+		}
+		const wake = new AbortController();
+		const onStop = () => wake.abort();
+		signal?.addEventListener('abort', onStop, { once: true });
+		sleeper.current = wake;
 		try {
-			return await followJob(job, schedule);
+			await sleepFor(clock, ms, wake.signal);
+		} catch {
+			// rejects only when stopped or woken; decided below
+		} finally {
+			sleeper.current = undefined;
+			signal?.removeEventListener('abort', onStop);
+		}
+		if (aborted()) return 'stopped';
+		if (!sleeper.pending) return 'slept';
+		sleeper.pending = false;
+		return 'woken';
+	};
+
+	// Every schedule makes its first plan before any job sleeps, so a cold batch knows all its runs.
+	const schedules = jobs.map((job) => new JobSchedule(job, o, start, random));
+	const firstDelays = schedules.map((schedule) => {
+		try {
+			return schedule.firstDelay(clock.now());
+		} catch {
+			return o.firstPollDelayMs;
+		}
+	});
+	const sleepers = jobs.map(sleeperOf);
+	const groups = coldGroupsOf(schedules, sleepers, { start, ...o });
+	const groupOf = (index: number): ColdGroup | undefined => {
+		const key = schedules[index].coldKey();
+		return key === undefined ? undefined : groups.get(key);
+	};
+	/** Whether the job taught its key a plan (its batch can follow it). */
+	const taught = (job: WaitJob): boolean => {
+		try {
+			return job.timingKey !== undefined && o.durations.plan(job.timingKey, 'total', o.targetDelayMs, o.pollingGoal) !== undefined;
+		} catch {
+			return false;
+		}
+	};
+
+	const runJob = async (job: WaitJob, index: number): Promise<LoopEnd> => {
+		const schedule = schedules[index];
+		const group = groupOf(index);
+		const sleeper = sleepers[index];
+		let learned = false;
+		try {
+			const end = await followJob(job, schedule, sleeper, group, firstDelays[index]);
+			if ('outcome' in end && end.outcome.kind === 'done' && options.onDone) {
+				const done = end.outcome;
+				const onDone = options.onDone;
+				await limiter.run(async () => {
+					try {
+						await onDone(done);
+					} catch {
+						// the hook keeps its own errors
+					}
+				});
+			}
+			learned = 'outcome' in end && end.outcome.kind === 'done' && end.outcome.state === 'succeeded' && taught(job);
+			return end;
 		} finally {
 			// However the wait for it ends, the store stops counting the run as going.
 			schedule.dropPlan();
+			group?.leave(sleeper, clock.now(), learned);
 		}
 	};
 
-	const followJob = async (job: WaitJob, schedule: JobSchedule): Promise<LoopEnd> => {
+	/**
+	 * Sleeps `ms`, then true; false when stopped. A cold batch's member that is woken asks again when to poll: its
+	 * batch's tick while the batch learned nothing, else the plan it has learned (`JobSchedule.wake`).
+	 */
+	const sleepUntilPoll = async (ms: number, schedule: JobSchedule, sleeper: Sleeper, group: ColdGroup | undefined): Promise<boolean> => {
+		let wait = ms;
+		for (;;) {
+			const slept = await pauseOrWake(Math.min(wait, Math.max(0, deadline - clock.now())), sleeper);
+			if (slept !== 'woken') return slept === 'slept';
+			const now = clock.now();
+			wait = group?.has(sleeper) ? group.waitOf(sleeper, now) : schedule.wake(now);
+			if (wait <= 0) return !aborted();
+		}
+	};
+
+	const followJob = async (
+		job: WaitJob,
+		schedule: JobSchedule,
+		sleeper: Sleeper,
+		group: ColdGroup | undefined,
+		plannedFirst: number,
+	): Promise<LoopEnd> => {
 		const progress: JobProgress = { state: 'unknown', record: {}, polls: 0 };
 		let transientErrors = 0;
 
@@ -109,8 +205,8 @@ export async function waitForAll(
 			return { outcome: base };
 		};
 
-		const firstDelay = Math.min(schedule.firstDelay(clock.now()), Math.max(0, deadline - clock.now()));
-		if (firstDelay > 0 && !(await pause(firstDelay))) return { aborted: progress };
+		const first = group?.has(sleeper) ? group.waitOf(sleeper, clock.now()) : plannedFirst;
+		if (first > 0 && !(await sleepUntilPoll(first, schedule, sleeper, group))) return { aborted: progress };
 
 		for (;;) {
 			if (aborted()) return { aborted: progress };
@@ -158,7 +254,16 @@ export async function waitForAll(
 				// is another matter: its plan starts again from the start of the run.
 				if (pollResult && result.state !== 'queued') schedule.refuseResultPolls();
 				waitMs = schedule.afterPoll(at, now, result.state, progress.record, result.steps);
+				if (group?.has(sleeper)) {
+					// Seen queued: the queue rules decide its polls, not the batch.
+					if (schedule.coldKey() === undefined) group.leave(sleeper, now, false);
+					else {
+						group.polled(sleeper, at);
+						waitMs = group.waitOf(sleeper, now);
+					}
+				}
 			} else {
+				if (group?.has(sleeper)) group.polled(sleeper, at);
 				if (aborted()) return { aborted: progress };
 				const status = httpStatusOf(failure);
 				if (pollResult && status !== undefined && status >= 400 && status < 500 && status !== 429) {
@@ -184,15 +289,14 @@ export async function waitForAll(
 
 			if (now >= deadline) return await timeout();
 			// Never sleep past the deadline; the last poll happens at the deadline itself.
-			waitMs = Math.min(waitMs, deadline - now);
-			if (!(await pause(waitMs))) return { aborted: progress };
+			if (!(await sleepUntilPoll(waitMs, schedule, sleeper, group))) return { aborted: progress };
 		}
 	};
 
 	const ends = await Promise.all(
-		jobs.map(async (job) => {
+		jobs.map(async (job, index) => {
 			try {
-				return await runJob(job);
+				return await runJob(job, index);
 			} catch (error) {
 				// Only a broken clock could get here; still keep one outcome per job.
 				return { outcome: { kind: 'error' as const, job, error: toError(error), polls: 0 } };
@@ -213,4 +317,28 @@ export async function waitForAll(
 			return { ...stopped, cancel };
 		}),
 	);
+}
+
+/** One cold batch per timing key with at least two jobs that follow no learned plan (./coldBatch). */
+function coldGroupsOf(
+	schedules: JobSchedule[],
+	members: ColdMember[],
+	settings: { start: number; firstPollDelayMs: number; initialIntervalMs: number; maxIntervalMs: number },
+): Map<string, ColdGroup> {
+	const byKey = new Map<string, ColdMember[]>();
+	schedules.forEach((schedule, index) => {
+		const key = schedule.coldKey();
+		if (key === undefined) return;
+		const list = byKey.get(key) ?? [];
+		list.push(members[index]);
+		byKey.set(key, list);
+	});
+	const groups = new Map<string, ColdGroup>();
+	for (const [key, list] of byKey) {
+		if (list.length < 2) continue;
+		const group = new ColdGroup(settings);
+		for (const member of list) group.join(member);
+		groups.set(key, group);
+	}
+	return groups;
 }

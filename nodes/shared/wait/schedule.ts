@@ -197,6 +197,33 @@ export class JobSchedule {
 		return state === 'running' ? this.untilStepsEnd(now, backoff) : backoff;
 	}
 
+	/** The job's key while it follows no learned plan and was not seen queued: it can wait as part of a cold batch. */
+	coldKey(): string | undefined {
+		const key = this.job.timingKey;
+		return key && !this.plan && !this.seenQueued ? key : undefined;
+	}
+
+	/**
+	 * Its cold batch learned a run time (./coldBatch): from now on the job follows the learned plan, counted from
+	 * its submit. Returns ms from `now` until its next poll (0 when the plan expects the run to have ended already).
+	 */
+	wake(now: number): number {
+		const key = this.job.timingKey;
+		this.interval = this.options.initialIntervalMs;
+		if (key && !this.plan && !this.seenQueued) {
+			this.follow(this.planOf(key, 'total'), this.submittedAt, 'total');
+			const followed = this.plan as Plan | undefined;
+			if (followed?.live && this.lastGoingAt !== undefined) followed.live.going = this.lastGoingAt - this.submittedAt;
+		}
+		const planned = this.plannedAfter(now);
+		if (planned === undefined) {
+			this.dropPlan();
+			return 0;
+		}
+		this.expectsEnd = this.endLikelyBy(planned);
+		return planned - now;
+	}
+
 	/** The backoff's wait, shortened to land on the end of the job's last step (see the file comment). */
 	private untilStepsEnd(now: number, backoff: number): number {
 		const forecast = this.steps.forecast();
