@@ -16,7 +16,7 @@
  */
 
 /** A tick's interval is this fraction of the time since waiting started (within the first and the max interval). */
-export const TICK_SHARE = 8;
+export const TICK_SHARE = 16;
 /** The longest a run of a cold batch stays without a poll of its own, in Max Poll Intervals. */
 export const SILENT_INTERVALS = 6;
 
@@ -25,6 +25,8 @@ export interface ColdMember {
 	lastPollAt: number;
 	/** Interrupts the member's current sleep so it asks again when to poll. */
 	wake: () => void;
+	/** Its batch learned a run time: it starts counting as a run going at `now` (before any member is woken). */
+	enroll?: (now: number) => void;
 }
 
 export interface TickSettings {
@@ -76,6 +78,7 @@ export class ColdGroup {
 		if (!this.members.delete(member)) return;
 		if (taught && !this.learned) {
 			this.learned = true;
+			for (const m of this.members) m.enroll?.(now);
 			for (const m of this.members) m.wake();
 			return;
 		}

@@ -95,12 +95,20 @@ export async function waitForAll(
 		return sleeper;
 	};
 
-	/** Sleeps until `ms` passed ('slept'), the execution was stopped, or the job was woken. */
-	const pauseOrWake = async (ms: number, sleeper: Sleeper): Promise<'slept' | 'stopped' | 'woken'> => {
+	/** Sleeps until `ms` passed ('slept'), the execution was stopped, or (a member of a cold batch) the job was woken. */
+	const pauseOrWake = async (ms: number, sleeper: Sleeper, wakeable: boolean): Promise<'slept' | 'stopped' | 'woken'> => {
 		if (aborted()) return 'stopped';
 		if (sleeper.pending) {
 			sleeper.pending = false;
 			return 'woken';
+		}
+		if (!wakeable) {
+			try {
+				await sleepFor(clock, ms, signal);
+			} catch {
+				// sleep only rejects when the signal aborts; the check below decides
+			}
+			return aborted() ? 'stopped' : 'slept';
 		}
 		const wake = new AbortController();
 		const onStop = () => wake.abort();
@@ -130,6 +138,15 @@ export async function waitForAll(
 		}
 	});
 	const sleepers = jobs.map(sleeperOf);
+	sleepers.forEach((sleeper, index) => {
+		sleeper.enroll = (now) => {
+			try {
+				schedules[index].enroll(now);
+			} catch {
+				// learning must never break the wait
+			}
+		};
+	});
 	const groups = coldGroupsOf(schedules, sleepers, { start, ...o });
 	const groupOf = (index: number): ColdGroup | undefined => {
 		const key = schedules[index].coldKey();
@@ -178,7 +195,7 @@ export async function waitForAll(
 	const sleepUntilPoll = async (ms: number, schedule: JobSchedule, sleeper: Sleeper, group: ColdGroup | undefined): Promise<boolean> => {
 		let wait = ms;
 		for (;;) {
-			const slept = await pauseOrWake(Math.min(wait, Math.max(0, deadline - clock.now())), sleeper);
+			const slept = await pauseOrWake(Math.min(wait, Math.max(0, deadline - clock.now())), sleeper, group?.has(sleeper) === true);
 			if (slept !== 'woken') return slept === 'slept';
 			const now = clock.now();
 			wait = group?.has(sleeper) ? group.waitOf(sleeper, now) : schedule.wake(now);

@@ -73,7 +73,12 @@ interface Plan {
 	learned: number;
 	/** This run, registered with the store while it follows the plan. */
 	live: LiveRun | undefined;
+	/** The median delay the plan aims at (COLD_TARGET_MS at least for the runs of a cold batch). */
+	target: number;
 }
+
+/** The target delay of the plans of a cold batch's runs once it learned (./coldBatch): a batch ends with its last run, and a Wait 1 s loop's resolution is what it has to match. */
+export const COLD_TARGET_MS = 1000;
 
 /** A followed plan is made again once the key has learned this many times the samples it was made from… */
 export const REPLAN_GROWTH = 1.5;
@@ -113,6 +118,9 @@ export class JobSchedule {
 
 	/** A result request of this job was refused: it polls its status only. */
 	private resultPollsRefused = false;
+
+	/** Woken by its cold batch (./coldBatch): past its plan it polls every first interval, not growing. */
+	private woken = false;
 
 	/** Where the steps of a job that reports them end (training). */
 	private readonly steps = new StepForecast();
@@ -204,21 +212,44 @@ export class JobSchedule {
 	}
 
 	/**
+	 * Its cold batch learned a run time: the job follows the learned plan and counts as going until `now` (it was
+	 * not seen ended; most of a batch is still going when its first run ends). Called for every run of the batch
+	 * before any `wake`, so each plan counts them all.
+	 */
+	enroll(now: number): void {
+		const key = this.coldKey();
+		if (!key) return;
+		this.follow(this.planOf(key, 'total'), this.submittedAt, 'total');
+		const plan = this.plan as Plan | undefined;
+		if (plan?.live && this.lastGoingAt !== undefined) plan.live.going = Math.max(plan.live.going, Math.min(now, this.lastGoingAt) - this.submittedAt);
+	}
+
+	/**
 	 * Its cold batch learned a run time (./coldBatch): from now on the job follows the learned plan, counted from
-	 * its submit. Returns ms from `now` until its next poll (0 when the plan expects the run to have ended already).
+	 * its submit. Returns ms from `now` until its next poll (one interval when the plan has no poll left).
 	 */
 	wake(now: number): number {
 		const key = this.job.timingKey;
 		this.interval = this.options.initialIntervalMs;
-		if (key && !this.plan && !this.seenQueued) {
-			this.follow(this.planOf(key, 'total'), this.submittedAt, 'total');
-			const followed = this.plan as Plan | undefined;
-			if (followed?.live && this.lastGoingAt !== undefined) followed.live.going = this.lastGoingAt - this.submittedAt;
+		this.woken = true;
+		if (!this.plan) this.enroll(now);
+		const plan = this.plan as Plan | undefined;
+		if (key && plan && this.options.pollingGoal !== 'fewestRequests') {
+			try {
+				plan.target = Math.max(plan.target, COLD_TARGET_MS);
+				const made = this.options.durations.livePlan(key, plan.source, plan.target, plan.learned, this.options.pollingGoal);
+				if (made) plan.offsets = made.offsets;
+			} catch {
+				// learning must never break the wait: the plan followed so far stays
+			}
 		}
 		const planned = this.plannedAfter(now);
 		if (planned === undefined) {
+			// Past the plan: the batch's runs end about now. One interval on, the poll may as well bring the result.
+			const wait = this.backoffWait();
+			this.expectsEnd = this.endLikelyBy(now + wait);
 			this.dropPlan();
-			return 0;
+			return wait;
 		}
 		this.expectsEnd = this.endLikelyBy(planned);
 		return planned - now;
@@ -239,7 +270,8 @@ export class JobSchedule {
 	/** The backoff wait, growing the interval (also used after a transient error). */
 	backoffWait(): number {
 		const wait = this.jitteredInterval();
-		this.interval = Math.min(this.options.maxIntervalMs, this.interval * this.options.backoffFactor);
+		// A cold batch's run past its plan: the batch ends with its last run, so it is not left to a growing backoff.
+		if (!this.woken) this.interval = Math.min(this.options.maxIntervalMs, this.interval * this.options.backoffFactor);
 		return wait;
 	}
 
@@ -314,7 +346,7 @@ export class JobSchedule {
 		const key = this.job.timingKey;
 		if (!offsets?.length || !key) return;
 		const store = this.options.durations;
-		this.plan = { anchor, offsets, source, learned: store.learnedCount(key, source), live: store.watch(key, source) };
+		this.plan = { anchor, offsets, source, learned: store.learnedCount(key, source), live: store.watch(key, source), target: this.options.targetDelayMs };
 	}
 
 	/** Stops following a plan; the store no longer counts this run as going. Called whenever the wait for the job ends. */
@@ -341,7 +373,7 @@ export class JobSchedule {
 		if (learned < enough) return;
 		let made: LivePlan | undefined;
 		try {
-			made = store.livePlan(key, plan.source, this.options.targetDelayMs, enough, this.options.pollingGoal);
+			made = store.livePlan(key, plan.source, plan.target, enough, this.options.pollingGoal);
 		} catch {
 			// learning must never break the wait: the plan followed so far stays
 		}
