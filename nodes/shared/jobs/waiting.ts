@@ -1,6 +1,7 @@
 /**
- * Step 4 of the job flow: wait for every job together with the one engine (../wait), then follow cancellations
- * the service only accepted, and fetch each finished job's result once (step 5).
+ * Step 4 of the job flow: wait for every job together with the one engine (../wait), fetching each finished job's
+ * result once as soon as it is seen ended (step 5; so a batch ends within one request of its last run, and the
+ * result's timestamps teach the rest of the batch at once), then follow cancellations the service only accepted.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -46,11 +47,21 @@ export async function waitForJobs<P extends JobItem, O>(
 		// The transport sends this cancel even after Stop (it is not bound to the aborted cancel signal).
 		...(kind.cancel ? { cancel: async () => await (kind.cancel as (t: Tracked<P>) => Promise<IDataObject>)(t) } : {}),
 	}));
+	const early = new Map<string, JobEnd>();
+	const onDone = async (outcome: WaitOutcome): Promise<void> => {
+		const end: JobEnd = { outcome };
+		early.set(outcome.job.id, end);
+		await fetchOne(batch, firstOf.get(outcome.job.id) as Tracked<P>, end);
+	};
 	const outcomes = jobs.length
 		? // Jobs just submitted are not finished yet: the first status request waits one interval.
-			await waitForAll(jobs, { ...wait, followCancellation: true, ...(submittedNow ? { firstPollDelayMs: wait.initialIntervalMs } : {}) }, signal)
+			await waitForAll(
+				jobs,
+				{ ...wait, followCancellation: true, onDone, ...(submittedNow ? { firstPollDelayMs: wait.initialIntervalMs } : {}) },
+				signal,
+			)
 		: [];
-	const ends = new Map<string, JobEnd>(outcomes.map((outcome) => [outcome.job.id, { outcome }]));
+	const ends = new Map<string, JobEnd>(outcomes.map((outcome) => [outcome.job.id, early.get(outcome.job.id) ?? { outcome }]));
 
 	// A timeout cancelled on the live service may be only "cancellation_requested": follow it until it has ended.
 	const toFollow = outcomes.filter(
@@ -82,24 +93,27 @@ export async function fetchResults<P extends JobItem, O>(
 	ends: Map<string, JobEnd>,
 	concurrency: number,
 ): Promise<void> {
+	// Jobs fetched when they were seen ended (waitForJobs) are not fetched again.
+	const done = [...ends.values()].filter((e) => e.outcome.kind === 'done' && e.result === undefined);
+	await mapPool(done, concurrency, async (end) => await fetchOne(batch, firstOf.get(end.outcome.job.id) as Tracked<P>, end));
+}
+
+/** The one result fetch of a finished job into `end.result` (its error, if it fails). */
+async function fetchOne<P extends JobItem, O>(batch: Batch<P, O>, t: Tracked<P>, end: JobEnd): Promise<void> {
 	const { kind } = batch;
-	const done = [...ends.values()].filter((e) => e.outcome.kind === 'done');
-	await mapPool(done, concurrency, async (end) => {
-		const t = firstOf.get(end.outcome.job.id) as Tracked<P>;
-		const record = end.outcome.kind === 'done' ? end.outcome.record : {};
-		const fetched = end.outcome.kind === 'done' ? end.outcome.result : undefined;
-		if (!kind.fetch && !fetched) {
-			end.result = record;
-			return;
-		}
-		try {
-			// The poll that saw the end may have been the result request itself (WaitJob.pollResult).
-			end.result = fetched ?? (await (kind.fetch as NonNullable<typeof kind.fetch>)(t, record));
-			// The service's timestamps of the run teach its run time better than the polls around its end did.
-			const window = runTimeWindow(end.result, t.submittedAt, t.answeredAt);
-			if (window) narrowRunTime(end.outcome.job, window);
-		} catch (error) {
-			end.result = error instanceof Error ? error : new Error(String(error));
-		}
-	});
+	const record = end.outcome.kind === 'done' ? end.outcome.record : {};
+	const fetched = end.outcome.kind === 'done' ? end.outcome.result : undefined;
+	if (!kind.fetch && !fetched) {
+		end.result = record;
+		return;
+	}
+	try {
+		// The poll that saw the end may have been the result request itself (WaitJob.pollResult).
+		end.result = fetched ?? (await (kind.fetch as NonNullable<typeof kind.fetch>)(t, record));
+		// The service's timestamps of the run teach its run time better than the polls around its end did.
+		const window = runTimeWindow(end.result, t.submittedAt, t.answeredAt);
+		if (window) narrowRunTime(end.outcome.job, window);
+	} catch (error) {
+		end.result = error instanceof Error ? error : new Error(String(error));
+	}
 }
