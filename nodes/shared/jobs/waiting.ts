@@ -14,6 +14,8 @@ import type { Batch } from './flow';
 import type { JobItem, Tracked } from './kind';
 import type { ReadWaitOptions } from './options';
 import { runTimeWindow } from './runTime';
+import { loadSavedRunTimes, storeSavedRunTimes } from './savedRunTimes';
+import type { SavedRunTimesUse } from './savedRunTimes';
 
 /** How one job ended, with what was learnt after the wait. */
 export interface JobEnd {
@@ -32,6 +34,7 @@ export async function waitForJobs<P extends JobItem, O>(
 	batch: Batch<P, O>,
 	tracked: Array<Tracked<P>>,
 	wait: ReadWaitOptions,
+	saved?: SavedRunTimesUse,
 ): Promise<Map<string, JobEnd>> {
 	const { kind, signal } = batch;
 	const firstOf = new Map<string, Tracked<P>>();
@@ -47,6 +50,8 @@ export async function waitForJobs<P extends JobItem, O>(
 		// The transport sends this cancel even after Stop (it is not bound to the aborted cancel signal).
 		...(kind.cancel ? { cancel: async () => await (kind.cancel as (t: Tracked<P>) => Promise<IDataObject>)(t) } : {}),
 	}));
+	const keys = [...new Set(jobs.map((j) => j.timingKey).filter((k): k is string => k !== undefined))];
+	if (saved) loadSavedRunTimes(batch.ctx, saved, keys);
 	const early = new Map<string, JobEnd>();
 	const onDone = async (outcome: WaitOutcome): Promise<void> => {
 		const end: JobEnd = { outcome };
@@ -62,6 +67,7 @@ export async function waitForJobs<P extends JobItem, O>(
 			)
 		: [];
 	const ends = new Map<string, JobEnd>(outcomes.map((outcome) => [outcome.job.id, early.get(outcome.job.id) ?? { outcome }]));
+	if (saved) storeSavedRunTimes(batch.ctx, saved, keys);
 
 	// A timeout cancelled on the live service may be only "cancellation_requested": follow it until it has ended.
 	const toFollow = outcomes.filter(

@@ -12,6 +12,8 @@ export type { DurationSample, EndDistribution } from './distribution';
 export { endDistribution } from './distribution';
 export type { DurationSource, DurationStoreOptions, LivePlan, LiveRun, PlanSource } from './learning';
 export { DurationStore, sharedDurations, timingKey } from './learning';
+export type { SavedRunTimes } from './persist';
+export { keyHash, PERSISTED_KEYS, PERSISTED_SAMPLES, restoreRunTimes, saveRunTimes } from './persist';
 export { DEFAULT_TARGET_DELAY_MS, FEW_REQUESTS, FEW_REQUESTS_SHARE, planPolls, POLLING_GOALS } from './planner';
 export type { PlanSettings, PollingGoal } from './planner';
 export type { EndForecast, StepProgress } from './steps';

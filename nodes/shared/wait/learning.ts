@@ -147,6 +147,14 @@ export class DurationStore {
 		entry.fits.clear();
 	}
 
+	/** The key's `total` samples are known to be narrowed by timestamps (restored from a saved copy, ./persist). */
+	markTimestamped(key: string): void {
+		const entry = this.entries.get(key);
+		if (!entry || entry.timestamped) return;
+		entry.timestamped = true;
+		entry.plans.clear();
+	}
+
 	/** Whether the key's plans from `source` start with a poll at the lower end of what was learned. */
 	pollsAtLowerEnd(key: string, source: PlanSource): boolean {
 		return source === 'run' || this.entries.get(key)?.timestamped !== true;
