@@ -10,7 +10,8 @@
  * follows the plan learned from it and from the runs still going (./schedule `wake`), which the runs that end next
  * refine as for any batch.
  *
- * A run that ends without teaching anything (failed, cancelled) only leaves; a run seen queued leaves and follows
+ * A run that fails or is cancelled only leaves; one that succeeds wakes the rest even when nothing could be
+ * learned from it (they then go on with the plain backoff). A run seen queued leaves and follows
  * the queue rules. No run stays silent longer than SILENT_INTERVALS × Max Poll Interval, so a lost wake-up costs
  * polls, never the run. A single cold run keeps the plain backoff (nothing to share).
  */

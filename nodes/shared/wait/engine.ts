@@ -152,15 +152,6 @@ export async function waitForAll(
 		const key = schedules[index].coldKey();
 		return key === undefined ? undefined : groups.get(key);
 	};
-	/** Whether the job taught its key a plan (its batch can follow it). */
-	const taught = (job: WaitJob): boolean => {
-		try {
-			return job.timingKey !== undefined && o.durations.plan(job.timingKey, 'total', o.targetDelayMs, o.pollingGoal) !== undefined;
-		} catch {
-			return false;
-		}
-	};
-
 	const runJob = async (job: WaitJob, index: number): Promise<LoopEnd> => {
 		const schedule = schedules[index];
 		const group = groupOf(index);
@@ -179,7 +170,8 @@ export async function waitForAll(
 					}
 				});
 			}
-			learned = 'outcome' in end && end.outcome.kind === 'done' && end.outcome.state === 'succeeded' && taught(job);
+			// A run that succeeded ends the batch's silence even when nothing could be learned from it (learning off).
+			learned = 'outcome' in end && end.outcome.kind === 'done' && end.outcome.state === 'succeeded';
 			return end;
 		} finally {
 			// However the wait for it ends, the store stops counting the run as going.

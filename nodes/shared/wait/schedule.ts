@@ -231,9 +231,11 @@ export class JobSchedule {
 	wake(now: number): number {
 		const key = this.job.timingKey;
 		this.interval = this.options.initialIntervalMs;
-		this.woken = true;
 		if (!this.plan) this.enroll(now);
 		const plan = this.plan as Plan | undefined;
+		// Without a plan (nothing could be learned): a poll now, then the plain backoff as for any run.
+		this.woken = plan !== undefined;
+		if (!plan) return 0;
 		if (key && plan && this.options.pollingGoal !== 'fewestRequests') {
 			try {
 				plan.target = Math.max(plan.target, COLD_TARGET_MS);

@@ -45,9 +45,10 @@ function coldRun(clock: VirtualClock, id: number, end: number): ColdRun {
 }
 
 /** What the node does: wait, fetch each result when its run is seen ended, learn its time from its timestamps. */
-async function nodeBatch(ends: number[], store = new DurationStore()) {
+async function nodeBatch(ends: number[], store = new DurationStore(), keyed = true) {
 	const clock = new VirtualClock();
 	const runs = ends.map((end, i) => coldRun(clock, i, end));
+	if (!keyed) for (const run of runs) delete run.job.timingKey;
 	const seenAt = new Map<string, number>();
 	const onDone = async (o: Extract<WaitOutcome, { kind: 'done' }>) => {
 		const run = runs[o.job.itemIndex];
@@ -91,6 +92,21 @@ describe('a cold batch of 10 runs of one model', () => {
 		// Within one second of the Wait 1 s loop on average, and never a second loop interval behind it.
 		expect(late.reduce((a, b) => a + b, 0) / late.length).toBeLessThanOrEqual(1000);
 		expect(Math.max(...late)).toBeLessThanOrEqual(2000);
+	});
+
+	it('with nothing learned from its runs (a store that keeps nothing), the batch ends no later than with the plain backoff', async () => {
+		class KeepsNothing extends DurationStore {
+			override record(): undefined {
+				return undefined;
+			}
+		}
+		for (const meanMs of [2000, 20_000]) {
+			const ends = spreadRuns(meanMs, 10, 11);
+			const cold = await nodeBatch(ends, new KeepsNothing());
+			const plain = await nodeBatch(ends, new KeepsNothing(), false);
+			expect(cold.end).toBeLessThanOrEqual(plain.end);
+			expect(cold.requests).toBeLessThanOrEqual(plain.requests);
+		}
 	});
 
 	it('a batch learns its runs for the next one', async () => {
