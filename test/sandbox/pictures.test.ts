@@ -88,6 +88,7 @@ describe('sandbox pictures', () => {
 		const urls = await modelImages({ prompt: 'four owls', seed: 1, image_size: 'square', num_images: 2, output_format: 'png' });
 		const [a, b] = await Promise.all(urls.map(async (u) => (await download(u)).body));
 		expect(a.equals(b)).toBe(false);
+		expect([a, b].map((png) => parsePng(png).width)).toEqual([512, 512]);
 	});
 
 	it("takes the schema's default size when the body gives none", async () => {
