@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
  * The sandbox's pictures: a run's PNG outputs are real pictures of its prompt (valid PNG, the requested size,
  * deterministic, different per prompt), for Model API runs and deployment requests alike.
