@@ -221,7 +221,7 @@ function drawCaption(cv, prompt, label) {
 		for (let i = (cv.height - band) * cv.width * 3; i < cv.px.length; i++) cv.px[i] >>= 1;
 		lines.forEach((line, i) => drawText(cv, line, pad, cv.height - band + pad + i * font.LINE * scale, scale, [255, 255, 255]));
 	}
-	const small = Math.max(1, Math.floor(scale / 2));
+	const small = Math.max(1, Math.round(scale / 2));
 	drawText(cv, font.printable(label), 3 * small, 3 * small, small, [255, 255, 255]);
 }
 
