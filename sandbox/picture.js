@@ -2,7 +2,8 @@
 /**
  * The pictures the sandbox serves for image outputs: a landscape (sky, sun, stars, ridges) whose colours and
  * shapes derive from a hash of the prompt and seed, with the prompt written along the bottom. Deterministic
- * (same prompt, seed and size: same bytes), encoded as PNG with Node's own zlib, a few tens of KB.
+ * (same prompt, seed and size: same bytes), encoded as PNG with Node's own zlib, and small (flat fills and one
+ * gradient, no noise).
  */
 const zlib = require('zlib');
 const font = require('./font');
