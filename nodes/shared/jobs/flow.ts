@@ -108,7 +108,8 @@ async function run<P extends JobItem, O>(batch: Batch<P, O>): Promise<INodeExecu
 	// Jobs whose results RunComfy delivers elsewhere (Deliver Results To) are output at once, with their ids.
 	const elsewhere = submitted.tracked.filter((t) => batch.kind.deliveredElsewhere?.(t) === true);
 	if (elsewhere.length) await presentUnwaited(batch, elsewhere);
-	const tracked = submitted.tracked.filter((t) => !elsewhere.includes(t));
+	const elsewhereSet = new Set(elsewhere);
+	const tracked = submitted.tracked.filter((t) => !elsewhereSet.has(t));
 	if (!tracked.length) return flatten(batch.output);
 	const wait = batch.checked[0]?.wait;
 	if (!wait?.enabled) {
@@ -191,8 +192,7 @@ async function presentUnwaited<P extends JobItem, O>(batch: Batch<P, O>, tracked
 	const { kind } = batch;
 	const snapshots = new Map<string, IDataObject>();
 	if (kind.snapshotWithoutWait) {
-		for (const id of new Set(tracked.map((t) => t.id))) {
-			const t = tracked.find((x) => x.id === id) as Tracked<P>;
+		for (const [id, [t]] of groupsOf(tracked)) {
 			try {
 				snapshots.set(id, (await kind.poll(t)).record);
 			} catch {
@@ -201,20 +201,33 @@ async function presentUnwaited<P extends JobItem, O>(batch: Batch<P, O>, tracked
 		}
 	}
 	const options = optionsOf(batch);
+	const groups = groupsOf(tracked);
 	for (const t of tracked) {
 		const json = batch.publish({ ...kind.ids(t), ...t.accepted, ...kind.queued });
 		const record = snapshots.get(t.id);
-		const group = tracked.filter((x) => x.id === t.id);
+		const group = groups.get(t.id) as Array<Tracked<P>>;
 		const presented = await kind.present(t, json, { succeeded: false, options: options(t), group, record, hosts: batch.hosts });
 		batch.output[t.itemIndex] = asList(presented);
 	}
 }
 
-/** The options read for each item in step 1. */
-export const optionsOf =
-	<P extends JobItem, O>(batch: Batch<P, O>) =>
-	(p: P): O =>
-		(batch.checked.find((c) => c.p.itemIndex === p.itemIndex) as Checked<P, O>).options;
+/** The options read for each item in step 1 (looked up by item index: a batch may hold 10,000 items). */
+export function optionsOf<P extends JobItem, O>(batch: Batch<P, O>): (p: P) => O {
+	const byIndex = new Map<number, O>();
+	for (const c of batch.checked) if (!byIndex.has(c.p.itemIndex)) byIndex.set(c.p.itemIndex, c.options);
+	return (p) => byIndex.get(p.itemIndex) as O;
+}
+
+/** The tracked items of each job id, in item order (several items may follow one job). */
+export function groupsOf<P extends JobItem>(tracked: Array<Tracked<P>>): Map<string, Array<Tracked<P>>> {
+	const groups = new Map<string, Array<Tracked<P>>>();
+	for (const t of tracked) {
+		const group = groups.get(t.id);
+		if (group) group.push(t);
+		else groups.set(t.id, [t]);
+	}
+	return groups;
+}
 
 export const asList = (x: INodeExecutionData | INodeExecutionData[]): INodeExecutionData[] => (Array.isArray(x) ? x : [x]);
 
