@@ -38,6 +38,9 @@ export interface Checked<P extends JobItem, O> {
 	p: P;
 	options: O;
 	wait: ReadWaitOptions;
+	/** "Minimum Balance (USD)" and "Max Estimated Cost (USD)" of the item (0 or absent: off), read once in step 1. */
+	minimumBalance?: number;
+	costCap?: number;
 }
 
 /** The state of one run of the flow, shared by its steps. */
@@ -142,9 +145,9 @@ async function checkItems<P extends JobItem, O>(batch: Batch<P, O>): Promise<voi
 			const p = earlier && earlier.state !== 'ended' ? (earlier.prepared as P) : await kind.prepare(i, extra);
 			const options = kind.readOptions ? kind.readOptions(p) : (undefined as O);
 			const wait = readWaitOptions(ctx, i, kind.wait, Boolean(kind.park));
-			if (kind.paid) readMinimumBalance(ctx, i);
-			if (kind.estimate) readCostCap(ctx, i);
-			batch.checked.push({ p, options, wait });
+			const minimumBalance = kind.paid ? readMinimumBalance(ctx, i) : 0;
+			const costCap = kind.estimate ? readCostCap(ctx, i) : 0;
+			batch.checked.push({ p, options, wait, minimumBalance, costCap });
 		} catch (error) {
 			invalid.push({ itemIndex: i, error: toNodeError(ctx, error, i), extra });
 		}
@@ -169,14 +172,16 @@ const lineOf = (itemIndex: number, message: string) => (/^Item \d+:/.test(messag
 async function guardsAllow<P extends JobItem, O>(batch: Batch<P, O>): Promise<boolean> {
 	const { ctx, kind } = batch;
 	if (!kind.paid) return true;
-	const minimum = Math.max(...batch.checked.map((c) => readMinimumBalance(ctx, c.p.itemIndex)));
+	// A loop rather than Math.max(...list): a spread of a very large batch overflows the call stack.
+	let minimum = -Infinity;
+	for (const c of batch.checked) minimum = Math.max(minimum, c.minimumBalance ?? 0);
 	try {
 		if (kind.estimate) {
-			const caps = batch.checked.map((c) => readCostCap(ctx, c.p.itemIndex)).filter((cap) => cap > 0);
+			const caps = batch.checked.map((c) => c.costCap ?? 0).filter((cap) => cap > 0);
 			// Items an earlier try already submitted are not submitted (nor paid) again.
 			const fresh = batch.checked.filter((c) => !batch.memory.get(c.p.itemIndex) || batch.memory.get(c.p.itemIndex)?.state === 'ended');
 			const estimate = kind.estimate;
-			if (caps.length) assertCostCap(ctx, Math.min(...caps), fresh.map((c) => ({ itemIndex: c.p.itemIndex, estimate: estimate(c.p) })));
+			if (caps.length) assertCostCap(ctx, caps.reduce((a, b) => Math.min(a, b)), fresh.map((c) => ({ itemIndex: c.p.itemIndex, estimate: estimate(c.p) })));
 		}
 		await assertMinimumBalance(ctx, minimum);
 		return true;

@@ -19,12 +19,13 @@ const CREDENTIALS = {
 	allowedDownloadHosts: '127.0.0.1',
 };
 
-function countingKind(reads: { count: number }): JobKind<JobItem, { tag: string }> {
+function countingKind(reads: { count: number }, paid = false): JobKind<JobItem, { tag: string }> {
 	return {
 		noun: { one: 'run', many: 'runs', idField: 'request_id', idLabel: 'Request ID', lookUp: 'Model → Get Result' },
 		wait: INFERENCE_WAIT,
-		paid: false,
+		paid,
 		submitConcurrency: 8,
+		...(paid ? { estimate: () => ({ usd: 0.01, basis: 'flat' }) } : {}),
 		prepare: async (i) => ({
 			get itemIndex() {
 				reads.count++;
@@ -61,5 +62,31 @@ describe('a batch of many items', () => {
 		});
 		// A scan of the batch per item reads it ITEMS / 2 times per item on average.
 		expect(reads.count / ITEMS).toBeLessThan(10);
+	});
+});
+
+describe('the options of a paid batch', () => {
+	it('are read once per item: the guards use what the check read', async () => {
+		const items = Array.from({ length: ITEMS }, (_, i) => ({ json: { i } }));
+		const paths: string[] = [];
+		const out = await withExecuteContext(
+			{
+				credentials: CREDENTIALS,
+				inputItems: items,
+				parameters: { waitOptions: { pollIntervalSeconds: 0.01, maxPollIntervalSeconds: 0.01 }, options: { minimumBalanceUsd: 0, maxEstimatedCostUsd: 1000 } },
+			},
+			async (ctx) => {
+				const read = ctx.getNodeParameter.bind(ctx) as (...args: unknown[]) => unknown;
+				(ctx as unknown as { getNodeParameter: (...args: unknown[]) => unknown }).getNodeParameter = (...args: unknown[]) => {
+					paths.push(String(args[0]));
+					return read(...args);
+				};
+				return await runJobs(ctx, ctx.getInputData(), countingKind({ count: 0 }, true));
+			},
+		);
+		expect(out).toHaveLength(ITEMS);
+		const count = (path: string) => paths.filter((p) => p === path).length;
+		expect(count('options.minimumBalanceUsd')).toBe(ITEMS);
+		expect(count('options.maxEstimatedCostUsd')).toBe(ITEMS);
 	});
 });
