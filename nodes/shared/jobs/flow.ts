@@ -38,6 +38,9 @@ export interface Checked<P extends JobItem, O> {
 	p: P;
 	options: O;
 	wait: ReadWaitOptions;
+	/** "Minimum Balance (USD)" and "Max Estimated Cost (USD)" of the item (0 or absent: off), read once in step 1. */
+	minimumBalance?: number;
+	costCap?: number;
 }
 
 /** The state of one run of the flow, shared by its steps. */
@@ -108,7 +111,8 @@ async function run<P extends JobItem, O>(batch: Batch<P, O>): Promise<INodeExecu
 	// Jobs whose results RunComfy delivers elsewhere (Deliver Results To) are output at once, with their ids.
 	const elsewhere = submitted.tracked.filter((t) => batch.kind.deliveredElsewhere?.(t) === true);
 	if (elsewhere.length) await presentUnwaited(batch, elsewhere);
-	const tracked = submitted.tracked.filter((t) => !elsewhere.includes(t));
+	const elsewhereSet = new Set(elsewhere);
+	const tracked = submitted.tracked.filter((t) => !elsewhereSet.has(t));
 	if (!tracked.length) return flatten(batch.output);
 	const wait = batch.checked[0]?.wait;
 	if (!wait?.enabled) {
@@ -141,9 +145,9 @@ async function checkItems<P extends JobItem, O>(batch: Batch<P, O>): Promise<voi
 			const p = earlier && earlier.state !== 'ended' ? (earlier.prepared as P) : await kind.prepare(i, extra);
 			const options = kind.readOptions ? kind.readOptions(p) : (undefined as O);
 			const wait = readWaitOptions(ctx, i, kind.wait, Boolean(kind.park));
-			if (kind.paid) readMinimumBalance(ctx, i);
-			if (kind.estimate) readCostCap(ctx, i);
-			batch.checked.push({ p, options, wait });
+			const minimumBalance = kind.paid ? readMinimumBalance(ctx, i) : 0;
+			const costCap = kind.estimate ? readCostCap(ctx, i) : 0;
+			batch.checked.push({ p, options, wait, minimumBalance, costCap });
 		} catch (error) {
 			invalid.push({ itemIndex: i, error: toNodeError(ctx, error, i), extra });
 		}
@@ -168,14 +172,16 @@ const lineOf = (itemIndex: number, message: string) => (/^Item \d+:/.test(messag
 async function guardsAllow<P extends JobItem, O>(batch: Batch<P, O>): Promise<boolean> {
 	const { ctx, kind } = batch;
 	if (!kind.paid) return true;
-	const minimum = Math.max(...batch.checked.map((c) => readMinimumBalance(ctx, c.p.itemIndex)));
+	// A loop rather than Math.max(...list): a spread of a very large batch overflows the call stack.
+	let minimum = -Infinity;
+	for (const c of batch.checked) minimum = Math.max(minimum, c.minimumBalance ?? 0);
 	try {
 		if (kind.estimate) {
-			const caps = batch.checked.map((c) => readCostCap(ctx, c.p.itemIndex)).filter((cap) => cap > 0);
+			const caps = batch.checked.map((c) => c.costCap ?? 0).filter((cap) => cap > 0);
 			// Items an earlier try already submitted are not submitted (nor paid) again.
 			const fresh = batch.checked.filter((c) => !batch.memory.get(c.p.itemIndex) || batch.memory.get(c.p.itemIndex)?.state === 'ended');
 			const estimate = kind.estimate;
-			if (caps.length) assertCostCap(ctx, Math.min(...caps), fresh.map((c) => ({ itemIndex: c.p.itemIndex, estimate: estimate(c.p) })));
+			if (caps.length) assertCostCap(ctx, caps.reduce((a, b) => Math.min(a, b)), fresh.map((c) => ({ itemIndex: c.p.itemIndex, estimate: estimate(c.p) })));
 		}
 		await assertMinimumBalance(ctx, minimum);
 		return true;
@@ -191,8 +197,7 @@ async function presentUnwaited<P extends JobItem, O>(batch: Batch<P, O>, tracked
 	const { kind } = batch;
 	const snapshots = new Map<string, IDataObject>();
 	if (kind.snapshotWithoutWait) {
-		for (const id of new Set(tracked.map((t) => t.id))) {
-			const t = tracked.find((x) => x.id === id) as Tracked<P>;
+		for (const [id, [t]] of groupsOf(tracked)) {
 			try {
 				snapshots.set(id, (await kind.poll(t)).record);
 			} catch {
@@ -201,20 +206,33 @@ async function presentUnwaited<P extends JobItem, O>(batch: Batch<P, O>, tracked
 		}
 	}
 	const options = optionsOf(batch);
+	const groups = groupsOf(tracked);
 	for (const t of tracked) {
 		const json = batch.publish({ ...kind.ids(t), ...t.accepted, ...kind.queued });
 		const record = snapshots.get(t.id);
-		const group = tracked.filter((x) => x.id === t.id);
+		const group = groups.get(t.id) as Array<Tracked<P>>;
 		const presented = await kind.present(t, json, { succeeded: false, options: options(t), group, record, hosts: batch.hosts });
 		batch.output[t.itemIndex] = asList(presented);
 	}
 }
 
-/** The options read for each item in step 1. */
-export const optionsOf =
-	<P extends JobItem, O>(batch: Batch<P, O>) =>
-	(p: P): O =>
-		(batch.checked.find((c) => c.p.itemIndex === p.itemIndex) as Checked<P, O>).options;
+/** The options read for each item in step 1 (looked up by item index: a batch may hold 10,000 items). */
+export function optionsOf<P extends JobItem, O>(batch: Batch<P, O>): (p: P) => O {
+	const byIndex = new Map<number, O>();
+	for (const c of batch.checked) if (!byIndex.has(c.p.itemIndex)) byIndex.set(c.p.itemIndex, c.options);
+	return (p) => byIndex.get(p.itemIndex) as O;
+}
+
+/** The tracked items of each job id, in item order (several items may follow one job). */
+export function groupsOf<P extends JobItem>(tracked: Array<Tracked<P>>): Map<string, Array<Tracked<P>>> {
+	const groups = new Map<string, Array<Tracked<P>>>();
+	for (const t of tracked) {
+		const group = groups.get(t.id);
+		if (group) group.push(t);
+		else groups.set(t.id, [t]);
+	}
+	return groups;
+}
 
 export const asList = (x: INodeExecutionData | INodeExecutionData[]): INodeExecutionData[] => (Array.isArray(x) ? x : [x]);
 

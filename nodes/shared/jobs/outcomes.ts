@@ -11,7 +11,7 @@ import { addToDescription, failedItem, isToolCall, toNodeError } from '../items'
 import { mapPool } from '../pool';
 import { isTerminal, normaliseStatus } from '../status';
 import type { Batch } from './flow';
-import { asList, optionsOf } from './flow';
+import { asList, groupsOf, optionsOf } from './flow';
 import type { JobItem, Tracked } from './kind';
 import type { ReadWaitOptions } from './options';
 import type { JobEnd } from './waiting';
@@ -45,13 +45,14 @@ export async function presentOutcomes<P extends JobItem, O>(
 	}
 
 	const options = optionsOf(batch);
+	const groups = groupsOf(tracked);
 	await mapPool(plans, Math.min(wait.concurrency, 4), async (plan) => {
 		const i = plan.t.itemIndex;
 		if (plan.kind === 'error') {
 			batch.output[i] = [failedItem(ctx, plan.error, i, batch.shape(batch.publish(plan.extra)))];
 			return;
 		}
-		const group = tracked.filter((x) => x.id === plan.t.id);
+		const group = groups.get(plan.t.id) as Array<Tracked<P>>;
 		batch.output[i] = await presentItem(batch, plan.t, batch.publish(plan.json), plan.succeeded, group, options(plan.t), plan.record);
 	});
 }
@@ -131,8 +132,7 @@ export async function presentStopped<P extends JobItem, O>(batch: Batch<P, O>, t
 	const cancels = new Map<string, IDataObject>();
 	if (!ends && kind.cancel && kind.wait.cancelOnStop) {
 		const cancel = kind.cancel;
-		await mapPool([...new Set(tracked.map((t) => t.id))], 4, async (id) => {
-			const t = tracked.find((x) => x.id === id) as Tracked<P>;
+		await mapPool([...groupsOf(tracked)], 4, async ([id, [t]]) => {
 			try {
 				cancels.set(id, await cancel(t));
 			} catch (error) {
