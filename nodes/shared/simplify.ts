@@ -15,7 +15,7 @@ import { readBoolean } from './jobs';
 export const SIMPLE_FIELDS = {
 	deployment: ['id', 'name', 'status', 'is_enabled', 'workflow_id', 'workflow_version', 'hardware', 'updated_at', 'workflow_nodes', 'readme'],
 	model: ['model_id', 'display_name', 'description', 'categories', 'kind', 'base_price_usd', 'price_unit', 'model_url', 'required_inputs', 'input_schema'],
-	trainingJob: ['job_id', 'name', 'status', 'progress', 'finished', 'error', 'started_at', 'finished_at', 'stop_reason', 'hint'],
+	trainingJob: ['job_id', 'name', 'status', 'service_status', 'progress', 'finished', 'error', 'finished_at', 'stop_reason', 'hint'],
 	dataset: ['id', 'name', 'status', 'error', 'file_count', 'missing_captions', 'warnings', 'created_at', 'updated_at'],
 } as const satisfies Record<string, readonly string[]>;
 
