@@ -1,7 +1,7 @@
 /**
  * "Simplify", as n8n's own nodes have it, on the operations whose records carry more than 10 fields: the fields a
  * user needs, per resource, in this one place; on by default, so an AI agent (which gets the node's defaults) gets
- * the short form too. Off: the service's whole record, as before.
+ * the short form too. Off: the service's whole record.
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
