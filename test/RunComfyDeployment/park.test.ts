@@ -9,7 +9,7 @@ import dns from 'dns';
 
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { assertReachable } from '../../nodes/shared/jobs/park';
+import { assertReachable } from '../../nodes/shared/jobs/park/plan';
 import { setRetryPolicy } from '../../nodes/shared/transport';
 import { runNode } from '../helpers/engine';
 import type { RunNodeResult } from '../helpers/engine';

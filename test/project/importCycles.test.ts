@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions */
 /**
  * No import cycle in nodes/ (scripts/check-cycles.js, run by .ci/run and release:check), and the check finds
  * one when there is one, a type-only import included.
