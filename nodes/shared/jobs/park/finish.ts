@@ -48,7 +48,7 @@ export function resumeContext(ctx: IWebhookFunctions, items: INodeExecutionData[
 
 /**
  * The kinds are written for the execute context; a resumed batch calls only the members of ResumeContext
- * (test/RunComfyDeployment/park.test.ts checks that the resumed batch reads nothing else).
+ * (test/RunComfyDeployment/park.test.ts: a resumed batch no longer looks for $runIndex on the webhook).
  */
 export const asExecuteContext = (view: ResumeContext): IExecuteFunctions => view as IExecuteFunctions;
 
