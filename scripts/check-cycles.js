@@ -51,40 +51,69 @@ function graphOf(dir) {
 	return graph;
 }
 
-/** Every elementary cycle once: a depth-first search from each file through files sorted after it. */
-function cyclesOf(graph) {
-	const cycles = [];
-	const seen = new Set();
-	const files = [...graph.keys()].sort();
-	for (const start of files) {
-		const stack = [start];
-		const onStack = new Set([start]);
-		const walk = (node) => {
-			for (const next of graph.get(node) ?? []) {
-				if (next === start) {
-					const cycle = [...stack];
-					const key = canonical(cycle);
-					if (!seen.has(key)) {
-						seen.add(key);
-						cycles.push([...cycle, start]);
-					}
-				} else if (!onStack.has(next) && next > start) {
-					// Only through files after `start`: each cycle is found from its smallest file, once.
-					stack.push(next);
-					onStack.add(next);
-					walk(next);
-					stack.pop();
-					onStack.delete(next);
-				}
-			}
-		};
-		walk(start);
-	}
-	return cycles;
+/** The strongly connected components of the graph with more than one file, or one file importing itself (Tarjan). */
+function tangles(graph) {
+	let counter = 0;
+	const index = new Map();
+	const low = new Map();
+	const stack = [];
+	const onStack = new Set();
+	const found = [];
+	const visit = (node) => {
+		index.set(node, counter);
+		low.set(node, counter);
+		counter++;
+		stack.push(node);
+		onStack.add(node);
+		for (const next of graph.get(node) ?? []) {
+			if (!index.has(next)) {
+				visit(next);
+				low.set(node, Math.min(low.get(node), low.get(next)));
+			} else if (onStack.has(next)) low.set(node, Math.min(low.get(node), index.get(next)));
+		}
+		if (low.get(node) !== index.get(node)) return;
+		const component = [];
+		let member;
+		do {
+			member = stack.pop();
+			onStack.delete(member);
+			component.push(member);
+		} while (member !== node);
+		if (component.length > 1 || (graph.get(node) ?? []).includes(node)) found.push(new Set(component));
+	};
+	for (const node of [...graph.keys()].sort()) if (!index.has(node)) visit(node);
+	return found;
 }
 
-function canonical(cycle) {
-	return [...cycle].sort().join('\n') + '\n' + cycle.join('>');
+/**
+ * The elementary cycles, each once (at most `limit` of them): only inside the tangles, by a depth-first search
+ * from each file through the files sorted after it. Without a tangle there is nothing to search.
+ */
+function cyclesOf(graph, limit = 100) {
+	const cycles = [];
+	for (const component of tangles(graph)) {
+		const files = [...component].sort();
+		for (const start of files) {
+			const stack = [start];
+			const onStack = new Set([start]);
+			const walk = (node) => {
+				for (const next of graph.get(node) ?? []) {
+					if (cycles.length >= limit) return;
+					if (!component.has(next)) continue;
+					if (next === start) cycles.push([...stack, start]);
+					else if (!onStack.has(next) && next > start) {
+						stack.push(next);
+						onStack.add(next);
+						walk(next);
+						stack.pop();
+						onStack.delete(next);
+					}
+				}
+			};
+			walk(start);
+		}
+	}
+	return cycles;
 }
 
 function main() {

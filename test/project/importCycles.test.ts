@@ -11,6 +11,9 @@ import { join } from 'path';
 const ROOT = join(__dirname, '..', '..');
 const SCRIPT = join(ROOT, 'scripts', 'check-cycles.js');
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { graphOf } = require('../../scripts/check-cycles.js') as { graphOf(dir: string): Map<string, string[]> };
+
 const check = (dir?: string) =>
 	spawnSync(process.execPath, dir ? [SCRIPT, dir] : [SCRIPT], { cwd: ROOT, encoding: 'utf8' });
 
@@ -20,6 +23,14 @@ describe('import cycles', () => {
 		expect(res.stderr).toBe('');
 		expect(res.stdout).toMatch(/no import cycle in nodes/);
 		expect(res.status).toBe(0);
+	});
+
+	it("the job core's batch module is a leaf: it imports none of the steps, only the definitions", () => {
+		const jobs = join(ROOT, 'nodes', 'shared', 'jobs');
+		const imported = (graphOf(join(ROOT, 'nodes')).get(join(jobs, 'batch.ts')) ?? [])
+			.filter((file) => file.startsWith(jobs))
+			.map((file) => file.slice(jobs.length + 1));
+		expect(imported.filter((file) => !['kind.ts', 'memory.ts', 'options.ts', 'texts.ts'].includes(file))).toEqual([]);
 	});
 
 	describe('on a fixture', () => {
