@@ -1,6 +1,6 @@
 /** The one job flow (see ./flow.ts) and what a node gives it (./kind.ts). */
 export { runJobs } from './flow';
-export { answerCallback } from './resume';
+export { answerCallback } from './park/callback';
 export type { Accepted, JobItem, JobKind, JobNoun, PresentContext, Tracked, Verdict } from './kind';
 export { CANCEL_WAIT, DATASET_WAIT, DEFAULT_MAX_DOWNLOAD_MB, INFERENCE_WAIT, SUBMIT_CONCURRENCY, TOOL_MAX_WAIT_SECONDS, TRAINING_WAIT } from './defaults';
 export type { WaitDefaults } from './defaults';

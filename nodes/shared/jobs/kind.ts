@@ -122,7 +122,7 @@ export interface JobKind<P extends JobItem, O = undefined> {
 	toolJson?(json: IDataObject): IDataObject;
 	/**
 	 * Kinds whose service calls back when a job ends (deployment requests) can park the execution instead of
-	 * polling (./park.ts): `restore` rebuilds a parked job from the ids it was parked with (`ids(p)`), so it can
+	 * polling (./park/park.ts): `restore` rebuilds a parked job from the ids it was parked with (`ids(p)`), so it can
 	 * be polled, fetched, judged and presented when n8n calls the node's webhook.
 	 */
 	park?: {

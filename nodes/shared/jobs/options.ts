@@ -177,7 +177,7 @@ const TIMEOUT_CHOICES: TimeoutBehaviour[] = ['fail', 'returnRunning', 'cancel'];
 
 /**
  * How a job is waited for: `inProcess` polls in this execution (the wait engine); `park` saves the execution as
- * waiting until the service calls back (./park.ts; only kinds with `park`, never for an AI agent).
+ * waiting until the service calls back (./park/park.ts; only kinds with `park`, never for an AI agent).
  */
 export type WaitMode = 'inProcess' | 'park';
 

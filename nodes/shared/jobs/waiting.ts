@@ -1,18 +1,17 @@
 /**
- * Step 4 of the job flow: wait for every job together with the one engine (../wait), then follow cancellations
- * the service only accepted, and fetch each finished job's result once (step 5).
+ * The in-execution wait of the job flow: wait for every job together with the one engine (../wait), then follow
+ * cancellations the service only accepted. Fetching the results is the finish step's (./finish.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { normaliseStatus } from '../status';
-import { narrowRunTime, waitForAll } from '../wait';
+import { waitForAll } from '../wait';
 import type { PollResult, WaitJob, WaitOutcome } from '../wait';
-import { mapPool } from '../pool';
+import { firstOfEach } from './batch';
+import type { Batch } from './batch';
 import { CANCEL_FOLLOW_MS } from './defaults';
-import type { Batch } from './flow';
 import type { JobItem, Tracked } from './kind';
 import type { ReadWaitOptions } from './options';
-import { runTimeWindow } from './runTime';
 
 /** How one job ended, with what was learnt after the wait. */
 export interface JobEnd {
@@ -33,8 +32,7 @@ export async function waitForJobs<P extends JobItem, O>(
 	wait: ReadWaitOptions,
 ): Promise<Map<string, JobEnd>> {
 	const { kind, signal } = batch;
-	const firstOf = new Map<string, Tracked<P>>();
-	for (const t of tracked) if (!firstOf.has(t.id)) firstOf.set(t.id, t);
+	const firstOf = firstOfEach(tracked);
 	const submittedNow = Boolean(kind.submit);
 	const jobs: WaitJob[] = [...firstOf.values()].map((t) => ({
 		itemIndex: t.itemIndex,
@@ -66,40 +64,5 @@ export async function waitForJobs<P extends JobItem, O>(
 			if (end.kind !== 'error') (ends.get(end.job.id) as JobEnd).followed = { state: end.state, record: end.record };
 		}
 	}
-	if (signal?.aborted) return ends;
-
-	await fetchResults(batch, firstOf, ends, wait.concurrency);
 	return ends;
-}
-
-/**
- * 5. One result fetch per finished job (`firstOf`: the first item of each id). Also used when a parked
- * execution resumes (./resume.ts). A failed fetch becomes the job's result as an Error.
- */
-export async function fetchResults<P extends JobItem, O>(
-	batch: Batch<P, O>,
-	firstOf: Map<string, Tracked<P>>,
-	ends: Map<string, JobEnd>,
-	concurrency: number,
-): Promise<void> {
-	const { kind } = batch;
-	const done = [...ends.values()].filter((e) => e.outcome.kind === 'done');
-	await mapPool(done, concurrency, async (end) => {
-		const t = firstOf.get(end.outcome.job.id) as Tracked<P>;
-		const record = end.outcome.kind === 'done' ? end.outcome.record : {};
-		const fetched = end.outcome.kind === 'done' ? end.outcome.result : undefined;
-		if (!kind.fetch && !fetched) {
-			end.result = record;
-			return;
-		}
-		try {
-			// The poll that saw the end may have been the result request itself (WaitJob.pollResult).
-			end.result = fetched ?? (await (kind.fetch as NonNullable<typeof kind.fetch>)(t, record));
-			// The service's timestamps of the run teach its run time better than the polls around its end did.
-			const window = runTimeWindow(end.result, t.submittedAt, t.answeredAt);
-			if (window) narrowRunTime(end.outcome.job, window);
-		} catch (error) {
-			end.result = error instanceof Error ? error : new Error(String(error));
-		}
-	});
 }

@@ -189,7 +189,7 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 	return await runJobs(this, items, inferenceRunKind(this, items));
 }
 
-/** A call to the resume URL of an execution that Inference → Run parked (see shared/jobs/resume.ts). */
+/** A call to the resume URL of an execution that Inference → Run parked (see shared/jobs/park/callback.ts). */
 export async function webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	return await answerCallback(this, (ctx) => inferenceRunKind(ctx, []));
 }

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { failedItem } from '../../../shared/items';
+import { failedItemOrThrow } from '../../../shared/items';
 import { estimateRun } from '../../helpers/pricing';
 import { modelRunKind } from '../../helpers/runKind';
 import { modelInputProperties } from '../common.descriptions';
@@ -36,7 +36,7 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 				: { model_id: p.modelId, estimated: false, reason: estimate.reason };
 			rows.push({ itemIndex: i, json, usd: estimate.estimated ? estimate.usd : undefined });
 		} catch (error) {
-			out[i] = failedItem(this, error, i);
+			out[i] = failedItemOrThrow(this, error, i);
 		}
 	}
 	const unknown = rows.filter((r) => r.usd === undefined).length;
