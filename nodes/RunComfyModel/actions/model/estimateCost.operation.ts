@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { failedItem } from '../../../shared/items';
 import { estimateRun } from '../../helpers/pricing';
-import { modelRunKind } from '../../helpers/runKind';
+import { modelRunKind } from '../../helpers/jobKind';
 import { modelInputProperties } from '../common.descriptions';
 
 const properties: INodeProperties[] = [...modelInputProperties];

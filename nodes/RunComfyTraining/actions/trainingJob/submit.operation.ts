@@ -5,8 +5,8 @@ import { minimumBalanceOption } from '../../../shared/descriptions';
 import { runJobs } from '../../../shared/jobs';
 import { submitTrainingJob } from '../../../shared/transport';
 import { gpuProperties, readGpu } from '../../helpers/jobs';
-import type { TrainingItem } from '../../helpers/kind';
-import { paidJobWaitProperties, trainingJobKind } from '../../helpers/kind';
+import type { TrainingItem } from '../../helpers/jobKind';
+import { paidJobWaitProperties, trainingJobKind } from '../../helpers/jobKind';
 import type { PreparedConfig } from './config';
 import { configTextProperties, datasetCatalog, prepareSimpleConfig, prepareTextConfig, simpleFormProperties } from './config';
 
