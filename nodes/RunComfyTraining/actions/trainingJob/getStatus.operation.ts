@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getTrainingJobResult, getTrainingJobStatus } from '../../../shared/transport';
-import { describeJob, jobIdProperty, rawStatus, readJobId } from '../../helpers/jobs';
+import { jobIdProperty, readJobId } from '../../helpers/jobFields';
+import { describeJob, rawStatus } from '../../helpers/jobRecords';
 
 const properties: INodeProperties[] = [jobIdProperty()];
 

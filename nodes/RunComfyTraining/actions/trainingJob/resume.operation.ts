@@ -4,7 +4,8 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { minimumBalanceOption } from '../../../shared/descriptions';
 import { runJobs } from '../../../shared/jobs';
 import { getTrainingJobStatus, resumeTrainingJob } from '../../../shared/transport';
-import { gpuProperties, jobIdProperty, progressOf, rawStatus, readGpu, readJobId } from '../../helpers/jobs';
+import { gpuProperties, jobIdProperty, readGpu, readJobId } from '../../helpers/jobFields';
+import { progressOf, rawStatus } from '../../helpers/jobRecords';
 import type { TrainingItem } from '../../helpers/jobKind';
 import { paidJobWaitProperties, trainingJobKind } from '../../helpers/jobKind';
 
