@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { getDeployment } from '../../../shared/transport';
 import { readDeploymentId, onDeployment } from '../../helpers/deployments';
 import { workflowSummary } from '../../helpers/graph';
-import { deploymentLocatorProperty } from '../common.descriptions';
+import { deploymentLocatorProperty } from '../../helpers/properties';
 
 const properties: INodeProperties[] = [
 	deploymentLocatorProperty,

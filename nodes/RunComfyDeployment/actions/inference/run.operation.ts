@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { downloadProperties, minimumBalanceOption, waitProperties } from '../../../shared/descriptions';
 import { INFERENCE_WAIT, answerCallback, runJobs } from '../../../shared/jobs';
 import { inferenceRunKind } from '../../helpers/jobKind';
-import { deleteAfterDownloadOption, deploymentLocatorProperty, waitModeProperties } from '../common.descriptions';
+import { deleteAfterDownloadOption, deploymentLocatorProperty, waitModeProperties } from '../../helpers/properties';
 
 const show = { resource: ['inference'], operation: ['run'] };
 

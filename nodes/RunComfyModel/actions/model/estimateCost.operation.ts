@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { failedItem } from '../../../shared/items';
 import { estimateRun } from '../../helpers/pricing';
 import { modelRunKind } from '../../helpers/jobKind';
-import { modelInputProperties } from '../common.descriptions';
+import { modelInputProperties } from '../../helpers/properties';
 
 const properties: INodeProperties[] = [...modelInputProperties];
 

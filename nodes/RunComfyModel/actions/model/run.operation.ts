@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { downloadProperties, maxEstimatedCostOption, minimumBalanceOption, waitProperties } from '../../../shared/descriptions';
 import { INFERENCE_WAIT, runJobs } from '../../../shared/jobs';
 import { modelRunKind } from '../../helpers/jobKind';
-import { modelInputProperties } from '../common.descriptions';
+import { modelInputProperties } from '../../helpers/properties';
 
 const show = { resource: ['model'], operation: ['run'] };
 
