@@ -36,11 +36,4 @@ describe('JobKind', () => {
 		const both: JobKind<JobItem> = { ...core, submit: async () => ({ id: 'a', json: {} }), jobId: () => 'a' };
 		expect([neither, both]).toHaveLength(2);
 	});
-
-	it('refuses a kind without a member of the core', () => {
-		const { verdict: _verdict, ...withoutVerdict } = core;
-		// @ts-expect-error verdict is required
-		const kind: JobKind<JobItem> = { ...withoutVerdict, jobId: () => 'a' };
-		expect(kind.jobId).toBeDefined();
-	});
 });
