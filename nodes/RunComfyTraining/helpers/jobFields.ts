@@ -28,13 +28,16 @@ export function readJobId(ctx: IExecuteFunctions, itemIndex: number): string {
 	return id;
 }
 
+/** H100: the GPU Type field's default, and the only type offered with 8 GPUs. */
+const DEFAULT_GPU_TYPE = 'ADA_80_PLUS';
+
 export function gpuProperties(): INodeProperties[] {
 	return [
 		{
 			displayName: 'GPU Type',
 			name: 'gpuType',
 			type: 'options',
-			default: 'ADA_80_PLUS',
+			default: DEFAULT_GPU_TYPE,
 			options: [
 				{ name: 'H100 80 GB (ADA_80_PLUS)', value: 'ADA_80_PLUS', description: 'Supports 1 or 8 GPUs' },
 				{ name: 'H200 141 GB (HOPPER_141)', value: 'HOPPER_141', description: 'Supports 1 GPU' },
@@ -61,14 +64,14 @@ export function gpuProblem(gpuType: string, gpuCount: number): string | undefine
 		return `GPU type "${gpuType}" is not offered for training; use ${TRAINING_GPU_TYPES.join(' or ')}`;
 	}
 	if (gpuCount !== 1 && gpuCount !== 8) return `GPU count must be 1 or 8 (got ${gpuCount})`;
-	if (gpuCount === 8 && gpuType !== 'ADA_80_PLUS') {
+	if (gpuCount === 8 && gpuType !== DEFAULT_GPU_TYPE) {
 		return `8 GPUs are available only with ADA_80_PLUS (H100), not with ${gpuType}: choose ADA_80_PLUS for 8 GPUs, or 1 GPU on ${gpuType}`;
 	}
 	return undefined;
 }
 
 export function readGpu(ctx: IExecuteFunctions, itemIndex: number): { gpuType: string; gpuCount: number } {
-	const gpuType = String(ctx.getNodeParameter('gpuType', itemIndex, 'ADA_80_PLUS'));
+	const gpuType = String(ctx.getNodeParameter('gpuType', itemIndex, DEFAULT_GPU_TYPE));
 	const gpuCount = readNumber(ctx, 'gpuCount', itemIndex, 1, { label: 'GPU Count', min: 1, max: 8, integer: true, example: '1, or 8 with ADA_80_PLUS' });
 	const problem = gpuProblem(gpuType, gpuCount);
 	if (problem) {
