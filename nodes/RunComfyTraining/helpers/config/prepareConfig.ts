@@ -8,7 +8,7 @@ import { BASE_MODELS } from './baseModels';
 import type { KnownDataset } from './pathRules';
 import { checkConfigPaths, DATASET_FOLDER_PREFIX, TRAINING_FOLDER } from './pathRules';
 import type { ConfigFacts, ConfigFormat } from './readConfig';
-import { extractConfigFacts, readConfigText } from './readConfig';
+import { extractConfigFacts, keysEmptiedByExpressions, readConfigText } from './readConfig';
 import type { SimpleConfigInput } from './simpleForm';
 import { buildSimpleConfigText, checkSimpleInput } from './simpleForm';
 import { SIMPLE_NUMBERS, readSimpleNumbers } from './simpleNumbers';
@@ -220,6 +220,17 @@ export async function prepareTextConfig(
 			`The node could not read this YAML (${read.readError}), so training_folder, the dataset folder_path and the dataset's state were not checked; RunComfy checks them`,
 		);
 		return { configFile: text, configFormat: 'yaml', datasetNames: [], warnings, generated: false };
+	}
+	const template = ctx.getNodeParameter('configText', itemIndex, '', { rawExpressions: true }) as unknown;
+	if (typeof template === 'string' && template.startsWith('=')) {
+		const emptied = keysEmptiedByExpressions(template, read.data);
+		if (emptied.length) {
+			throw refuse(
+				ctx,
+				itemIndex,
+				emptied.map((e) => `${e.path} of item ${itemIndex} is empty: its expression ${e.expression} gave nothing (a missing column, a misspelt field name or an empty cell)`),
+			);
+		}
 	}
 	const facts = extractConfigFacts(read.data);
 	if (!facts.hasProcess) {
