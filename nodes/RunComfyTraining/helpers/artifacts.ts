@@ -8,8 +8,8 @@ import { readDownloadOptions } from '../../shared/jobs';
 import type { DownloadChoice } from '../../shared/jobs';
 import { fetchFiles, filesOnItems } from '../../shared/outputs';
 import type { DownloadHosts, FilesNote } from '../../shared/outputs';
-import type { DescribedResult } from './jobs';
-import { pathOf } from './jobs';
+import type { DescribedResult } from './jobRecords';
+import { pathOf } from './jobRecords';
 
 const ARTIFACT_CHOICES = ['allCheckpoints', 'config', 'latestCheckpoint', 'samples'];
 

@@ -63,6 +63,12 @@ export const DATASET_WAIT: WaitDefaults = {
 /** When an AI agent calls a node as a tool, waits are bounded so the agent gets an answer. */
 export const TOOL_MAX_WAIT_SECONDS = 120;
 
+/** The largest "Max Wait (Seconds)" a user can set: 30 days. */
+export const MAX_WAIT_SECONDS = 30 * 24 * 3600;
+
+/** The largest poll interval a user can set: an hour. */
+export const MAX_POLL_INTERVAL_SECONDS = 3600;
+
 /** Largest file kept by a download, and the default of "Max Download Size (MB)". */
 export const DEFAULT_MAX_DOWNLOAD_MB = 2048;
 

@@ -12,8 +12,9 @@ import { NodeOperationError } from 'n8n-workflow';
 import { MAX_TIMER_MS, POLLING_GOALS } from '../wait';
 import type { PollingGoal, TimeoutBehaviour, WaitOptions } from '../wait';
 import type { WaitDefaults } from './defaults';
-import { DEFAULT_MAX_DOWNLOAD_MB, TOOL_MAX_WAIT_SECONDS } from './defaults';
+import { DEFAULT_MAX_DOWNLOAD_MB, MAX_POLL_INTERVAL_SECONDS, MAX_WAIT_SECONDS, TOOL_MAX_WAIT_SECONDS } from './defaults';
 import { isToolCall } from '../items';
+import { MAX_USD_SETTING } from '../money';
 
 
 export interface NumberRule {
@@ -211,13 +212,13 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 		}
 	};
 	const seconds = { example: 'seconds, e.g. 600' };
-	let maxWaitSeconds = field('maxWaitSeconds', defaults.maxWaitSeconds, { label: 'Max Wait (Seconds)', min: 0, above: true, max: 30 * 24 * 3600, ...seconds });
+	let maxWaitSeconds = field('maxWaitSeconds', defaults.maxWaitSeconds, { label: 'Max Wait (Seconds)', min: 0, above: true, max: MAX_WAIT_SECONDS, ...seconds });
 	if (toolCall) maxWaitSeconds = Math.min(maxWaitSeconds, TOOL_MAX_WAIT_SECONDS);
 	const initial = field('pollIntervalSeconds', defaults.pollIntervalSeconds, {
-		label: 'First Poll Interval (Seconds)', min: 0.01, max: 3600, example: 'seconds, e.g. 1',
+		label: 'First Poll Interval (Seconds)', min: 0.01, max: MAX_POLL_INTERVAL_SECONDS, example: 'seconds, e.g. 1',
 	});
 	const max = Math.max(initial, field('maxPollIntervalSeconds', defaults.maxPollIntervalSeconds, {
-		label: 'Max Poll Interval (Seconds)', min: 0.01, max: 3600, example: 'seconds, e.g. 10',
+		label: 'Max Poll Interval (Seconds)', min: 0.01, max: MAX_POLL_INTERVAL_SECONDS, example: 'seconds, e.g. 10',
 	}));
 	const concurrency = field('concurrency', defaults.concurrency, {
 		label: 'Parallel Status Checks', min: 1, max: 100, integer: true, example: 'a whole number from 1 to 100, e.g. 10',
@@ -320,7 +321,7 @@ export function readMinimumBalance(ctx: IExecuteFunctions, itemIndex: number): n
 	return readNumber(ctx, 'options.minimumBalanceUsd', itemIndex, 0, {
 		label: 'Minimum Balance (USD)',
 		min: 0,
-		max: 1_000_000,
+		max: MAX_USD_SETTING,
 		example: 'US dollars, e.g. 5',
 		guard: 'Enter 0 to turn the guard off',
 	});
@@ -331,7 +332,7 @@ export function readCostCap(ctx: IExecuteFunctions, itemIndex: number): number {
 	return readNumber(ctx, 'options.maxEstimatedCostUsd', itemIndex, 0, {
 		label: 'Max Estimated Cost (USD)',
 		min: 0,
-		max: 1_000_000,
+		max: MAX_USD_SETTING,
 		example: 'US dollars, e.g. 10',
 		guard: 'Enter 0 to turn the cap off',
 	});

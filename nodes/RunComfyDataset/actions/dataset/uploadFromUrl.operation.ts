@@ -22,9 +22,9 @@ import {
 	uploadDatasetStream,
 } from '../../../shared/transport';
 import { DIRECT_UPLOAD_MAX_BYTES } from '../../../shared/types';
-import type { UploadRecord, UploadTask } from '../../helpers/kinds';
+import type { UploadRecord, UploadTask } from '../../helpers/jobKind';
 import { assertPlainFileName, datasetLocator, readDatasetId, uploadWaitProperties } from '../../helpers/datasets';
-import { readParallelUploads, uploadKind } from '../../helpers/kinds';
+import { readParallelUploads, uploadKind } from '../../helpers/jobKind';
 import { runJobs } from '../../../shared/jobs';
 import { contentTypeFor, fileNameProblem } from '../../helpers/files';
 

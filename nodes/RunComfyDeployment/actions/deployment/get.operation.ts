@@ -6,7 +6,7 @@ import { asChosen, readSimplify, simplifyProperty } from '../../../shared/simpli
 import { getDeployment } from '../../../shared/transport';
 import { readDeploymentId, onDeployment } from '../../helpers/deployments';
 import { workflowSummary } from '../../helpers/graph';
-import { deploymentLocatorProperty } from '../common.descriptions';
+import { deploymentLocatorProperty } from '../../helpers/properties';
 
 const properties: INodeProperties[] = [
 	deploymentLocatorProperty,

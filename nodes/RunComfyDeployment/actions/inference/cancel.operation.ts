@@ -10,7 +10,7 @@ import { cancelDeploymentRequest, getDeploymentRequestStatus } from '../../../sh
 import { waitForAll } from '../../../shared/wait';
 import { readDeploymentId, readRequestId } from '../../helpers/deployments';
 import { toolJson } from '../../helpers/results';
-import { deploymentLocatorProperty, requestIdProperty } from '../common.descriptions';
+import { deploymentLocatorProperty, requestIdProperty } from '../../helpers/properties';
 
 const show = { resource: ['inference'], operation: ['cancel'] };
 

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { asChosen, readSimplify, simplifyProperty } from '../../../shared/simplify';
 import { getModel } from '../../../shared/transport';
 import { readModelId } from '../../helpers/ids';
-import { categoryFilterProperty, modelLocatorProperty } from '../common.descriptions';
+import { categoryFilterProperty, modelLocatorProperty } from '../../helpers/properties';
 
 const properties: INodeProperties[] = [categoryFilterProperty, modelLocatorProperty, simplifyProperty];
 

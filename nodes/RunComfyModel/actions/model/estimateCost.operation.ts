@@ -2,9 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { failedItemOrThrow } from '../../../shared/items';
+import { roundToMicrodollars } from '../../../shared/money';
 import { estimateRun } from '../../helpers/pricing';
-import { modelRunKind } from '../../helpers/runKind';
-import { modelInputProperties } from '../common.descriptions';
+import { modelRunKind } from '../../helpers/jobKind';
+import { modelInputProperties } from '../../helpers/properties';
 
 const properties: INodeProperties[] = [...modelInputProperties];
 
@@ -40,7 +41,7 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 		}
 	}
 	const unknown = rows.filter((r) => r.usd === undefined).length;
-	const total = Math.round(rows.reduce((sum, r) => sum + (r.usd ?? 0), 0) * 1_000_000) / 1_000_000;
+	const total = roundToMicrodollars(rows.reduce((sum, r) => sum + (r.usd ?? 0), 0));
 	const batch: IDataObject = {
 		batch_estimated_cost_usd: total,
 		batch_items: items.length,

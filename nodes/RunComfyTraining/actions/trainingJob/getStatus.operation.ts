@@ -3,7 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { asChosen, readSimplify, simplifyProperty } from '../../../shared/simplify';
 import { getTrainingJobResult, getTrainingJobStatus } from '../../../shared/transport';
-import { describeJob, jobIdProperty, rawStatus, readJobId } from '../../helpers/jobs';
+import { jobIdProperty, readJobId } from '../../helpers/jobFields';
+import { describeJob, rawStatus } from '../../helpers/jobRecords';
 
 const properties: INodeProperties[] = [jobIdProperty(), simplifyProperty];
 

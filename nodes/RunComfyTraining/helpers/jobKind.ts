@@ -12,8 +12,8 @@ import { getTrainingJobResult, getTrainingJobStatus } from '../../shared/transpo
 import { stepProgressOf } from '../../shared/wait';
 import type { ArtifactChoice } from './artifacts';
 import { artifactDownloadProperties, readArtifactOptions, withArtifacts } from './artifacts';
-import type { Progress } from './jobs';
-import { describeJob, describeResult, errorText, jobState, pickResultFields, progressOf, rawStatus } from './jobs';
+import type { Progress } from './jobRecords';
+import { describeJob, describeResult, errorText, jobState, pickResultFields, progressOf, rawStatus } from './jobRecords';
 
 /** "Wait for Completion" (off by default) with its options, and the artifact downloads. */
 export function paidJobWaitProperties(waitDescription: string): INodeProperties[] {
