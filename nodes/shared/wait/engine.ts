@@ -87,7 +87,8 @@ export async function waitForAll(
 	};
 
 	const runJob = async (job: WaitJob): Promise<LoopEnd> => {
-		const schedule = new JobSchedule(job, o, start, random);
+		// Learning off: the schedule sees no timing key (and, below, no steps), so it neither reads nor records.
+		const schedule = new JobSchedule(o.learning ? job : { ...job, timingKey: undefined }, o, start, random);
 		try {
 			return await followJob(job, schedule);
 		} finally {
@@ -157,7 +158,7 @@ export async function waitForAll(
 				// The run outlasted what was expected: no more result requests before it is seen ended. Still queued
 				// is another matter: its plan starts again from the start of the run.
 				if (pollResult && result.state !== 'queued') schedule.refuseResultPolls();
-				waitMs = schedule.afterPoll(at, now, result.state, progress.record, result.steps);
+				waitMs = schedule.afterPoll(at, now, result.state, progress.record, o.learning ? result.steps : undefined);
 			} else {
 				if (aborted()) return { aborted: progress };
 				const status = httpStatusOf(failure);

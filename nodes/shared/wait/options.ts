@@ -34,7 +34,12 @@ export interface ResolvedOptions {
 	targetDelayMs: number;
 	pollingGoal: PollingGoal;
 	durations: DurationStore;
+	/** See `learningOn`. */
+	learning: boolean;
 }
+
+/** The one check of the learning switch (`WaitOptions.learning`): off only when set to false. */
+export const learningOn = (options: Pick<WaitOptions, 'learning'>): boolean => options.learning !== false;
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && !Number.isNaN(v);
 const finiteAtLeast = (v: unknown, min: number): v is number => isNumber(v) && Number.isFinite(v) && v >= min;
@@ -69,5 +74,6 @@ export function resolveOptions(options: WaitOptions): ResolvedOptions {
 		targetDelayMs: finiteAtLeast(options.targetDelayMs, 1) ? options.targetDelayMs : DEFAULT_TARGET_DELAY_MS,
 		pollingGoal: options.pollingGoal === 'fewestRequests' ? 'fewestRequests' : 'lowestDelay',
 		durations: options.durations ?? sharedDurations,
+		learning: learningOn(options),
 	};
 }

@@ -79,6 +79,12 @@ export interface WaitOptions {
 	pollingGoal?: PollingGoal;
 	/** Where learned run times live. Default: `sharedDurations`, shared by every execution in the process. */
 	durations?: DurationStore;
+	/**
+	 * Whether polls follow what was learned (run times per timing key, a training job's step pace). Default true.
+	 * false: the plain backoff for every job, and nothing is read from or recorded in `durations` (the user's
+	 * fallback when learned polling misbehaves). Test it with `learningOn`.
+	 */
+	learning?: boolean;
 }
 
 export type WaitOutcome =
