@@ -6,6 +6,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { DownloadHosts } from '../outputs';
+import type { RetryChoice } from '../transport';
 import type { ApiFamily } from '../types';
 import type { PollResult } from '../wait';
 import type { WaitDefaults } from './defaults';
@@ -99,13 +100,16 @@ export interface JobKind<P extends JobItem, O = undefined> {
 	snapshotWithoutWait?: boolean;
 	/** Jobs with the same key take about as long: the wait engine learns their duration and polls near the end. */
 	timingKey?(p: P): string | undefined;
-	/** One status request. */
-	poll(t: Tracked<P>): Promise<PollResult>;
+	/**
+	 * One status request. `how` goes to the transport: the wait engine sends `retry: 'never'` (it retries a failed
+	 * poll itself); one-off checks (parking, a resume, a snapshot) leave it out and get the transport's retries.
+	 */
+	poll(t: Tracked<P>, how?: RetryChoice): Promise<PollResult>;
 	/**
 	 * One result request that tells the state too (see WaitJob.pollResult): `{ state, record: result, result }`,
 	 * with `result` only when the job has finished. Must fetch what `fetch` fetches.
 	 */
-	pollResult?(t: Tracked<P>): Promise<PollResult>;
+	pollResult?(t: Tracked<P>, how?: RetryChoice): Promise<PollResult>;
 	/** Cancel on the service (On Timeout "Cancel", Stop). The transport sends it even after Stop. */
 	cancel?(t: Tracked<P>): Promise<IDataObject>;
 	/** The one result fetch of a finished job; without it the last status record is the result. */
