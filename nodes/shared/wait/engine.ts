@@ -1,8 +1,9 @@
 /**
  * `waitForAll`: every job runs its own small loop (poll, then sleep until its schedule says so; see
  * ./schedule), and one limiter keeps at most `concurrency` status requests in flight. A deadline of
- * `maxWaitMs` from the start; HTTP 429 waits at least Retry-After; transient errors (5xx, dropped
- * connections) are retried a few times; any other 4xx ends that job only. The execution cancel signal is
+ * `maxWaitMs` from the start. The engine alone retries a failed poll (polls are sent once): HTTP 429 waits at
+ * least Retry-After; transient errors (5xx, dropped connections) are retried `maxTransientErrors` times in a
+ * row; any other 4xx ends that job only. The execution cancel signal is
  * checked after every sleep and every request. Every job yields exactly one outcome.
  *
  * Waiting costs nothing but the sleeps: no busy loop, no timers other than the clock's `sleep`.
