@@ -1,5 +1,5 @@
 /**
- * The one wait engine every node uses. Map, each layer calling only the ones below it:
+ * The one wait engine every node uses. Map, from the loop down to the maths:
  *
  *   engine.ts        waitForAll: one loop per job (poll, then sleep), a limiter on status requests in flight,
  *                    the deadline, Stop, and every failed status request (see Retries)
