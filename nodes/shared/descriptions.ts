@@ -53,6 +53,8 @@ export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefa
 					default: pollIntervalSeconds,
 					description: 'Status is checked this often at first, then less often up to the maximum interval',
 				},
+				// In the order of the names, as n8n lists a collection's options.
+				...(defaults.learnsRunTimes ? [LEARN_RUN_TIMES] : defaults.learnsStepPace ? [LEARN_STEP_PACE] : []),
 				{
 					displayName: 'Max Poll Interval (Seconds)',
 					name: 'maxPollIntervalSeconds',
@@ -111,6 +113,22 @@ const POLLING_GOAL: INodeProperties = {
 	],
 	description:
 		'Once runs of this model or deployment have been seen to end in this n8n process (from the second run on), status checks are placed around the expected end. This decides what they aim at.',
+};
+
+/** The switch back to the plain interval, where learned polling could misbehave (../wait, `learning`). */
+const LEARN_RUN_TIMES: INodeProperties = {
+	displayName: 'Learn Run Times',
+	name: 'learnRunTimes',
+	type: 'boolean',
+	default: true,
+	description:
+		'Whether to place status checks around the end that earlier runs of this model or deployment showed in this n8n process. Off: checks follow First Poll Interval growing to Max Poll Interval, and these runs teach nothing.',
+};
+
+const LEARN_STEP_PACE: INodeProperties = {
+	...LEARN_RUN_TIMES,
+	description:
+		"Whether to place a status check where the job's last step should end, from the pace of its steps. Off: checks follow First Poll Interval growing to Max Poll Interval.",
 };
 
 /**

@@ -65,8 +65,8 @@ export function inferenceRunKind(ctx: IExecuteFunctions, items: INodeExecutionDa
 		queued: { status: 'in_queue' },
 		deliveredElsewhere: (t) => Boolean(t.webhookUrl),
 		timingKey: (p) => timingKey('deployment', p.deploymentId),
-		poll: async (t) => {
-			const record = await getDeploymentRequestStatus(ctx, t.deploymentId, t.id);
+		poll: async (t, how) => {
+			const record = await getDeploymentRequestStatus(ctx, t.deploymentId, t.id, how);
 			return { state: normaliseStatus(record.status), record };
 		},
 		cancel: async (t) => await cancelDeploymentRequest(ctx, t.deploymentId, t.id),

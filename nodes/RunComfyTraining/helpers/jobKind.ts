@@ -49,11 +49,11 @@ export function trainingJobKind<P extends TrainingItem>(
 		readOptions: (p) => readArtifactOptions(ctx, p.itemIndex),
 		ids: (p) => p.fields,
 		submit,
-		poll: async (t) => {
-			const status = (await getTrainingJobStatus(ctx, t.id)) as IDataObject;
+		poll: async (t, how) => {
+			const status = (await getTrainingJobStatus(ctx, t.id, how)) as IDataObject;
 			let result: IDataObject | undefined;
 			if (rawStatus(status) === 'STOPPED') {
-				result = (await getTrainingJobResult(ctx, t.id)) as IDataObject;
+				result = (await getTrainingJobResult(ctx, t.id, how)) as IDataObject;
 				results.set(t.id, result);
 			}
 			// The steps let the wait land a poll where the last one ends (../../shared/wait/steps).

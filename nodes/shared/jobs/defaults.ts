@@ -19,7 +19,12 @@ export interface WaitDefaults {
 	waitByDefault: boolean;
 	/** Whether the kind's jobs have a timing key (runs of a model or deployment): "Polling Goal" is offered. */
 	learnsRunTimes?: boolean;
+	/** Whether the kind's jobs report steps whose pace places a poll (training). */
+	learnsStepPace?: boolean;
 }
+
+/** "Learn Run Times" is offered where polls follow something learned (run times or a step pace). */
+export const offersLearningSwitch = (defaults: WaitDefaults): boolean => defaults.learnsRunTimes === true || defaults.learnsStepPace === true;
 
 /** Model runs and deployment requests: seconds to minutes. */
 export const INFERENCE_WAIT: WaitDefaults = {
@@ -46,6 +51,7 @@ export const TRAINING_WAIT: WaitDefaults = {
 	cancelOnStop: false,
 	timeoutChoices: ['fail', 'returnRunning'],
 	waitByDefault: false,
+	learnsStepPace: true,
 };
 
 /** Datasets: the CLI polls every 5 s; a dataset becomes READY within minutes. Stop only stops watching. */

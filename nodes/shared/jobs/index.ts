@@ -2,7 +2,7 @@
 export { runJobs } from './flow';
 export { answerCallback } from './park/callback';
 export type { Accepted, JobItem, JobKind, JobNoun, PresentContext, Tracked, Verdict } from './kind';
-export { CANCEL_WAIT, DATASET_WAIT, DEFAULT_MAX_DOWNLOAD_MB, INFERENCE_WAIT, SUBMIT_CONCURRENCY, TOOL_MAX_WAIT_SECONDS, TRAINING_WAIT } from './defaults';
+export { CANCEL_WAIT, DATASET_WAIT, DEFAULT_MAX_DOWNLOAD_MB, INFERENCE_WAIT, offersLearningSwitch, SUBMIT_CONCURRENCY, TOOL_MAX_WAIT_SECONDS, TRAINING_WAIT } from './defaults';
 export type { WaitDefaults } from './defaults';
 export {
 	DEFAULT_BINARY_FIELD,

@@ -6,6 +6,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { DownloadHosts } from '../outputs';
+import type { RetryChoice } from '../transport';
 import type { ApiFamily } from '../types';
 import type { PollResult } from '../wait';
 import type { WaitDefaults } from './defaults';
@@ -80,8 +81,11 @@ export interface JobKindCore<P extends JobItem, O> {
 	prepare(itemIndex: number, extra: IDataObject): Promise<P>;
 	/** The ids that lead every output of an item, e.g. `{ model_id }` (also on its error output). */
 	ids(p: P): IDataObject;
-	/** One status request. */
-	poll(t: Tracked<P>): Promise<PollResult>;
+	/**
+	 * One status request. `how` goes to the transport: the wait engine sends `retry: 'never'` (it retries a failed
+	 * poll itself); one-off checks (parking, a resume, a snapshot) leave it out and get the transport's retries.
+	 */
+	poll(t: Tracked<P>, how?: RetryChoice): Promise<PollResult>;
 	/** Output fields of a job that has not finished (timeout, Stop): its status, progress, ... */
 	current(t: Tracked<P>, record: IDataObject): IDataObject;
 	/** Judges a finished job from its last status and (if fetched) its result. */
@@ -135,7 +139,7 @@ export interface JobFetch<P extends JobItem> {
 	 * One result request that tells the state too (see WaitJob.pollResult): `{ state, record: result, result }`,
 	 * with `result` only when the job has finished. Must fetch what `fetch` fetches.
 	 */
-	pollResult?(t: Tracked<P>): Promise<PollResult>;
+	pollResult?(t: Tracked<P>, how?: RetryChoice): Promise<PollResult>;
 }
 
 /** Timing: what the wait engine learns from, and how far a job that timed out had come. */

@@ -12,7 +12,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { MAX_TIMER_MS, POLLING_GOALS } from '../wait';
 import type { PollingGoal, TimeoutBehaviour, WaitOptions } from '../wait';
 import type { WaitDefaults } from './defaults';
-import { DEFAULT_MAX_DOWNLOAD_MB, MAX_POLL_INTERVAL_SECONDS, MAX_WAIT_SECONDS, TOOL_MAX_WAIT_SECONDS } from './defaults';
+import { DEFAULT_MAX_DOWNLOAD_MB, MAX_POLL_INTERVAL_SECONDS, MAX_WAIT_SECONDS, TOOL_MAX_WAIT_SECONDS, offersLearningSwitch } from './defaults';
 import { isToolCall } from '../items';
 import { MAX_USD_SETTING } from '../money';
 
@@ -249,9 +249,11 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 			description: 'Pick "Lowest Delay" or "Fewest Requests" from the list. Nothing was submitted.',
 		});
 	}
+	const learning = offersLearningSwitch(defaults) ? readLearnRunTimes(ctx, raw, itemIndex, expressionOf('learnRunTimes')) : true;
 	return {
 		enabled,
 		mode,
+		learning,
 		...(defaults.learnsRunTimes && goal === 'fewestRequests' ? { pollingGoal: 'fewestRequests' as const } : {}),
 		initialIntervalMs: Math.min(MAX_TIMER_MS, Math.round(initial * 1000)),
 		maxIntervalMs: Math.min(MAX_TIMER_MS, Math.round(max * 1000)),
@@ -260,6 +262,19 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 		onTimeout,
 		cancelOnStop: defaults.cancelOnStop,
 	};
+}
+
+/** "Learn Run Times" of one item: on unless switched off; an empty expression or anything but true/false is refused. */
+function readLearnRunTimes(ctx: IExecuteFunctions, raw: IDataObject, itemIndex: number, expression: string | undefined): boolean {
+	const label = 'Learn Run Times';
+	const value = raw.learnRunTimes;
+	if (expression !== undefined) throw refuseEmptyExpression(ctx, { label, itemIndex, expression, value, wanted: 'true or false', fallback: 'true' });
+	if (isEmptyValue(value) || value === true || value === 'true') return true;
+	if (value === false || value === 'false') return false;
+	throw new NodeOperationError(ctx.getNode(), `"${label}" of item ${itemIndex} must be true or false, but is ${shown(value)}`, {
+		itemIndex,
+		description: 'Switch it on or off, or make the expression produce true or false. Nothing was submitted.',
+	});
 }
 
 /** How downloaded files are laid out on output items ("Output Files"). */

@@ -9,9 +9,13 @@ import { waitForAll } from '../wait';
 import type { PollResult, WaitJob, WaitOutcome } from '../wait';
 import { firstOfEach } from './batch';
 import type { Batch } from './batch';
+import type { RetryChoice } from '../transport';
 import { CANCEL_FOLLOW_MS } from './defaults';
 import type { JobItem, Tracked } from './kind';
 import type { ReadWaitOptions } from './options';
+
+/** The engine owns the retries of its status requests (../wait/engine.ts): the transport sends each one once. */
+const SENT_ONCE: RetryChoice = { retry: 'never' };
 
 /** How one job ended, with what was learnt after the wait. */
 export interface JobEnd {
@@ -39,8 +43,8 @@ export async function waitForJobs<P extends JobItem, O>(
 		id: t.id,
 		timingKey: kind.timingKey?.(t),
 		submittedAt: t.submittedAt,
-		poll: async () => await kind.poll(t),
-		...(kind.pollResult ? { pollResult: async () => await (kind.pollResult as NonNullable<typeof kind.pollResult>)(t) } : {}),
+		poll: async () => await kind.poll(t, SENT_ONCE),
+		...(kind.pollResult ? { pollResult: async () => await (kind.pollResult as NonNullable<typeof kind.pollResult>)(t, SENT_ONCE) } : {}),
 		// The transport sends this cancel even after Stop (it is not bound to the aborted cancel signal).
 		...(kind.cancel ? { cancel: async () => await (kind.cancel as (t: Tracked<P>) => Promise<IDataObject>)(t) } : {}),
 	}));

@@ -28,7 +28,7 @@ export {
 	setRetryPolicy,
 	DEFAULT_TIMEOUT_MS,
 } from './request';
-export type { ApiRequestSpec, ApiAnswer, RetryMode, ExpectedAnswer } from './request';
+export type { ApiRequestSpec, ApiAnswer, RetryChoice, RetryMode, ExpectedAnswer } from './request';
 export type { RetryPolicy } from './retry';
 export { DEFAULT_RETRY_POLICY, backoffDelay } from './retry';
 export { parseRetryAfter } from './http';

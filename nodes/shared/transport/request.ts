@@ -43,6 +43,14 @@ import { DEFAULT_RETRY_POLICY, backoffDelay } from './retry';
  */
 export type RetryMode = 'auto' | 'notAccepted' | 'never';
 
+/**
+ * For endpoints that a loop calls again anyway: the wait engine's status polls are sent with `retry: 'never'`,
+ * because the engine owns their retries (../wait/engine.ts). Other callers leave it out (`auto`).
+ */
+export interface RetryChoice {
+	retry?: RetryMode;
+}
+
 /** What a 2xx answer must look like. `json` (default): an object or array. `jsonOrEmpty`: also an empty body
  * (returned as `null`). `any`: whatever came (parsed JSON, text, or `null` when empty). */
 export type ExpectedAnswer = 'json' | 'jsonOrEmpty' | 'any';

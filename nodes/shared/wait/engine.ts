@@ -1,8 +1,9 @@
 /**
  * `waitForAll`: every job runs its own small loop (poll, then sleep until its schedule says so; see
  * ./schedule), and one limiter keeps at most `concurrency` status requests in flight. A deadline of
- * `maxWaitMs` from the start; HTTP 429 waits at least Retry-After; transient errors (5xx, dropped
- * connections) are retried a few times; any other 4xx ends that job only. The execution cancel signal is
+ * `maxWaitMs` from the start. The engine alone retries a failed poll (polls are sent once): HTTP 429 waits at
+ * least Retry-After; transient errors (5xx, dropped connections) are retried `maxTransientErrors` times in a
+ * row; any other 4xx ends that job only. The execution cancel signal is
  * checked after every sleep and every request. Every job yields exactly one outcome.
  *
  * Waiting costs nothing but the sleeps: no busy loop, no timers other than the clock's `sleep`.
@@ -87,7 +88,8 @@ export async function waitForAll(
 	};
 
 	const runJob = async (job: WaitJob): Promise<LoopEnd> => {
-		const schedule = new JobSchedule(job, o, start, random);
+		// Learning off: the schedule sees no timing key (and, below, no steps), so it neither reads nor records.
+		const schedule = new JobSchedule(o.learning ? job : { ...job, timingKey: undefined }, o, start, random);
 		try {
 			return await followJob(job, schedule);
 		} finally {
@@ -157,7 +159,7 @@ export async function waitForAll(
 				// The run outlasted what was expected: no more result requests before it is seen ended. Still queued
 				// is another matter: its plan starts again from the start of the run.
 				if (pollResult && result.state !== 'queued') schedule.refuseResultPolls();
-				waitMs = schedule.afterPoll(at, now, result.state, progress.record, result.steps);
+				waitMs = schedule.afterPoll(at, now, result.state, progress.record, o.learning ? result.steps : undefined);
 			} else {
 				if (aborted()) return { aborted: progress };
 				const status = httpStatusOf(failure);

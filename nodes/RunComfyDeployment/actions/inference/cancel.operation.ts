@@ -51,7 +51,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 					itemIndex,
 					id: requestId,
 					poll: async () => {
-						const record = await getDeploymentRequestStatus(this, deploymentId, requestId);
+						// Sent once: the wait engine retries a failed poll itself.
+						const record = await getDeploymentRequestStatus(this, deploymentId, requestId, { retry: 'never' });
 						return { state: normaliseStatus(record.status), record };
 					},
 				},
