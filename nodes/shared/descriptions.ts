@@ -1,7 +1,6 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_MAX_DOWNLOAD_MB } from './jobs/defaults';
-import { DEFAULT_BINARY_FIELD, MAX_LIST_LIMIT, readBoolean, readNumber } from './jobs/options';
+import { DEFAULT_BINARY_FIELD, DEFAULT_MAX_DOWNLOAD_MB, MAX_LIST_LIMIT, readBoolean, readNumber } from './params';
 import type { WaitDefaults } from './jobs/defaults';
 import type { TimeoutBehaviour } from './wait';
 

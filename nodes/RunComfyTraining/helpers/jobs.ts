@@ -6,7 +6,7 @@ import type { FoundUrl } from '../../shared/download';
 import { collectUrls } from '../../shared/download';
 import { classifyStoppedJob, normaliseStatus, withPublicStatus } from '../../shared/status';
 import { checkpointStep, pickLatestCheckpoint } from '../../shared/checkpoints';
-import { readNumber } from '../../shared/jobs';
+import { readNumber } from '../../shared/params';
 import type { RunState } from '../../shared/types';
 import { TRAINING_GPU_TYPES } from '../../shared/types';
 

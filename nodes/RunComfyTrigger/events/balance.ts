@@ -1,5 +1,5 @@
-import { checkNumber } from '../../shared/jobs';
-import type { NumberRule } from '../../shared/jobs';
+import { checkNumber } from '../../shared/params';
+import type { NumberRule } from '../../shared/params';
 import { getBalance } from '../../shared/transport';
 import { fireForExistingProperty } from './options';
 import type { Observation, TriggerEvent } from './types';

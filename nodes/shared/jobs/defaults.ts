@@ -63,9 +63,6 @@ export const DATASET_WAIT: WaitDefaults = {
 /** When an AI agent calls a node as a tool, waits are bounded so the agent gets an answer. */
 export const TOOL_MAX_WAIT_SECONDS = 120;
 
-/** Largest file kept by a download, and the default of "Max Download Size (MB)". */
-export const DEFAULT_MAX_DOWNLOAD_MB = 2048;
-
 /** Paid submissions in flight at once. Small: the service queues runs anyway. */
 export const SUBMIT_CONCURRENCY = 4;
 

@@ -2,7 +2,8 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties, IWebhookFu
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { downloadProperties, minimumBalanceOption, waitProperties } from '../../../shared/descriptions';
-import { INFERENCE_WAIT, SUBMIT_CONCURRENCY, answerCallback, readBoolean, readWaitMode, requestVerdict, runJobs } from '../../../shared/jobs';
+import { INFERENCE_WAIT, SUBMIT_CONCURRENCY, answerCallback, readWaitMode, requestVerdict, runJobs } from '../../../shared/jobs';
+import { readBoolean } from '../../../shared/params';
 import type { JobItem, JobKind } from '../../../shared/jobs';
 import { normaliseStatus } from '../../../shared/status';
 import { timingKey } from '../../../shared/wait';
