@@ -6,7 +6,7 @@
  */
 import type { DurationStore } from './learning';
 import { sharedDurations } from './learning';
-import { normaliseLimit } from './limiter';
+import { normaliseLimit } from '../pool';
 import type { PollingGoal } from './planner';
 import { DEFAULT_TARGET_DELAY_MS } from './planner';
 import type { WaitOptions } from './types';
