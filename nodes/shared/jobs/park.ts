@@ -18,7 +18,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { INTERNAL_ADDRESS_LABELS, internalAddressKind } from '../download';
+import { INTERNAL_ADDRESS_LABELS, internalAddressKind } from '../net';
 import { formatDuration } from '../format';
 import { mapPool } from '../pool';
 import { isTerminal } from '../status';
