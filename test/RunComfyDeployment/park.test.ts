@@ -10,7 +10,7 @@ import dns from 'dns';
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { assertReachable } from '../../nodes/shared/jobs/park';
-import { setRetryPolicy } from '../../nodes/shared/transport';
+import { setRetryPolicy } from '../../nodes/shared/transport/request';
 import { runNode } from '../helpers/engine';
 import type { RunNodeResult } from '../helpers/engine';
 import { callParkedWebhook } from '../helpers/engine-webhook';
