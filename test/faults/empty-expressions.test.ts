@@ -150,6 +150,49 @@ describe('other guards, numbers and switches', () => {
 	});
 });
 
+describe('a training config (YAML or JSON text) with expressions', () => {
+	const template = (steps: string, name: string) => `=job: extension
+config:
+  name: ${name}
+  process:
+    - type: sd_trainer
+      training_folder: /app/ai-toolkit/output
+      datasets:
+        - folder_path: /app/ai-toolkit/datasets/empty-config
+      train:
+        steps: ${steps}
+        lr: 0.0001
+      model: { name_or_path: black-forest-labs/FLUX.1-dev, is_flux: true, quantize: {{ $json.quantize }} }
+`;
+	const submit = (configText: string): INodeParameters => ({ resource: 'trainingJob', operation: 'submit', configMode: 'text', configText, waitForCompletion: false });
+
+	it('a key whose expression gave nothing (misspelt field, empty cell) is refused naming its path, item and expression', async () => {
+		await readyDataset(sb, 'empty-config');
+		sb.clearLog();
+		const rows = [{ json: { steps: '10', quantize: true } }, { json: { steps: '', quantize: true } }];
+		const misspelt = await run(new RunComfyTraining(), submit(template('{{ $json.step }}', 'cfg_a')), rows.slice(0, 1));
+		expect(misspelt.error?.message).toBe(
+			'The training config cannot be used: config.process[0].train.steps of item 0 is empty: its expression {{ $json.step }} gave nothing (a missing column, a misspelt field name or an empty cell)',
+		);
+		const emptyCell = await run(new RunComfyTraining(), submit(template('{{ $json.steps }}', 'cfg_b')), rows.slice(1));
+		expect(emptyCell.error?.message).toMatch(/config\.process\[0\]\.train\.steps of item 0 is empty: its expression \{\{ \$json\.steps \}\} gave nothing/);
+		const inFlowMapping = await run(new RunComfyTraining(), submit(template('10', 'cfg_c')), [{ json: {} }]);
+		expect(inFlowMapping.error?.message).toMatch(/config\.process\[0\]\.model\.quantize of item 0 is empty: its expression \{\{ \$json\.quantize \}\}/);
+		expect(sb.log().filter(isPaid)).toEqual([]);
+		expect(sb.state().jobs).toEqual([]);
+
+		const fine = await run(new RunComfyTraining(), submit(template('{{ $json.steps }}', 'cfg_d')), rows.slice(0, 1));
+		expect(fine.status).toBe('success');
+		expect(sb.state().jobs).toHaveLength(1);
+	});
+
+	it('a null typed into the config (no expression after the key) is left to RunComfy, as before', async () => {
+		await readyDataset(sb, 'empty-config');
+		const typed = await run(new RunComfyTraining(), submit(template('~', 'cfg_e').replace('{{ $json.quantize }}', 'true')), [{ json: {} }]);
+		expect(typed.error?.message ?? '').not.toMatch(/is empty/);
+	});
+});
+
 describe("form inputs (a model's input_schema, a deployment's workflow)", () => {
 	async function modelForm(value: Record<string, string>, modelId: string = STABLE.flash): Promise<INodeParameters> {
 		const locator = { __rl: true, mode: 'id', value: modelId };

@@ -14,6 +14,12 @@
  * a retry has the same input, two calls with different inputs are two memories (both paid). A call whose
  * memory is in use by a running try is another call made at the same time (a try never overlaps the one
  * before it): it gets a memory of its own.
+ *
+ * In a sub-workflow (Execute Workflow, Call n8n Workflow Tool) the caller's Retry On Fail runs the whole
+ * sub-workflow again as a new execution. There "the same call" is the calling execution (n8n passes its id to the
+ * sub-execution), the sub-workflow, the node, its run index and its input. The caller's Max Tries is not visible
+ * from inside, so such a memory outlives a failed try until it is picked up, succeeds, or is left for an hour
+ * (n8n waits at most 5 s between tries).
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -30,6 +36,8 @@ export type Remembered =
 
 interface Memory {
 	tries: number;
+	/** Kept for a caller's retry of a sub-workflow (the caller's tries are not visible here). */
+	inSubWorkflow: boolean;
 	items: Map<number, Remembered>;
 	/** A try is running (never swept then: a wait may last days). */
 	active: boolean;
@@ -39,6 +47,7 @@ interface Memory {
 const memories = new Map<string, Memory>();
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+const SUB_WORKFLOW_KEEP_MS = 60 * 60 * 1000;
 
 /** n8n's own bounds of Max Tries (workflow-execute.js getRetryParams): default 3, between 2 and 5. */
 const triesAllowed = (ctx: IExecuteFunctions): number => {
@@ -71,27 +80,48 @@ function stableJson(value: unknown): string {
 	return JSON.stringify(value) ?? 'null';
 }
 
-/** What identifies one run of the node within its execution: the run index, or a tool call's input. */
-function callKey(ctx: IExecuteFunctions): string {
-	if (!isToolCall(ctx)) return String(runIndexOf(ctx));
+/** The input items of this run, as JSON with sorted keys. */
+function inputKey(ctx: IExecuteFunctions): string {
 	let input: unknown = [];
 	try {
 		input = ctx.getInputData().map((item) => item.json);
 	} catch {
-		// no input: every call of this tool is the same call
+		// no input: every call is the same call
 	}
-	return `tool\u0000${stableJson(input)}`;
+	return stableJson(input);
 }
 
-const executionKey = (ctx: IExecuteFunctions): string | undefined => {
+/** The execution that called this sub-workflow, when n8n says so (n8n 1.123 and 2.x pass it to the sub-execution). */
+function callingExecutionId(ctx: IExecuteFunctions): string | undefined {
+	try {
+		const parent = ctx.getExecutionContext?.()?.parentExecutionId;
+		return typeof parent === 'string' && parent !== '' ? parent : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** What identifies one call of the node: its execution (or its caller's) and node, and the run index or input. */
+function memoryKey(ctx: IExecuteFunctions): { prefix: string; key: string; inSubWorkflow: boolean } | undefined {
+	const node = ctx.getNode();
+	const nodeKey = node.id ?? node.name;
+	const caller = callingExecutionId(ctx);
+	if (caller !== undefined) {
+		const prefix = `sub\u0000${caller}\u0000${ctx.getWorkflow?.().id ?? ''}\u0000${nodeKey}`;
+		return { prefix, key: `${prefix}\u0000${runIndexOf(ctx)}\u0000${inputKey(ctx)}`, inSubWorkflow: true };
+	}
 	const executionId = ctx.getExecutionId?.();
 	if (!executionId) return undefined;
-	const node = ctx.getNode();
-	return `${executionId}\u0000${node.id ?? node.name}`;
-};
+	const prefix = `${executionId}\u0000${nodeKey}`;
+	const call = isToolCall(ctx) ? `tool\u0000${inputKey(ctx)}` : String(runIndexOf(ctx));
+	return { prefix, key: `${prefix}\u0000${call}`, inSubWorkflow: false };
+}
 
 function sweep(now: number): void {
-	for (const [key, memory] of memories) if (!memory.active && now - memory.touched > DAY_MS) memories.delete(key);
+	for (const [key, memory] of memories) {
+		const keep = memory.inSubWorkflow ? SUB_WORKFLOW_KEEP_MS : DAY_MS;
+		if (!memory.active && now - memory.touched > keep) memories.delete(key);
+	}
 }
 
 /** Frees every memory of this execution's node when the execution ends (n8n ≥ 2.x lifecycle hook, if present). */
@@ -109,8 +139,8 @@ function freeAtExecutionEnd(ctx: IExecuteFunctions, prefix: string): void {
 export function beginTry(ctx: IExecuteFunctions): SubmissionMemory {
 	const now = Date.now();
 	sweep(now);
-	const prefix = executionKey(ctx);
-	let key = prefix === undefined ? undefined : `${prefix}\u0000${callKey(ctx)}`;
+	const found = memoryKey(ctx);
+	let key = found?.key;
 	let memory = key ? memories.get(key) : undefined;
 	if (memory?.active) {
 		// The same input, called again while a try of it runs: another call, never an earlier try of this one.
@@ -118,10 +148,11 @@ export function beginTry(ctx: IExecuteFunctions): SubmissionMemory {
 		memory = undefined;
 	}
 	if (!memory) {
-		memory = { tries: 0, items: new Map(), active: false, touched: now };
-		if (key && prefix) {
+		memory = { tries: 0, inSubWorkflow: found?.inSubWorkflow ?? false, items: new Map(), active: false, touched: now };
+		if (key && found) {
 			memories.set(key, memory);
-			freeAtExecutionEnd(ctx, prefix);
+			// A sub-execution ends before its caller's retry starts: that end must not free the memory.
+			if (!found.inSubWorkflow) freeAtExecutionEnd(ctx, found.prefix);
 		}
 	}
 	memory.tries++;
@@ -159,7 +190,8 @@ export class SubmissionMemory {
 		this.memory.active = false;
 		this.memory.touched = Date.now();
 		if (!this.key) return;
-		if (!mayRunAgain || this.memory.tries >= triesAllowed(this.ctx)) memories.delete(this.key);
+		if (!mayRunAgain) memories.delete(this.key);
+		else if (!this.memory.inSubWorkflow && this.memory.tries >= triesAllowed(this.ctx)) memories.delete(this.key);
 	}
 }
 

@@ -13,11 +13,21 @@ interface FakeContext {
 	finish(): void;
 }
 
+interface SubWorkflowCall {
+	/** The execution that called the sub-workflow (Execute Workflow, Call n8n Workflow Tool). */
+	caller: string;
+	input: object[];
+	workflowId?: string;
+}
+
 /** Just what the memory reads of an execute context: execution id, node settings, run index, the finish hook. */
-function fakeContext(executionId: string, node: Partial<INode>, runIndex = 0): FakeContext {
+function fakeContext(executionId: string, node: Partial<INode>, runIndex = 0, sub?: SubWorkflowCall): FakeContext {
 	const handlers: Array<() => unknown> = [];
 	const ctx = {
 		getExecutionId: () => executionId,
+		getExecutionContext: () => (sub ? { version: 1, establishedAt: 0, source: 'integrated', parentExecutionId: sub.caller } : { version: 1, establishedAt: 0, source: 'manual' }),
+		getWorkflow: () => ({ id: sub?.workflowId ?? 'wf-1', active: false }),
+		getInputData: () => (sub?.input ?? []).map((json) => ({ json })),
 		getNode: () => ({ id: 'node-1', name: 'Run', ...node }) as INode,
 		getWorkflowDataProxy: () => ({ $runIndex: runIndex }),
 		onExecutionFinish: (handler: () => unknown) => handlers.push(handler),
@@ -105,5 +115,58 @@ describe('the submission memory', () => {
 		a.finish();
 		expect(rememberedCount()).toBe(1);
 		b.finish();
+	});
+});
+
+describe('the submission memory in a sub-workflow (the caller retries it as a new execution)', () => {
+	const call = (subExecution: string, input: object[], extra: Partial<SubWorkflowCall> = {}) =>
+		fakeContext(subExecution, {}, 0, { caller: 'parent-1', input, ...extra });
+
+	afterEach(() => jest.useRealTimers());
+
+	it("a retry of the caller picks up what the earlier sub-execution submitted, though the node's own Retry On Fail is off", () => {
+		const first = call('sub-1', [{ prompt: 'a red fox' }]);
+		const memory = beginTry(first.ctx);
+		memory.set(0, accepted);
+		memory.settle(true);
+		// The sub-execution ends before the caller's retry starts: its end does not free the memory.
+		first.finish();
+		expect(rememberedCount()).toBe(1);
+
+		const retry = beginTry(call('sub-2', [{ prompt: 'a red fox' }]).ctx);
+		expect(retry.tryNumber).toBe(2);
+		expect(retry.get(0)).toEqual(accepted);
+		retry.settle(false);
+		expect(rememberedCount()).toBe(0);
+	});
+
+	it('another input, another caller or another sub-workflow is another call', () => {
+		const first = beginTry(call('sub-3', [{ prompt: 'a red fox' }]).ctx);
+		first.set(0, accepted);
+		first.settle(true);
+		for (const other of [
+			call('sub-4', [{ prompt: 'a blue fox' }]),
+			call('sub-5', [{ prompt: 'a red fox' }], { caller: 'parent-2' }),
+			call('sub-6', [{ prompt: 'a red fox' }], { workflowId: 'wf-2' }),
+		]) {
+			const memory = beginTry(other.ctx);
+			expect(memory.get(0)).toBeUndefined();
+			memory.settle(false);
+		}
+		const retry = beginTry(call('sub-7', [{ prompt: 'a red fox' }]).ctx);
+		expect(retry.get(0)).toEqual(accepted);
+		retry.settle(false);
+	});
+
+	it('is kept after every failed try (the caller\'s Max Tries is not visible), and let go an hour after the last', () => {
+		jest.useFakeTimers({ now: new Date('2026-11-28T12:00:00Z') });
+		for (let i = 0; i < 6; i++) beginTry(call(`sub-8-${i}`, [{ prompt: 'a red fox' }]).ctx).settle(true);
+		expect(rememberedCount()).toBe(1);
+		jest.setSystemTime(new Date('2026-11-28T12:59:00Z'));
+		beginTry(call('sub-9', [{ prompt: 'another call' }]).ctx).settle(false);
+		expect(rememberedCount()).toBe(1);
+		jest.setSystemTime(new Date('2026-11-28T13:01:00Z'));
+		beginTry(call('sub-10', [{ prompt: 'another call' }]).ctx).settle(false);
+		expect(rememberedCount()).toBe(0);
 	});
 });

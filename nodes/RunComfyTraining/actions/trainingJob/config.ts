@@ -7,7 +7,7 @@ import { BASE_MODELS } from '../../helpers/config/baseModels';
 import type { KnownDataset } from '../../helpers/config/pathRules';
 import { checkConfigPaths, DATASET_FOLDER_PREFIX, TRAINING_FOLDER } from '../../helpers/config/pathRules';
 import type { ConfigFacts, ConfigFormat } from '../../helpers/config/readConfig';
-import { extractConfigFacts, readConfigText } from '../../helpers/config/readConfig';
+import { extractConfigFacts, keysEmptiedByExpressions, readConfigText } from '../../helpers/config/readConfig';
 import type { SimpleConfigInput } from '../../helpers/config/simpleForm';
 import { buildSimpleConfigText, checkSimpleInput } from '../../helpers/config/simpleForm';
 import { SIMPLE_NUMBERS, readSimpleNumbers } from '../../helpers/config/simpleNumbers';
@@ -219,6 +219,17 @@ export async function prepareTextConfig(
 			`The node could not read this YAML (${read.readError}), so training_folder, the dataset folder_path and the dataset's state were not checked; RunComfy checks them`,
 		);
 		return { configFile: text, configFormat: 'yaml', datasetNames: [], warnings, generated: false };
+	}
+	const template = ctx.getNodeParameter('configText', itemIndex, '', { rawExpressions: true }) as unknown;
+	if (typeof template === 'string' && template.startsWith('=')) {
+		const emptied = keysEmptiedByExpressions(template, read.data);
+		if (emptied.length) {
+			throw refuse(
+				ctx,
+				itemIndex,
+				emptied.map((e) => `${e.path} of item ${itemIndex} is empty: its expression ${e.expression} gave nothing (a missing column, a misspelt field name or an empty cell)`),
+			);
+		}
 	}
 	const facts = extractConfigFacts(read.data);
 	if (!facts.hasProcess) {

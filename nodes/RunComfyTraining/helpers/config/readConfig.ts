@@ -73,3 +73,41 @@ export function extractConfigFacts(data: unknown): ConfigFacts {
 	});
 	return facts;
 }
+
+export interface EmptiedKey {
+	/** Where in the config, e.g. `config.process[0].train.steps`. */
+	path: string;
+	/** The expression written after the key, e.g. `{{ $json.steps }}`. */
+	expression: string;
+}
+
+/** Every key whose value is null (YAML `steps:` with nothing after it), with its path. */
+function nullKeys(value: unknown, path: string, found: Array<{ path: string; key: string }>): void {
+	if (Array.isArray(value)) {
+		value.forEach((entry, i) => nullKeys(entry, `${path}[${i}]`, found));
+	} else if (isRecord(value)) {
+		for (const [key, entry] of Object.entries(value)) {
+			const at = path ? `${path}.${key}` : key;
+			if (entry === null) found.push({ path: at, key });
+			else nullKeys(entry, at, found);
+		}
+	}
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The keys an expression left empty: `steps: {{ $json.steps }}` in the template over a missing column reads as
+ * `steps:` (null), which ai-toolkit would take as "no value". Only keys written with an expression right after
+ * them count; a null typed in the config is the user's.
+ */
+export function keysEmptiedByExpressions(template: string, data: unknown): EmptiedKey[] {
+	const found: Array<{ path: string; key: string }> = [];
+	nullKeys(data, '', found);
+	const emptied: EmptiedKey[] = [];
+	for (const { path, key } of found) {
+		const written = new RegExp(`(?:^|[\\s{,])["']?${escapeRegExp(key)}["']?\\s*:\\s*(\\{\\{[^\\n]*?\\}\\})`, 'm').exec(template);
+		if (written) emptied.push({ path, expression: written[1] });
+	}
+	return emptied;
+}
