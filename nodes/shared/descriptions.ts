@@ -1,7 +1,7 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_MAX_DOWNLOAD_MB, MAX_POLL_INTERVAL_SECONDS, MAX_WAIT_SECONDS } from './jobs/defaults';
-import { DEFAULT_BINARY_FIELD, MAX_LIST_LIMIT, readBoolean, readNumber } from './jobs/options';
+import { MAX_POLL_INTERVAL_SECONDS, MAX_WAIT_SECONDS } from './jobs/defaults';
+import { DEFAULT_BINARY_FIELD, DEFAULT_MAX_DOWNLOAD_MB, MAX_LIST_LIMIT, readBoolean, readNumber } from './params';
 import type { WaitDefaults } from './jobs/defaults';
 import type { TimeoutBehaviour } from './wait';
 import { MAX_USD_SETTING } from './money';

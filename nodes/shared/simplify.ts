@@ -5,7 +5,7 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { readBoolean } from './jobs';
+import { readBoolean } from './params';
 
 /**
  * The fields a simplified record keeps, in this order, by resource: the id first, never more than 10. Fields that

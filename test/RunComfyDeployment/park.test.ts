@@ -11,7 +11,7 @@ import { WebhookContext } from 'n8n-core';
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { assertReachable } from '../../nodes/shared/jobs/park/plan';
-import { setRetryPolicy } from '../../nodes/shared/transport';
+import { setRetryPolicy } from '../../nodes/shared/transport/request';
 import { runNode } from '../helpers/engine';
 import type { RunNodeResult } from '../helpers/engine';
 import { callParkedWebhook } from '../helpers/engine-webhook';

@@ -7,7 +7,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { DATASET_WAIT, readNumber } from '../../shared/jobs';
+import { DATASET_WAIT } from '../../shared/jobs';
+import { readNumber } from '../../shared/params';
 import type { JobItem, JobKind, JobNoun, Tracked } from '../../shared/jobs';
 import { getDatasetStatus } from '../../shared/transport';
 import type { RetryChoice } from '../../shared/transport';

@@ -5,7 +5,8 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { INFERENCE_WAIT, SUBMIT_CONCURRENCY, readBoolean, readWaitMode, requestVerdict } from '../../shared/jobs';
+import { INFERENCE_WAIT, SUBMIT_CONCURRENCY, readWaitMode, requestVerdict } from '../../shared/jobs';
+import { readBoolean } from '../../shared/params';
 import type { JobItem, JobKind } from '../../shared/jobs';
 import { normaliseStatus } from '../../shared/status';
 import { timingKey } from '../../shared/wait';

@@ -26,7 +26,7 @@ export const HARDWARE_DESCRIPTION =
 
 /**
  * "Wait Mode" of Inference → Run (RunComfy calls back for deployment requests): wait in this execution (the
- * default) or park it until the callback (shared/jobs/park.ts), with a notice of what parking needs.
+ * default) or park it until the callback (shared/jobs/park/), with a notice of what parking needs.
  */
 export function waitModeProperties(show: IDisplayOptions['show']): INodeProperties[] {
 	const shown = { show: { ...show, waitForCompletion: [true] } };

@@ -5,9 +5,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { INFERENCE_WAIT, SUBMIT_CONCURRENCY, readDownloadOptions, requestVerdict } from '../../shared/jobs';
+import { INFERENCE_WAIT, SUBMIT_CONCURRENCY, requestVerdict } from '../../shared/jobs';
+import { readDownloadOptions } from '../../shared/params';
 import { timingKey } from '../../shared/wait';
-import type { DownloadChoice, JobItem, JobKind } from '../../shared/jobs';
+import type { JobItem, JobKind } from '../../shared/jobs';
+import type { DownloadChoice } from '../../shared/params';
 import { errorTextOf, resultItem } from '../../shared/outputs';
 import { isTerminal, normaliseStatus, resultState } from '../../shared/status';
 import { cancelModelRequest, getModelRequestResult, getModelRequestStatus, submitModelRun } from '../../shared/transport';

@@ -4,8 +4,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { downloadProperties } from '../../shared/descriptions';
 import type { FoundUrl } from '../../shared/download';
-import { readDownloadOptions } from '../../shared/jobs';
-import type { DownloadChoice } from '../../shared/jobs';
+import { readDownloadOptions } from '../../shared/params';
+import type { DownloadChoice } from '../../shared/params';
 import { fetchFiles, filesOnItems } from '../../shared/outputs';
 import type { DownloadHosts, FilesNote } from '../../shared/outputs';
 import type { DescribedResult } from './jobRecords';

@@ -2,7 +2,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { readNumber } from '../../shared/jobs';
+import { readNumber } from '../../shared/params';
 import { TRAINING_GPU_TYPES } from '../../shared/types';
 
 export function jobIdProperty(): INodeProperties {

@@ -1,5 +1,5 @@
-import { checkNumber } from '../../shared/jobs';
-import type { NumberRule } from '../../shared/jobs';
+import { checkNumber } from '../../shared/params';
+import type { NumberRule } from '../../shared/params';
 import { MAX_USD_SETTING, MICRODOLLARS_PER_USD, toMicrodollars } from '../../shared/money';
 import { getBalance } from '../../shared/transport';
 import { fireForExistingProperty } from './options';

@@ -75,9 +75,6 @@ export const MAX_WAIT_SECONDS = 30 * 24 * 3600;
 /** The largest poll interval a user can set: an hour. */
 export const MAX_POLL_INTERVAL_SECONDS = 3600;
 
-/** Largest file kept by a download, and the default of "Max Download Size (MB)". */
-export const DEFAULT_MAX_DOWNLOAD_MB = 2048;
-
 /** Paid submissions in flight at once. Small: the service queues runs anyway. */
 export const SUBMIT_CONCURRENCY = 4;
 

@@ -3,8 +3,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { DEFAULT_ALLOWED_DOWNLOAD_HOSTS, DEFAULT_BASE_URLS, trimApiBaseUrl } from '../../../credentials/RunComfyApi.credentials';
 import { parseAllowedHosts } from '../download/hosts';
-import type { ApiFamily, RunComfyContext, RunComfyCredentials } from '../types';
-import { CREDENTIAL_NAME } from '../types';
+import type { ApiFamily, RunComfyContext, RunComfyCredentials } from './types';
+import { CREDENTIAL_NAME } from './types';
 import { rememberSecret } from './redaction';
 
 export { parseAllowedHosts };

@@ -20,12 +20,13 @@ export {
 	networkFactsOf,
 	retryAfterMsOf,
 } from './http';
+// Test hooks stay out of this barrel: tests import setRetryPolicy from ./request and resetQueueVersionCache
+// from ./endpoints/deployments (docs/architecture.md, "Process-wide state").
 export {
 	apiRequest,
 	apiRequestFull,
 	cancelSignalOf,
 	getRetryPolicy,
-	setRetryPolicy,
 	DEFAULT_TIMEOUT_MS,
 } from './request';
 export type { ApiRequestSpec, ApiAnswer, RetryChoice, RetryMode, ExpectedAnswer } from './request';
@@ -61,7 +62,6 @@ export {
 	cancelDeploymentRequest,
 	deleteDeploymentRequest,
 	callInstanceProxy,
-	resetQueueVersionCache,
 } from './endpoints/deployments';
 export type { InferenceBody, DeploymentIncludes } from './endpoints/deployments';
 

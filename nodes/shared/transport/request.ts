@@ -16,8 +16,8 @@
 import type { IAllExecuteFunctions, IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import type { ApiFamily, RunComfyContext, RunComfyCredentials } from '../types';
-import { CREDENTIAL_NAME } from '../types';
+import type { ApiFamily, RunComfyContext, RunComfyCredentials } from './types';
+import { CREDENTIAL_NAME } from './types';
 import { baseUrlFor, getCredentials } from './credentials';
 import type { ErrorContext, HttpFailure, NetworkFailure, Subject } from './errors';
 import {

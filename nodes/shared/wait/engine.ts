@@ -15,7 +15,7 @@ import type { RunState } from '../types';
 import type { Clock } from './clock';
 import { realClock, sleepFor } from './clock';
 import { httpStatusOf, isTransientError, retryAfterMsOf, toError } from './errors';
-import { Limiter } from './limiter';
+import { Limiter } from '../pool';
 import { resolveOptions } from './options';
 import type { DurationSample } from './distribution';
 import type { DurationStore } from './learning';

@@ -8,7 +8,7 @@ import { DEFAULT_RETRY_POLICY } from '../transport/retry';
 import { getRetryPolicy } from '../transport/request';
 import type { DurationStore } from './learning';
 import { sharedDurations } from './learning';
-import { normaliseLimit } from './limiter';
+import { normaliseLimit } from '../pool';
 import type { PollingGoal } from './planner';
 import { DEFAULT_TARGET_DELAY_MS } from './planner';
 import type { WaitOptions } from './types';

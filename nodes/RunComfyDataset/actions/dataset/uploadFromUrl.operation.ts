@@ -2,11 +2,10 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { NodeOperationError, sleep, updateDisplayOptions } from 'n8n-workflow';
 
 import type { OpenUrlOptions, OpenedUrl } from '../../../shared/download';
+import { internalAddressKind, internalAddressText } from '../../../shared/net';
 import {
 	UrlProblem,
 	fileNameFromUrl,
-	internalAddressKind,
-	internalAddressText,
 	internalHostProblem,
 	isUrlProblem,
 	openUrl,

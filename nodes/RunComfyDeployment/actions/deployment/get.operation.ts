@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { readBoolean } from '../../../shared/jobs';
+import { readBoolean } from '../../../shared/params';
 import { asChosen, readSimplify, simplifyProperty } from '../../../shared/simplify';
 import { getDeployment } from '../../../shared/transport';
 import { readDeploymentId, onDeployment } from '../../helpers/deployments';

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { readLimit, returnAllProperties } from '../../../shared/descriptions';
-import { readBoolean } from '../../../shared/jobs';
+import { readBoolean } from '../../../shared/params';
 import { asChosen, readSimplify, simplifyProperty } from '../../../shared/simplify';
 import { listDeployments } from '../../../shared/transport';
 import { workflowSummary } from '../../helpers/graph';

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { readLimit, returnAllProperties } from '../../../shared/descriptions';
-import { readBoolean, readNumber } from '../../../shared/jobs';
+import { readBoolean, readNumber } from '../../../shared/params';
 import { asChosen, readSimplify, simplifyProperty } from '../../../shared/simplify';
 import { listModels } from '../../../shared/transport';
 import type { ModelEntry } from '../../../shared/types';

@@ -5,12 +5,13 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { INTERNAL_ADDRESS_LABELS, internalAddressKind } from '../../download';
+import { INTERNAL_ADDRESS_LABELS, internalAddressKind } from '../../net';
 import { FAMILY_BASE_KEY, getCredentials } from '../../transport/credentials';
 import type { ApiFamily } from '../../types';
 import type { Batch, ParkPlan } from '../batch';
 import type { JobItem } from '../kind';
-import { readBoolean, readWaitMode } from '../options';
+import { readWaitMode } from '../options';
+import { readBoolean } from '../../params';
 
 /**
  * Before anything is checked or paid: whether this batch parks (Wait for Completion and Wait Mode of the first

@@ -2,8 +2,8 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
-import type { Dataset, RunComfyContext, SignedUpload } from '../../types';
-import { DIRECT_UPLOAD_MAX_BYTES } from '../../types';
+import type { Dataset, RunComfyContext, SignedUpload } from '../types';
+import { DIRECT_UPLOAD_MAX_BYTES } from '../types';
 import { answerShapeError, cancelledError, clip, inputError, secretOf, serviceMessageOf } from '../errors';
 import type { ByteStream } from '../http';
 import { encodeId } from '../ids';

@@ -6,7 +6,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Deployment, RequestHandle, ResultRecord, RunComfyContext, StatusRecord } from '../../types';
+import type { Deployment, RequestHandle, ResultRecord, RunComfyContext, StatusRecord } from '../types';
 import { getCredentials } from '../credentials';
 import { inputError } from '../errors';
 import { encodeId, encodeProxyPath } from '../ids';

@@ -1,7 +1,7 @@
 /** Model API (`{modelApiBaseUrl}/v1/...`): catalog and asynchronous model runs. */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { ModelEntry, ModelList, RequestHandle, ResultRecord, RunComfyContext, StatusRecord } from '../../types';
+import type { ModelEntry, ModelList, RequestHandle, ResultRecord, RunComfyContext, StatusRecord } from '../types';
 import { inputError } from '../errors';
 import { encodeId, encodeModelId } from '../ids';
 import type { RetryChoice } from '../request';

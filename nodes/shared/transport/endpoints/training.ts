@@ -1,8 +1,8 @@
 /** Trainer jobs (`{trainerApiBaseUrl}/prod/v1/trainers/ai-toolkit/jobs...`). */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { RunComfyContext, TrainingJob } from '../../types';
-import { TRAINING_GPU_TYPES } from '../../types';
+import type { RunComfyContext, TrainingJob } from '../types';
+import { TRAINING_GPU_TYPES } from '../types';
 import { inputError } from '../errors';
 import { encodeId } from '../ids';
 import type { RetryChoice } from '../request';
