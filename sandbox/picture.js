@@ -7,6 +7,8 @@
  */
 const zlib = require('zlib');
 const font = require('./font');
+// mulberry32: the same prompt and seed draw the same scene.
+const { mulberry32: generator } = require('./faults');
 
 const MAX_SIDE = 1024;
 const DEFAULT_SIDE = 512;
@@ -81,18 +83,6 @@ function fnv(text) {
 	let h = 2166136261;
 	for (const ch of String(text)) h = Math.imul(h ^ ch.codePointAt(0), 16777619) >>> 0;
 	return h;
-}
-
-/** mulberry32: a small seeded generator, so the same prompt and seed draw the same scene. */
-function generator(seed) {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
 }
 
 function hsl(h, s, l) {
