@@ -8,6 +8,9 @@
  *              same with Parallel Status Checks = 1, and one run at a time (N executions back to back)
  *   requests   status requests per completed run vs the minimum (from the sandbox's request log)
  *   cpu        process CPU time while 100 runs of 30 s are being waited for
+ *   items      one Model → Run execution of 1, 1,000 and 10,000 items: node CPU time per item, peak RSS, requests per
+ *              item, and where the CPU time goes (a profiled execution); each size in a process of its own
+ *              (bench/lib/items.js)
  *   memory     peak RSS downloading a 1 GiB and a 4 GiB output, uploading a 500 MB file and a 140 MB URL to a dataset
  *              (n8n's filesystem binary mode), against the file size
  *   pickers    time to the first page of the model picker on a 5,000-model catalog
@@ -34,7 +37,7 @@
  * (bench/lib/harness.js), or inside the real n8n (scripts/e2e/n8n.js) for `real`; bench/lib/report.js writes the
  * Markdown.
  *
- * Usage: npm run bench [-- --only=batch,cpu,memory,pickers,real,detection,detection-n8n,parking,fire-and-forget] [--quick]
+ * Usage: npm run bench [-- --only=batch,cpu,items,memory,pickers,real,detection,detection-n8n,parking,fire-and-forget] [--quick]
  *                          [--out=FILE] [--no-write]
  *                          [--json=FILE] [--from-json=FILE]
  *   --quick      smaller sizes (for trying the script; figures are not representative)
@@ -58,11 +61,12 @@ const { detectionInN8n } = require('./lib/detection-n8n');
 const { parkingAtScale } = require('./lib/parking');
 const { fireAndForget, fireAndForgetBurst } = require('./lib/fire-and-forget');
 const { memory } = require('./lib/memory');
+const { itemsAtScale } = require('./lib/items');
 const { machine, fmtS, GiB, MiB } = require('./lib/measure');
 const { report } = require('./lib/report');
 
 const ROOT = path.resolve(__dirname, '..');
-const SECTIONS = ['batch', 'cpu', 'memory', 'pickers', 'real', 'detection', 'detection-n8n', 'parking', 'fire-and-forget'];
+const SECTIONS = ['batch', 'cpu', 'items', 'memory', 'pickers', 'real', 'detection', 'detection-n8n', 'parking', 'fire-and-forget'];
 
 function parseArgs(argv) {
 	const opts = { only: SECTIONS, quick: false, out: undefined, write: true, json: undefined, fromJson: undefined, lengths: undefined };
@@ -90,6 +94,7 @@ function config(quick) {
 				sizes: [1, 10, 100],
 				sequentialSizes: [1, 10],
 				cpu: { items: 20, runMs: 10000 },
+				items: { sizes: [1, 100, 1000], runMs: 20, profileSize: 200 },
 				memory: { downloadNode: [64 * MiB], download1: 256 * MiB, download4: 1 * GiB, upload: 200 * 1000 * 1000, uploadFromUrl: 50 * 1000 * 1000 },
 				pickers: { catalogExtra: 5000, repeats: 5 },
 				real: { n: 5, scenarios: [{ runMs: 2000, waits: [1] }], pickerRepeats: 3 },
@@ -107,6 +112,7 @@ function config(quick) {
 				repeats: { 1: 3, 10: 3, 100: 3 },
 				sequentialSizes: [1, 10, 100],
 				cpu: { items: 100, runMs: 30000 },
+				items: { sizes: [1, 1000, 10000], runMs: 20, profileSize: 2000 },
 				memory: { downloadNode: [256 * MiB], download1: 1 * GiB, download4: 4 * GiB, upload: 500 * 1000 * 1000, uploadFromUrl: 140 * 1000 * 1000 },
 				pickers: { catalogExtra: 5000, repeats: 10 },
 				real: {
@@ -186,6 +192,10 @@ async function main() {
 				results.pickers = await inproc.pickers(ctx, { ...cfg.pickers, log });
 			}
 			await harnessLoaded.harness.disposeEngine();
+		}
+		if (opts.only.includes('items')) {
+			log('[bench] items at scale (each size in a process of its own)');
+			results.items = await itemsAtScale(sb, { ...cfg.items, log });
 		}
 		if (opts.only.includes('detection')) {
 			log('[bench] detection (simulated on the wait engine\'s fake clock)');

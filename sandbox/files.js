@@ -1,6 +1,7 @@
 'use strict';
 /**
- * The file host (urls.files / urls.foreignFiles): small valid media files by extension, exact-size generated
+ * The file host (urls.files / urls.foreignFiles): a run's PNG outputs as pictures of its prompt (picture.js),
+ * small valid media files by extension, exact-size generated
  * files streamed without holding them in memory (with or without Content-Length), and training artifacts.
  *
  * Paths:
@@ -10,67 +11,28 @@
  *   GET|HEAD /files/train/<jobId>/config.yaml           the job's config as submitted
  *   GET|HEAD /files/<anything>.<ext>                    a small valid file of that type
  */
-const zlib = require('zlib');
 const { Readable } = require('stream');
 const { contentTypeFor } = require('./util');
+const { renderPicture, encodePng, crc32 } = require('./picture');
 
 // ---------- small valid files ----------
-const CRC_TABLE = (() => {
-	const t = new Uint32Array(256);
-	for (let n = 0; n < 256; n++) {
-		let c = n;
-		for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-		t[n] = c >>> 0;
-	}
-	return t;
-})();
-function crc32(buf) {
-	let c = 0xffffffff;
-	for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
-	return (c ^ 0xffffffff) >>> 0;
-}
-
 function hashColor(name) {
 	let h = 2166136261;
 	for (const ch of String(name)) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
 	return [h & 0xff, (h >>> 8) & 0xff, (h >>> 16) & 0xff];
 }
 
-/** An 8x8 RGB PNG whose colour depends on the name. */
+/** An 8x8 RGB PNG whose colour depends on the name (for files that are not a run's pictures). */
 function png(name = '') {
 	const [r, g, b] = hashColor(name);
-	const w = 8;
-	const h = 8;
-	const raw = Buffer.alloc((w * 3 + 1) * h);
-	for (let y = 0; y < h; y++) {
-		const row = y * (w * 3 + 1);
-		raw[row] = 0;
-		for (let x = 0; x < w; x++) {
-			const shade = (x + y) % 2 ? 1 : 0.8;
-			raw[row + 1 + x * 3] = Math.round(r * shade);
-			raw[row + 2 + x * 3] = Math.round(g * shade);
-			raw[row + 3 + x * 3] = Math.round(b * shade);
-		}
+	const rgb = Buffer.alloc(8 * 8 * 3);
+	for (let p = 0; p < 64; p++) {
+		const shade = ((p % 8) + Math.floor(p / 8)) % 2 ? 1 : 0.8;
+		rgb[p * 3] = Math.round(r * shade);
+		rgb[p * 3 + 1] = Math.round(g * shade);
+		rgb[p * 3 + 2] = Math.round(b * shade);
 	}
-	const chunk = (type, data) => {
-		const len = Buffer.alloc(4);
-		len.writeUInt32BE(data.length);
-		const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-		const crc = Buffer.alloc(4);
-		crc.writeUInt32BE(crc32(td));
-		return Buffer.concat([len, td, crc]);
-	};
-	const ihdr = Buffer.alloc(13);
-	ihdr.writeUInt32BE(w, 0);
-	ihdr.writeUInt32BE(h, 4);
-	ihdr[8] = 8; // bit depth
-	ihdr[9] = 2; // RGB
-	return Buffer.concat([
-		Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-		chunk('IHDR', ihdr),
-		chunk('IDAT', zlib.deflateSync(raw)),
-		chunk('IEND', Buffer.alloc(0)),
-	]);
+	return encodePng(rgb, 8, 8);
 }
 
 /** A baseline 8x8 grey JPEG (one block, DC only). */
@@ -207,6 +169,30 @@ function sizedStream(size, name) {
 
 const MAX_GENERATED = 64 * 1024 ** 3;
 
+/** Rendered pictures by spec: a download is often a HEAD then a GET, or repeated, and rendering is not free. */
+const pictureCache = new Map();
+const PICTURE_CACHE_SIZE = 16;
+
+/**
+ * The file of a run's output: for a PNG of a run that knows its picture (prompt, seed, size), that picture,
+ * told apart from the other images of its batch by the number in its name; else a small file of its type.
+ */
+function outputFile(run, name) {
+	const number = /(\d+)_?\.png$/i.exec(name);
+	if (!run.picture || !number) return smallFile(name);
+	// Model outputs count from 0 (output_0.png), ComfyUI's from 1 (ComfyUI_00001_.png).
+	const image = Math.max(0, Number(number[1]) - (run.kind === 'deployment' ? 1 : 0));
+	const spec = { ...run.picture, image };
+	const key = JSON.stringify(spec);
+	let body = pictureCache.get(key);
+	if (!body) {
+		body = renderPicture(spec);
+		pictureCache.set(key, body);
+		if (pictureCache.size > PICTURE_CACHE_SIZE) pictureCache.delete(pictureCache.keys().next().value);
+	}
+	return body;
+}
+
 function notFound(res) {
 	const body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>';
 	res.writeHead(404, { 'Content-Type': 'application/xml', 'Content-Length': Buffer.byteLength(body) });
@@ -241,7 +227,7 @@ function serveFile(sb, req, res, segments) {
 	if (kind === 'outputs' && segments.length >= 3) {
 		const run = sb.runs.get(segments[1]);
 		if (!run || run.deleted) return notFound(res);
-		body = smallFile(name);
+		body = outputFile(run, name);
 	} else if (kind === 'train' && segments.length >= 3) {
 		const job = sb.jobs.get(segments[1]);
 		if (!job) return notFound(res);

@@ -9,6 +9,7 @@ const { meanRunMs, drawRunMs } = require('./timing');
 const { getDeployment } = require('./deployments');
 const { validateGraph, validateOverrides, applyOverrides, buildOutputs } = require('./overrides');
 const { webhookRequest } = require('./webhooks');
+const { graphPictureSpec } = require('./picture-spec');
 
 function checkVersion(sb, rq) {
 	const allowed = sb.config.quirks.inferencePaths || 'both';
@@ -71,6 +72,7 @@ function inference(sb, rq) {
 		instanceId: d.instanceId,
 		meanMs,
 		durationMs: drawRunMs(sb, meanMs),
+		picture: graphPictureSpec(effective),
 	});
 	sb.wallet -= price;
 	run.outputs = buildOutputs(sb, d, run.id, effective);

@@ -4,6 +4,7 @@ const { apiError, validationError, notFound, iso } = require('./util');
 const { validateInputs } = require('./schema');
 const { createRun, runState, queuePosition, setCancel, spellCancelled } = require('./runs');
 const { meanRunMs, drawRunMs } = require('./timing');
+const { modelPictureSpec } = require('./picture-spec');
 
 const KINDS = ['model', 'workflow', 'inference'];
 
@@ -150,6 +151,7 @@ function submit(sb, rq) {
 		chargedMicro: price,
 		meanMs,
 		durationMs: drawRunMs(sb, meanMs),
+		picture: modelPictureSpec(body, model.input_schema),
 	});
 	sb.wallet -= price;
 	run.output = buildOutput(sb, model, sim, run.id, body);

@@ -11,13 +11,19 @@
  *  5. starts the n8n editor on 127.0.0.1 (owner account created automatically) and keeps it running
  *     until Ctrl-C. `--exit` (or `--once`) stops after step 4.
  *
+ * `--watch` (`npm run dev`): skips step 4, recompiles the sources into the installed package on every change
+ * (`tsc --watch`) and starts n8n with N8N_DEV_RELOAD=true, so n8n reloads the nodes without a restart; what
+ * n8n's `n8n-node dev` does, but with the pinned n8n and the sandbox, offline.
+ *
  * Options: --exit/--once, --port=5678 (editor), --sandbox-port-base=8790, --fresh (wipe .n8n-user/ first),
- *          --no-run (skip step 4).
+ *          --no-run (skip step 4), --watch.
  */
+const { spawn } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 
 const h = require('./e2e/n8n');
+const { track } = require('./e2e/lib/processes');
 
 const ROOT = h.ROOT;
 const USER_FOLDER = path.join(ROOT, '.n8n-user');
@@ -28,9 +34,10 @@ const CREDENTIAL_ID = 'runcomfyDemoCredential';
 const MAIN_EXAMPLE = 'text-to-image-batch.json';
 
 function parseArgs(argv) {
-	const args = { exit: false, port: 5678, sandboxPortBase: 8790, fresh: false, run: true };
+	const args = { exit: false, port: 5678, sandboxPortBase: 8790, fresh: false, run: true, watch: false };
 	for (const a of argv) {
 		if (a === '--exit' || a === '--once') args.exit = true;
+		else if (a === '--watch') args.watch = true;
 		else if (a === '--fresh') args.fresh = true;
 		else if (a === '--no-run') args.run = false;
 		else if (a.startsWith('--port=')) args.port = Number(a.slice(7));
@@ -44,6 +51,7 @@ function parseArgs(argv) {
 			process.exit(2);
 		}
 	}
+	if (args.watch) args.run = false;
 	return args;
 }
 
@@ -77,18 +85,31 @@ async function startDemoSandbox(portBase) {
 	return sandbox;
 }
 
+/**
+ * `tsc --watch` into the installed package's dist/, so n8n (N8N_DEV_RELOAD) sees the change in the folder it
+ * loaded the package from. The first `npm run build` copied the icons and codex files there.
+ */
+function watchSources(userFolder) {
+	const tsc = require.resolve('typescript/bin/tsc');
+	const outDir = path.join(userFolder.packageDir, 'dist');
+	const args = [tsc, '-p', 'tsconfig.build.json', '--watch', '--preserveWatchOutput', '--outDir', outDir];
+	return track(spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], detached: true }));
+}
+
 async function main() {
 	const args = parseArgs(process.argv.slice(2));
 	const liveToken = (process.env.RUNCOMFY_TOKEN || '').trim();
 	const live = liveToken.length > 0;
 	let sandbox;
 	let n8n;
+	let watcher;
 	let stopping = false;
 
 	const shutdown = async (code) => {
 		if (stopping) return;
 		stopping = true;
 		say('\nStopping...');
+		if (watcher) h.killGroup(watcher, 'SIGTERM');
 		if (n8n) await n8n.stop().catch(() => undefined);
 		if (sandbox) await sandbox.close().catch(() => undefined);
 		process.exit(code);
@@ -96,7 +117,7 @@ async function main() {
 	process.on('SIGINT', () => void shutdown(0));
 	process.on('SIGTERM', () => void shutdown(0));
 
-	say('RunComfy nodes for n8n: demo');
+	say(`RunComfy nodes for n8n: ${args.watch ? 'development (rebuild and reload on change)' : 'demo'}`);
 	say(`- building the package (when needed) and provisioning n8n@${h.N8N_VERSION} (first run: several minutes)`);
 	await h.ensureBuilt({ log: (m) => say(`  ${m}`) });
 	const home = await h.ensureN8n({ log: (m) => say(`  ${m}`) });
@@ -163,7 +184,11 @@ async function main() {
 
 	const port = (await h.portIsFree(args.port)) ? args.port : await h.freePort();
 	say(`- starting the n8n editor on http://127.0.0.1:${port} ...`);
-	n8n = await h.startN8n(userFolder, { port, home });
+	if (args.watch) {
+		say('- compiling the sources into the installed package on every change (tsc --watch)');
+		watcher = watchSources(userFolder);
+	}
+	n8n = await h.startN8n(userFolder, { port, home, env: args.watch ? { N8N_DEV_RELOAD: 'true' } : {} });
 	await n8n.rest.setupOwner();
 	say('');
 	say('  n8n is running with the RunComfy nodes installed:');
@@ -172,6 +197,7 @@ async function main() {
 	say(`    login:    ${h.DEFAULT_OWNER.email} / ${h.DEFAULT_OWNER.password}`);
 	if (sandbox) say(`    sandbox:  ${sandbox.urls.modelApi} (token ${sandbox.token})`);
 	say('  Executions run from the CLI are listed under the workflow\'s "Executions" tab.');
+	if (args.watch) say('  Edit nodes/ or credentials/: n8n reloads the package; reload the editor page to see it.');
 	say('  Press Ctrl-C to stop.');
 	const exit = await n8n.exited;
 	if (!stopping) {

@@ -2,9 +2,9 @@
 'use strict';
 /**
  * `npm run release:check`: everything the publish workflow (.github/workflows/publish.yml) checks before
- * `npm publish --provenance`, runnable on any machine: build, lint, n8n's package scanner on the source and
- * the packed tarball (scripts/scan-package.js), typecheck, the whole test suite, and what `npm pack` would
- * ship (scripts/pack-files.js). On a tag build (GITHUB_REF_TYPE=tag) the tag must be
+ * `npm publish --provenance`, runnable on any machine: build, lint, formatting (Prettier), n8n's package scanner on the source and
+ * the packed tarball (scripts/scan-package.js), typecheck, no import cycle in nodes/ (scripts/check-cycles.js),
+ * the whole test suite, and what `npm pack` would ship (scripts/pack-files.js). On a tag build (GITHUB_REF_TYPE=tag) the tag must be
  * v<package.json version>. Stops at the first failing step.
  */
 const { spawnSync } = require('child_process');
@@ -25,7 +25,7 @@ if (process.env.GITHUB_REF_TYPE === 'tag' && process.env.GITHUB_REF_NAME !== `v$
 	fail(`tag ${process.env.GITHUB_REF_NAME} does not match package.json version ${pkg.version} (expected v${pkg.version})`);
 }
 
-for (const script of ['build', 'lint', 'scan', 'typecheck', 'test']) {
+for (const script of ['build', 'lint', 'format:check', 'scan', 'typecheck', 'cycles', 'test']) {
 	console.log(`[release:check] npm run ${script}`);
 	const res = spawnSync('npm', ['run', script], { cwd: ROOT, stdio: 'inherit' });
 	if (res.status !== 0) fail(`npm run ${script} failed`);

@@ -7,11 +7,14 @@
  * benchmark runs exactly the JavaScript that n8n loads, inside the same engine code the tests use, and the
  * harness exists once (no JavaScript copy to keep in sync).
  */
+const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const CACHE = path.join(ROOT, 'node_modules', '.cache', 'runcomfy-bench');
+// One cache per checkout: node_modules may be shared by several (a symlink), and the transpiled files point at
+// this checkout's dist/.
+const CACHE = path.join(ROOT, 'node_modules', '.cache', 'runcomfy-bench', crypto.createHash('sha1').update(ROOT).digest('hex').slice(0, 12));
 const ENTRY = path.join(ROOT, 'test', 'helpers', 'engine.ts');
 const PACKAGE_DIRS = ['credentials', 'nodes'];
 

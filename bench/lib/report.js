@@ -14,6 +14,7 @@ const { detectionN8nSection, detectionN8nSummary } = require('./detection-n8n');
 const { parkingSection } = require('./parking');
 const { fireAndForgetBurstSection, fireAndForgetBurstSummary, fireAndForgetSection, fireAndForgetSummary } = require('./fire-and-forget');
 const inproc = require('./inprocess');
+const { itemsSection, itemsSummary } = require('./items');
 const { fmtS, fmtBytes, GiB, MiB } = require('./measure');
 
 const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
@@ -306,6 +307,7 @@ function summaryLines(results) {
 			`CPU: waiting for ${c.items} runs of ${c.runMs / 1000} s costs ${pct(c.windowCpuMs, c.windowMs)} of one core (${(c.windowCpuMs / Math.max(1, c.statusInWindow)).toFixed(1)} ms per status request) — no busy loop.`,
 		);
 	}
+	if (results.items) lines.push(itemsSummary(results.items));
 	if (results.memory) {
 		const m = results.memory;
 		const all = [...(m.nodeSmall || []), m.node1g, m.shared4g, m.chunkedCap, m.upload, ...(m.uploadFromUrl ? [m.uploadFromUrl, m.uploadFromUrlCapped] : [])];
@@ -386,6 +388,7 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	if (summary.length) out.push('', '## Summary', '', ...summary.map((l) => `- ${l}`));
 	if (results.batch) out.push('', batchSection(results.batch), '', requestsSection(results.batch, results.cpu));
 	if (results.cpu) out.push('', cpuSection(results.cpu));
+	if (results.items) out.push('', itemsSection(results.items, { table, fmtS }));
 	if (results.memory) out.push('', memorySection(results.memory));
 	if (results.pickers || results.real) out.push('', pickersSection(results.pickers, results.real));
 	if (results.real) out.push('', realSection(results.real));

@@ -57,7 +57,7 @@ export class RunComfyDeployment implements INodeType {
 		return await router.call(this);
 	}
 
-	/** RunComfy calling back a parked Inference → Run (never throws: see shared/jobs/resume.ts). */
+	/** RunComfy calling back a parked Inference → Run (never throws: see shared/jobs/park/callback.ts). */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await parkedRunCallback.call(this);
 	}

@@ -12,9 +12,9 @@ import type {
 } from 'n8n-workflow';
 
 import type { FoundUrl } from '../shared/download';
-import { DEFAULT_MAX_DOWNLOAD_MB } from '../shared/jobs';
+import { DEFAULT_MAX_DOWNLOAD_MB } from '../shared/params';
 import { DownloadHosts, fetchFiles, filesOnItems, outputUrlsOf, skippedDownloadsNote } from '../shared/outputs';
-import type { DownloadChoice, FileLayout } from '../shared/jobs/options';
+import type { DownloadChoice, FileLayout } from '../shared/params';
 import { FINAL_RANK, OUTPUT_KEYS, deliveryItem, parseDelivery } from './delivery';
 import type { Delivery } from './delivery';
 import { judge, truthOf } from './confirm';

@@ -1,9 +1,10 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_MAX_DOWNLOAD_MB } from './jobs/defaults';
-import { DEFAULT_BINARY_FIELD, MAX_LIST_LIMIT, readBoolean, readNumber } from './jobs/options';
+import { MAX_POLL_INTERVAL_SECONDS, MAX_WAIT_SECONDS } from './jobs/defaults';
+import { DEFAULT_BINARY_FIELD, DEFAULT_MAX_DOWNLOAD_MB, MAX_LIST_LIMIT, readBoolean, readNumber } from './params';
 import type { WaitDefaults } from './jobs/defaults';
 import type { TimeoutBehaviour } from './wait';
+import { MAX_USD_SETTING } from './money';
 
 const TIMEOUT_OPTIONS: Record<TimeoutBehaviour, { name: string; description: string }> = {
 	fail: {
@@ -48,15 +49,17 @@ export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefa
 					displayName: 'First Poll Interval (Seconds)',
 					name: 'pollIntervalSeconds',
 					type: 'number',
-					typeOptions: { minValue: 0.05, maxValue: 3600, numberPrecision: 2 },
+					typeOptions: { minValue: 0.05, maxValue: MAX_POLL_INTERVAL_SECONDS, numberPrecision: 2 },
 					default: pollIntervalSeconds,
 					description: 'Status is checked this often at first, then less often up to the maximum interval',
 				},
+				// In the order of the names, as n8n lists a collection's options.
+				...(defaults.learnsRunTimes ? [LEARN_RUN_TIMES] : defaults.learnsStepPace ? [LEARN_STEP_PACE] : []),
 				{
 					displayName: 'Max Poll Interval (Seconds)',
 					name: 'maxPollIntervalSeconds',
 					type: 'number',
-					typeOptions: { minValue: 0.05, maxValue: 3600, numberPrecision: 2 },
+					typeOptions: { minValue: 0.05, maxValue: MAX_POLL_INTERVAL_SECONDS, numberPrecision: 2 },
 					default: maxPollIntervalSeconds,
 					description: 'Upper bound of the interval between two status checks of one job',
 				},
@@ -64,7 +67,7 @@ export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefa
 					displayName: 'Max Wait (Seconds)',
 					name: 'maxWaitSeconds',
 					type: 'number',
-					typeOptions: { minValue: 1, maxValue: 30 * 24 * 3600 },
+					typeOptions: { minValue: 1, maxValue: MAX_WAIT_SECONDS },
 					default: maxWaitSeconds,
 					description: 'Longest time to wait for each job, counted from when waiting starts',
 				},
@@ -110,6 +113,22 @@ const POLLING_GOAL: INodeProperties = {
 	],
 	description:
 		'Once runs of this model or deployment have been seen to end in this n8n process (from the second run on), status checks are placed around the expected end. This decides what they aim at.',
+};
+
+/** The switch back to the plain interval, where learned polling could misbehave (../wait, `learning`). */
+const LEARN_RUN_TIMES: INodeProperties = {
+	displayName: 'Learn Run Times',
+	name: 'learnRunTimes',
+	type: 'boolean',
+	default: true,
+	description:
+		'Whether to place status checks around the end that earlier runs of this model or deployment showed in this n8n process. Off: checks follow First Poll Interval growing to Max Poll Interval, and these runs teach nothing.',
+};
+
+const LEARN_STEP_PACE: INodeProperties = {
+	...LEARN_RUN_TIMES,
+	description:
+		"Whether to place a status check where the job's last step should end, from the pace of its steps. Off: checks follow First Poll Interval growing to Max Poll Interval.",
 };
 
 /**
@@ -178,7 +197,7 @@ export const minimumBalanceOption: INodeProperties = {
 	displayName: 'Minimum Balance (USD)',
 	name: 'minimumBalanceUsd',
 	type: 'number',
-	typeOptions: { minValue: 0, maxValue: 1_000_000, numberPrecision: 2 },
+	typeOptions: { minValue: 0, maxValue: MAX_USD_SETTING, numberPrecision: 2 },
 	default: 0,
 	description:
 		'Stop before submitting anything when the account balance is below this amount. 0 turns the check off; an empty value (or an expression that gives nothing) is refused, never taken as off.',
@@ -189,7 +208,7 @@ export const maxEstimatedCostOption: INodeProperties = {
 	displayName: 'Max Estimated Cost (USD)',
 	name: 'maxEstimatedCostUsd',
 	type: 'number',
-	typeOptions: { minValue: 0, maxValue: 1_000_000, numberPrecision: 2 },
+	typeOptions: { minValue: 0, maxValue: MAX_USD_SETTING, numberPrecision: 2 },
 	default: 0,
 	description:
 		"Refuse the whole batch before submitting anything when its estimated cost (the catalog's base price × the outputs or seconds asked for), added to what this node already submitted in this execution, is above this amount. Items whose cost cannot be estimated are refused while a cap is set. 0 turns the cap off; an empty value (or an expression that gives nothing) is refused, never taken as off.",

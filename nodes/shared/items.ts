@@ -40,7 +40,7 @@ export function toNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: n
  * Under Continue on Fail the item becomes an output item carrying the error (plus `extra`, e.g. the request id,
  * so nothing is lost); otherwise the error is thrown as a NodeApiError / NodeOperationError bound to the item.
  */
-export function failedItem(ctx: IExecuteFunctions, error: unknown, itemIndex: number, extra: IDataObject = {}): INodeExecutionData {
+export function failedItemOrThrow(ctx: IExecuteFunctions, error: unknown, itemIndex: number, extra: IDataObject = {}): INodeExecutionData {
 	const nodeError = toNodeError(ctx, error, itemIndex);
 	if (!ctx.continueOnFail()) throw nodeError;
 	return {

@@ -7,8 +7,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { isToolCall } from './items';
-import { readDownloadOptions } from './jobs/options';
-import type { DownloadChoice } from './jobs/options';
+import { readDownloadOptions } from './params';
+import type { DownloadChoice } from './params';
 import { collectUrls, downloadAll } from './download';
 import type { DownloadedFile, FoundUrl, SkippedFile } from './download';
 import { getCredentials } from './transport';

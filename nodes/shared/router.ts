@@ -5,7 +5,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { failedItem, forAgent, isToolCall, toItems } from './items';
+import { failedItemOrThrow, forAgent, isToolCall, toItems } from './items';
 
 /** An operation that works one item at a time (plain calls). */
 export type ItemOperation = (
@@ -48,7 +48,7 @@ async function runModule(ctx: IExecuteFunctions, module: OperationModule): Promi
 		try {
 			out.push(...toItems(await module.execute.call(ctx, i), i));
 		} catch (error) {
-			out.push(failedItem(ctx, error, i));
+			out.push(failedItemOrThrow(ctx, error, i));
 		}
 	}
 	return out;

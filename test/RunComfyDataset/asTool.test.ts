@@ -20,17 +20,15 @@ describe('RunComfy Dataset as a tool', () => {
 		expectSummary(items[0].json, 'dogs', 'READY');
 	});
 
-	it('get_dataset_status: status and the uploaded files', async () => {
+	it('get_dataset_status: status and the file count (simplified by default); the uploaded files with Simplify off', async () => {
 		const id = await readyDataset(sb, 'dogs');
-		const result = await callTool(
-			sb,
-			datasets,
-			{ resource: 'dataset', operation: 'getStatus', dataset: { __rl: true, mode: 'id', value: fromAI('dataset_id') } },
-			{ dataset_id: id },
-		);
-		const [item] = expectCompact(sb, result);
-		expect(item.json).toMatchObject({ id, status: 'READY' });
-		expect((item.json.files as IDataObject[]).map((f) => f.filename)).toEqual(['img_0001.jpg', 'img_0001.txt']);
+		const getStatus = { resource: 'dataset', operation: 'getStatus', dataset: { __rl: true, mode: 'id', value: fromAI('dataset_id') } };
+		const [item] = expectCompact(sb, await callTool(sb, datasets, getStatus, { dataset_id: id }));
+		expect(item.json).toMatchObject({ id, name: 'dogs', status: 'READY', file_count: 2, missing_captions: [] });
+		expect(item.json.files).toBeUndefined();
+		expectSummary(item.json, 'dogs', 'READY');
+		const [raw] = expectCompact(sb, await callTool(sb, datasets, { ...getStatus, simple: false }, { dataset_id: id }));
+		expect((raw.json.files as IDataObject[]).map((f) => f.filename)).toEqual(['img_0001.jpg', 'img_0001.txt']);
 	});
 
 	it('Wait Until Ready: a dataset still processing after the 120 s cap comes back as still processing', async () => {

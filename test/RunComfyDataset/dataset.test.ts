@@ -34,7 +34,7 @@ describe('Create, List, Get Status, Delete', () => {
 		expect(sb.state().datasets).toEqual([expect.objectContaining({ id, name: 'faces-v1' })]);
 
 		await uploadTexts(sb, id, { 'a.jpg': 'x', 'a.txt': 'cap a', 'b.png': 'x', 'clip.mp4': 'x', 'notes.json': '{}' });
-		const status = await run(datasetParams('getStatus', id));
+		const status = await run(datasetParams('getStatus', id, { simple: false }));
 		expect(status.error).toBeUndefined();
 		const json = status.items[0].json;
 		expect(json).toMatchObject({ id, name: 'faces-v1', file_count: 5, missing_captions: ['b.png', 'clip.mp4'] });

@@ -47,12 +47,12 @@ describe('Deployment → List', () => {
 		expect(bad.error?.message).toMatch(/"Limit" of item 0 must be a number, but is "two"/);
 	});
 
-	it('filters by ids and adds the saved workflow and readme when asked', async () => {
+	it('filters by ids and adds the saved workflow and readme when asked (Simplify off: the whole record)', async () => {
 		const t2i = deploymentId(sb, 'sdxl-text-to-image');
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			parameters: { resource: 'deployment', operation: 'getAll', ids: ` ${t2i} `, includePayload: true, includeReadme: true },
+			parameters: { resource: 'deployment', operation: 'getAll', ids: ` ${t2i} `, includePayload: true, includeReadme: true, simple: false },
 		});
 		expect(result.items).toHaveLength(1);
 		const [item] = result.items;

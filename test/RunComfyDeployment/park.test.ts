@@ -7,10 +7,11 @@
  */
 import dns from 'dns';
 
+import { WebhookContext } from 'n8n-core';
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { assertReachable } from '../../nodes/shared/jobs/park';
-import { setRetryPolicy } from '../../nodes/shared/transport';
+import { assertReachable } from '../../nodes/shared/jobs/park/plan';
+import { setRetryPolicy } from '../../nodes/shared/transport/request';
 import { runNode } from '../helpers/engine';
 import type { RunNodeResult } from '../helpers/engine';
 import { callParkedWebhook } from '../helpers/engine-webhook';
@@ -350,6 +351,25 @@ describe('the webhook of a parked batch', () => {
 		sb.configure({ faults: { rate5xx: 0 } });
 		const again = await call(result, '0', event);
 		expect(again.response.workflowData?.[0]).toHaveLength(3);
+	});
+
+	it('finishes on the resume context only: nothing of an execute context is looked for on the webhook (no $runIndex)', async () => {
+		// A webhook context has no getWorkflowDataProxy; here it has one that records being called.
+		const proxyOf = jest.fn(() => {
+			throw new Error('not a member of the resume context');
+		});
+		Object.defineProperty(WebhookContext.prototype, 'getWorkflowDataProxy', { value: proxyOf, configurable: true, writable: true });
+		try {
+			const { result, release } = await parkInOrder();
+			const ids = requestIds(result);
+			await release();
+			await until(requestsEnded(ids), 'every request ended', 20_000);
+			const last = await call(result, '2', await finalEvent(ids[2]));
+			expect((last.response.workflowData?.[0] ?? []).map((i) => i.json.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+			expect(proxyOf).not.toHaveBeenCalled();
+		} finally {
+			delete (WebhookContext.prototype as unknown as Record<string, unknown>).getWorkflowDataProxy;
+		}
 	});
 
 	it('a failed request comes back as an item with its error and ids; the others keep their results', async () => {

@@ -5,7 +5,7 @@
  */
 import { sharedDurations, timingKey } from '../../nodes/shared/wait';
 import { runNode } from '../helpers/engine';
-import { MODELS, credentialsFor, isResult, isStatus, node, requestIdOf, runParams, useSandbox } from './setup';
+import { FAST_WAIT, MODELS, credentialsFor, isResult, isStatus, node, requestIdOf, runParams, useSandbox } from './setup';
 
 const key = timingKey('model', MODELS.flash, '');
 
@@ -14,12 +14,12 @@ describe('Model → Run: the poll expected to see the end asks for the result', 
 	beforeEach(() => sharedDurations.forget(key));
 	afterAll(() => sharedDurations.forget(key));
 
-	const run = async () => {
+	const run = async (learnRunTimes = true) => {
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
 			inputItems: [{ json: {} }],
-			parameters: runParams(MODELS.flash, { prompt: 'a lighthouse' }, { downloadOutputs: false }),
+			parameters: runParams(MODELS.flash, { prompt: 'a lighthouse' }, { downloadOutputs: false, waitOptions: { ...FAST_WAIT, learnRunTimes } }),
 		});
 		expect(result.error).toBeUndefined();
 		const json = result.items[0].json;
@@ -61,5 +61,24 @@ describe('Model → Run: the poll expected to see the end asks for the result', 
 		} finally {
 			sb.configure({ runDurationMs: 1_500, quirks: { resultNotReady400: false } });
 		}
+	});
+
+	it('Learn Run Times off: the run teaches nothing, and the next run of a learned model polls its status first', async () => {
+		const off = await run(false);
+		expect(off.json).toMatchObject({ status: 'succeeded' });
+		expect(sharedDurations.has(key)).toBe(false);
+		await run(); // learned
+		const learned = sharedDurations.learnedCount(key, 'total');
+		sb.configure({ runDurationMs: 750 });
+		let next;
+		try {
+			next = await run(false);
+		} finally {
+			sb.configure({ runDurationMs: 1_500 });
+		}
+		// Without the learned plan the end is seen by a status request, then the result is fetched once.
+		expect(next.status).toBeGreaterThanOrEqual(1);
+		expect(next.result).toBe(1);
+		expect(sharedDurations.learnedCount(key, 'total')).toBe(learned);
 	});
 });

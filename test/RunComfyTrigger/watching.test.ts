@@ -6,7 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Sandbox } from '../../sandbox';
-import { getRetryPolicy, setRetryPolicy } from '../../nodes/shared/transport';
+import { getRetryPolicy, setRetryPolicy } from '../../nodes/shared/transport/request';
 import { client, openSandbox, pollOnce, runReaches, submitModelRun } from './setup';
 
 const params = (ids: string[], fireForExisting = false) => ({

@@ -134,6 +134,9 @@ describe.each([3.1, 2.2])('AI Agent %s in a real n8n with the RunComfy tools', (
 		expect(String(inference.summary)).toContain(String(inference.request_id));
 		expect(JSON.stringify(inference)).toMatch(/http:\/\/127\.0\.0\.1:\d+\/files\//);
 		expect(training).toMatchObject({ job_id: jobId, status: 'succeeded', finished: true });
+		// Simplify is on by default: the agent gets the short status record, not the GPU fields or the result URL.
+		expect(training.gpu_type).toBeUndefined();
+		expect(training.result_url).toBeUndefined();
 		const inferenceSubmits = sandbox.log().filter((e) => e.method === 'POST' && e.path.endsWith('/inference'));
 		expect(inferenceSubmits).toHaveLength(1);
 		expect(sandbox.log().filter((e) => e.api === 'files')).toEqual([]);

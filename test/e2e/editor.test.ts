@@ -294,6 +294,10 @@ describe('n8n editor in a real browser', () => {
 			await page.getByTestId('node-execute-button').click();
 			await page.getByTestId('output-panel').getByText('image/png').first().waitFor({ timeout: 60000 });
 			await b.screenshot(page, '08-executed-output-binary');
+			// The sandbox's image is a picture of the prompt: "View" shows it (the README's result screenshot).
+			await page.getByTestId('output-panel').getByRole('button', { name: 'View' }).first().click();
+			await page.locator('.binary-data-window img').first().waitFor();
+			await b.screenshot(page, '08-executed-output-picture');
 			const run = sandbox.state().runs.find((r) => (r.body as { prompt?: string }).prompt === 'a red fox in the snow, from the browser test');
 			expect(run?.target).toBe(FLUX);
 			expect(run?.status).toBe('completed');

@@ -8,7 +8,7 @@
 import { createExecutionCustomData } from 'n8n-core/dist/execution-engine/node-execution-context/utils/custom-data';
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Batch } from '../../nodes/shared/jobs/flow';
+import type { Batch } from '../../nodes/shared/jobs/batch';
 import type { JobItem } from '../../nodes/shared/jobs/kind';
 import { appendPaid, customDataKey, recordPaid } from '../../nodes/shared/jobs/paidRecord';
 import { RunComfyDeployment } from '../../nodes/RunComfyDeployment/RunComfyDeployment.node';

@@ -20,7 +20,7 @@ import { RunComfyDeployment } from '../../nodes/RunComfyDeployment/RunComfyDeplo
 import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
 import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
 import { RunComfyTrigger } from '../../nodes/RunComfyTrigger/RunComfyTrigger.node';
-import { getRetryPolicy, setRetryPolicy } from '../../nodes/shared/transport';
+import { getRetryPolicy, setRetryPolicy } from '../../nodes/shared/transport/request';
 import type { RetryPolicy } from '../../nodes/shared/transport';
 import { disposeEngine, getRuntime, listSearch, poll, runNode, testCredential } from '../helpers/engine';
 import type { RunComfyCredentialData, RunNodeOptions, RunNodeResult } from '../helpers/engine';

@@ -7,7 +7,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import type { Sandbox, SandboxConfig, RequestLogEntry } from '../../sandbox';
-import { getRetryPolicy, setRetryPolicy } from '../../nodes/shared/transport';
+import { getRetryPolicy, setRetryPolicy } from '../../nodes/shared/transport/request';
 import type { RetryPolicy } from '../../nodes/shared/transport';
 import { sharedDurations } from '../../nodes/shared/wait';
 import { disposeEngine } from './engine';

@@ -62,10 +62,12 @@ describe('publish workflow (.github/workflows/publish.yml)', () => {
 		expect(publish?.env).toEqual({ NODE_AUTH_TOKEN: '${{ secrets.NPM_TOKEN }}' });
 	});
 
-	it('calls a release check that exists and covers build, lint, the scanner, typecheck, tests and the pack list', () => {
+	it('calls a release check that exists and covers build, lint, formatting, the scanner, typecheck, import cycles, tests and the pack list', () => {
 		expect(pkg.scripts['release:check']).toBe('scripts/node24.sh node scripts/release-check.js');
 		const script = readFileSync(join(root, 'scripts', 'release-check.js'), 'utf8');
-		expect(script).toContain("['build', 'lint', 'scan', 'typecheck', 'test']");
+		expect(script).toContain("['build', 'lint', 'format:check', 'scan', 'typecheck', 'cycles', 'test']");
+		expect(pkg.scripts['format:check']).toMatch(/^prettier --check /);
+		expect(pkg.scripts.cycles).toBe('node scripts/check-cycles.js');
 		expect(pkg.scripts.scan).toBe('scripts/node24.sh node scripts/scan-package.js');
 		expect(script).toContain('unexpectedFiles(files)');
 	});

@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import * as deployment from './deployment';
 import * as inference from './inference';
-import { toolDescriptions } from './toolDescriptions';
+import { toolDescriptions } from '../helpers/toolDescriptions';
 
 /**
  * Every parameter of version 1: the resource choice, then each resource's operation list and operation fields.

@@ -5,7 +5,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
-import { refuseEmptyFormInputs } from '../../shared/jobs';
+import { refuseEmptyFormInputs } from '../../shared/params';
 import type { InferenceBody } from '../../shared/transport';
 import type { Deployment, JsonValue } from '../../shared/types';
 import type { WorkflowGraph } from './graph';

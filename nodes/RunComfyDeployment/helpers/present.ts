@@ -4,8 +4,8 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { readBoolean, readDownloadOptions } from '../../shared/jobs';
-import type { DownloadChoice } from '../../shared/jobs';
+import { readBoolean, readDownloadOptions } from '../../shared/params';
+import type { DownloadChoice } from '../../shared/params';
 import { resultItem } from '../../shared/outputs';
 import type { DownloadHosts } from '../../shared/outputs';
 import { deleteDeploymentRequest } from '../../shared/transport';

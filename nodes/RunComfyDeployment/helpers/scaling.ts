@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { checkNumber, emptyNumber, isEmptyValue, rawExpression, refuseEmptyExpression } from '../../shared/jobs';
+import { checkNumber, emptyNumber, isEmptyValue, rawExpression, refuseEmptyExpression } from '../../shared/params';
 import { HARDWARE_SKUS } from '../../shared/types';
 
 const NOTHING = 'Nothing was changed on the service.';

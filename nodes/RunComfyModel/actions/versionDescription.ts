@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import * as account from './account';
 import * as catalog from './catalog';
 import * as model from './model';
-import { toolDescriptions } from './toolDescriptions';
+import { toolDescriptions } from '../helpers/toolDescriptions';
 
 /**
  * Every parameter of version 1: the resource selector, then each resource's operations and their fields.

@@ -3,7 +3,7 @@ import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
 import { mapperValueToBody, propertiesOf, validateBody, valueTypeOf } from './schema';
 import type { SchemaProblem } from './schema';
-import { refuseEmptyFormInputs } from '../../shared/jobs';
+import { refuseEmptyFormInputs } from '../../shared/params';
 import { getModel } from '../../shared/transport';
 import type { InputSchema, ModelEntry } from '../../shared/types';
 

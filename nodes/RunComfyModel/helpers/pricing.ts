@@ -7,6 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { roundToMicrodollars } from '../../shared/money';
 import type { JsonSchemaProperty, ModelEntry } from '../../shared/types';
 
 export type CostEstimate =
@@ -39,8 +40,6 @@ function inputAmount(body: IDataObject, properties: Record<string, JsonSchemaPro
 	return undefined;
 }
 
-const money = (usd: number): number => Math.round(usd * 1_000_000) / 1_000_000;
-
 export function estimateRun(model: ModelEntry, body: IDataObject): CostEstimate {
 	const price = model.base_price_usd;
 	const unit = String(model.price_unit ?? '').trim().toLowerCase();
@@ -53,7 +52,7 @@ export function estimateRun(model: ModelEntry, body: IDataObject): CostEstimate 
 		const count = inputAmount(body, properties, COUNT_INPUTS);
 		const units = count?.amount ?? 1;
 		const basis = `$${price} per ${unit} × ${units} (${count ? count.name : 'one output per run'}), at the base rate${note}`;
-		return { estimated: true, usd: money(price * units), units, unit, basePriceUsd: price, basis };
+		return { estimated: true, usd: roundToMicrodollars(price * units), units, unit, basePriceUsd: price, basis };
 	}
 	if (PER_SECOND.includes(unit)) {
 		const duration = inputAmount(body, properties, DURATION_INPUTS);
@@ -64,7 +63,7 @@ export function estimateRun(model: ModelEntry, body: IDataObject): CostEstimate 
 			};
 		}
 		const basis = `$${price} per second × ${duration.amount} s (${duration.name}), at the base rate${note}`;
-		return { estimated: true, usd: money(price * duration.amount), units: duration.amount, unit: 'second', basePriceUsd: price, basis };
+		return { estimated: true, usd: roundToMicrodollars(price * duration.amount), units: duration.amount, unit: 'second', basePriceUsd: price, basis };
 	}
 	return { estimated: false, reason: `${model.model_id} is priced per "${unit || 'unknown unit'}", which this node cannot count before running${note}` };
 }

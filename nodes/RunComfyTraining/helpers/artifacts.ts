@@ -4,12 +4,12 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { downloadProperties } from '../../shared/descriptions';
 import type { FoundUrl } from '../../shared/download';
-import { readDownloadOptions } from '../../shared/jobs';
-import type { DownloadChoice } from '../../shared/jobs';
+import { readDownloadOptions } from '../../shared/params';
+import type { DownloadChoice } from '../../shared/params';
 import { fetchFiles, filesOnItems } from '../../shared/outputs';
 import type { DownloadHosts, FilesNote } from '../../shared/outputs';
-import type { DescribedResult } from './jobs';
-import { pathOf } from './jobs';
+import type { DescribedResult } from './jobRecords';
+import { pathOf } from './jobRecords';
 
 const ARTIFACT_CHOICES = ['allCheckpoints', 'config', 'latestCheckpoint', 'samples'];
 

@@ -1,16 +1,14 @@
-import { checkNumber } from '../../shared/jobs';
-import type { NumberRule } from '../../shared/jobs';
+import { checkNumber } from '../../shared/params';
+import type { NumberRule } from '../../shared/params';
+import { MAX_USD_SETTING, MICRODOLLARS_PER_USD, toMicrodollars } from '../../shared/money';
 import { getBalance } from '../../shared/transport';
 import { fireForExistingProperty } from './options';
 import type { Observation, TriggerEvent } from './types';
 
 const show = { event: ['balanceBelow'] };
 
-/** USD → whole microdollars (the unit the service counts in). */
-export const toMicrodollars = (usd: number): number => Math.round(usd * 1_000_000);
-
 /** An expression giving "5$" or NaN would otherwise turn the watch off without a word. */
-const THRESHOLD: NumberRule = { label: 'Threshold (USD)', min: 0, max: 1_000_000, example: 'US dollars, e.g. 5', outcome: 'Nothing was checked.' };
+const THRESHOLD: NumberRule = { label: 'Threshold (USD)', min: 0, max: MAX_USD_SETTING, example: 'US dollars, e.g. 5', outcome: 'Nothing was checked.' };
 
 export const balanceEvent: TriggerEvent = {
 	properties: [
@@ -18,7 +16,7 @@ export const balanceEvent: TriggerEvent = {
 			displayName: 'Threshold (USD)',
 			name: 'thresholdUsd',
 			type: 'number',
-			typeOptions: { minValue: 0, maxValue: 1_000_000, numberPrecision: 2 },
+			typeOptions: { minValue: 0, maxValue: MAX_USD_SETTING, numberPrecision: 2 },
 			required: true,
 			default: 5,
 			description:
@@ -49,7 +47,7 @@ export const balanceEvent: TriggerEvent = {
 			output: async () => ({
 				event: below ? 'balance.below_threshold' : 'balance.above_threshold',
 				below_threshold: below,
-				threshold_usd: thresholdMicro / 1_000_000,
+				threshold_usd: thresholdMicro / MICRODOLLARS_PER_USD,
 				threshold_microdollars: thresholdMicro,
 				...balance,
 				currency: balance.currency ?? 'USD',

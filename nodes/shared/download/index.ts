@@ -1,16 +1,16 @@
 /**
  * The download module: every file n8n fetches from a URL goes through `openUrl` (./openUrl) under a host
- * policy (./hosts) with addresses vetted at every hop (./addresses). `downloadAll` turns the output URLs of a
- * result into binary data; Upload From URL streams `openUrl`'s body to the dataset.
+ * policy (./hosts) with addresses vetted at every hop (./addresses, by the rules of ../net). `downloadAll`
+ * turns the output URLs of a result into binary data; Upload From URL streams `openUrl`'s body to the dataset.
  *
- * Files: urls.ts (finding URLs), hosts.ts (the allow-list and host policies), addresses.ts (internal
- * addresses, resolving names), openUrl.ts (fetching), problems.ts (UrlProblem), names.ts (names, MIME types).
+ * Files: urls.ts (finding URLs), hosts.ts (the allow-list and host policies), addresses.ts (vetting
+ * each hop, resolving names), openUrl.ts (fetching), problems.ts (UrlProblem), names.ts (names, MIME types).
  */
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { internalAddressText } from '../net';
 import type { HostResolver } from './addresses';
-import { internalAddressText } from './addresses';
 import { listedHostsPolicy } from './hosts';
 import type { OpenedUrl } from './openUrl';
 import { openUrl } from './openUrl';
@@ -23,18 +23,8 @@ export type { FoundUrl } from './urls';
 export { collectUrls, isHttpUrl } from './urls';
 export type { HostMatch, HostPermission, HostPolicy } from './hosts';
 export { isHostAllowed, listedHostsPolicy, matchAllowedHost, parseAllowedHosts, publicHostsPolicy } from './hosts';
-export type { HostResolver, InternalAddressKind } from './addresses';
-export {
-	INTERNAL_ADDRESS_LABELS,
-	addressKind,
-	egressResolverOf,
-	internalAddressKind,
-	internalAddressText,
-	internalHostProblem,
-	mappedIpv4Of,
-	pinnedTarget,
-	vetHost,
-} from './addresses';
+export type { HostResolver } from './addresses';
+export { egressResolverOf, internalHostProblem, pinnedTarget, vetHost } from './addresses';
 export type { OpenUrlOptions, OpenedUrl } from './openUrl';
 export { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_TOTAL_TIMEOUT_MS, MAX_REDIRECTS, openUrl } from './openUrl';
 export type { UrlProblemDetails, UrlProblemKind } from './problems';

@@ -19,7 +19,12 @@ export interface WaitDefaults {
 	waitByDefault: boolean;
 	/** Whether the kind's jobs have a timing key (runs of a model or deployment): "Polling Goal" is offered. */
 	learnsRunTimes?: boolean;
+	/** Whether the kind's jobs report steps whose pace places a poll (training). */
+	learnsStepPace?: boolean;
 }
+
+/** "Learn Run Times" is offered where polls follow something learned (run times or a step pace). */
+export const offersLearningSwitch = (defaults: WaitDefaults): boolean => defaults.learnsRunTimes === true || defaults.learnsStepPace === true;
 
 /** Model runs and deployment requests: seconds to minutes. */
 export const INFERENCE_WAIT: WaitDefaults = {
@@ -46,6 +51,7 @@ export const TRAINING_WAIT: WaitDefaults = {
 	cancelOnStop: false,
 	timeoutChoices: ['fail', 'returnRunning'],
 	waitByDefault: false,
+	learnsStepPace: true,
 };
 
 /** Datasets: the CLI polls every 5 s; a dataset becomes READY within minutes. Stop only stops watching. */
@@ -63,8 +69,11 @@ export const DATASET_WAIT: WaitDefaults = {
 /** When an AI agent calls a node as a tool, waits are bounded so the agent gets an answer. */
 export const TOOL_MAX_WAIT_SECONDS = 120;
 
-/** Largest file kept by a download, and the default of "Max Download Size (MB)". */
-export const DEFAULT_MAX_DOWNLOAD_MB = 2048;
+/** The largest "Max Wait (Seconds)" a user can set: 30 days. */
+export const MAX_WAIT_SECONDS = 30 * 24 * 3600;
+
+/** The largest poll interval a user can set: an hour. */
+export const MAX_POLL_INTERVAL_SECONDS = 3600;
 
 /** Paid submissions in flight at once. Small: the service queues runs anyway. */
 export const SUBMIT_CONCURRENCY = 4;

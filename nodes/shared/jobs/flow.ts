@@ -1,64 +1,37 @@
 /**
  * The one job flow of every paid or long-running operation (Model Run, Inference Run, Training Submit and Resume,
- * Dataset uploads, Wait Until Ready):
+ * Dataset uploads, Wait Until Ready), in eight steps, top to bottom in `run`:
  *
- *   1. check every item and read every option that can fail — nothing is paid before all were checked;
- *   2. guards: the minimum balance;
- *   3. submit through one bounded pool (never retried here; the transport decides what is provably safe to
- *      retry), remembering each submission so n8n's Retry On Fail never pays twice, logging every paid one;
- *   4. wait for every job together with the one engine, or park the execution until the service calls back
- *      (./park.ts, ./resume.ts), or return at once;
- *   5. fetch each finished job's result once;
- *   6. turn each outcome into the item's output in one place (./outcomes).
+ *   1. park plan   (./park/plan.ts)  whether the batch parks; a resume URL the service cannot reach is refused;
+ *   2. check       (./check.ts)      every item and every option that can fail; nothing is paid before all are;
+ *   3. guards      (./check.ts)      Max Estimated Cost and Minimum Balance;
+ *   4. submit      (./submit.ts)     one bounded pool, never two payments (Retry On Fail memory, ./memory.ts);
+ *   5. unwaited    (./outcomes.ts)   Stop, Deliver Results To, Wait for Completion off: output at once;
+ *   6. wait / park (./waiting.ts, ./park/park.ts)  every job together with the one engine, or park;
+ *   7. finish      (./finish.ts)     fetch each result once, judge, present (downloads);
+ *   8. output      (here)            the items, in input order, and the Retry On Fail memory.
  *
- * A node supplies only its job kind (./kind). One output item per input item, in input order (a kind may
- * present several for one input, e.g. one per file).
+ * Steps return what happened to items; this file alone writes the node's output items and the memory (also
+ * for a parked batch that a callback finishes: `finishParked`). A node supplies only its job kind (./kind.ts).
+ * One output item per input item, in input order (a kind may present several for one input, e.g. one per file).
  */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { assertCostCap, assertMinimumBalance } from './guards';
-import { failedItem, forCaller, toNodeError } from '../items';
-import { DownloadHosts } from '../outputs';
-import { withPublicStatus } from '../status';
+import { newBatch } from './batch';
+import type { Batch, Outputs } from './batch';
+import { checkItems, refusedByGuards } from './check';
+import { fetchEnded, finishJobs } from './finish';
+import type { Finished } from './finish';
 import type { JobItem, JobKind, Tracked } from './kind';
 import { beginTry } from './memory';
-import type { SubmissionMemory } from './memory';
-import { readCostCap, readMinimumBalance, readWaitOptions } from './options';
-import type { ReadWaitOptions } from './options';
-import { presentOutcomes, presentStopped } from './outcomes';
-import { parkOrFinish, planParking } from './park';
-import type { ParkPlan } from './park';
+import type { Remembered, SubmissionMemory } from './memory';
+import { presentStopped, presentUnwaited } from './outcomes';
+import type { ParkedJob } from './park/park';
+import { parkOrFinish } from './park/park';
+import { planParking } from './park/plan';
+import type { Resumed } from './park/finish';
 import { submitAll } from './submit';
-import { jobTexts } from './texts';
 import { waitForJobs } from './waiting';
-
-/** One checked item: what its kind prepared plus every option read for it. */
-export interface Checked<P extends JobItem, O> {
-	p: P;
-	options: O;
-	wait: ReadWaitOptions;
-}
-
-/** The state of one run of the flow, shared by its steps. */
-export interface Batch<P extends JobItem, O> {
-	ctx: IExecuteFunctions;
-	kind: JobKind<P, O>;
-	items: INodeExecutionData[];
-	output: Array<INodeExecutionData[] | undefined>;
-	continueOnFail: boolean;
-	signal?: AbortSignal;
-	memory: SubmissionMemory;
-	checked: Array<Checked<P, O>>;
-	texts: ReturnType<typeof jobTexts>;
-	hosts: DownloadHosts;
-	/** Set when the batch parks (Wait Mode "Park Until RunComfy Calls Back"): where the service calls back. */
-	park?: ParkPlan;
-	/** The JSON an item gets (the agent form when the node runs as a tool). */
-	shape(json: IDataObject): IDataObject;
-	/** `status` in the nodes' one vocabulary (unless the kind keeps the service's words). */
-	publish(json: IDataObject): IDataObject;
-}
 
 /** Runs the whole flow (see the file comment) and returns the output items in input order. */
 export async function runJobs<P extends JobItem, O = undefined>(
@@ -67,23 +40,10 @@ export async function runJobs<P extends JobItem, O = undefined>(
 	kind: JobKind<P, O>,
 ): Promise<INodeExecutionData[]> {
 	const memory = beginTry(ctx);
-	const batch: Batch<P, O> = {
-		ctx,
-		kind,
-		items,
-		output: new Array(items.length),
-		continueOnFail: ctx.continueOnFail(),
-		signal: ctx.getExecutionCancelSignal?.(),
-		memory,
-		checked: [],
-		texts: jobTexts(kind.noun),
-		hosts: new DownloadHosts(ctx),
-		shape: (json) => forCaller(ctx, json, kind.toolJson),
-		publish: (json) => (kind.keepServiceStatus ? json : withPublicStatus(json)),
-	};
+	const batch = newBatch(ctx, kind, items, { earlier: (i) => memory.get(i) });
 	let mayRunAgain = true;
 	try {
-		const out = await run(batch);
+		const out = await run(batch, new Output(items.length, memory));
 		mayRunAgain = isErrorValue(out[0]?.json.error);
 		return out;
 	} finally {
@@ -94,130 +54,107 @@ export async function runJobs<P extends JobItem, O = undefined>(
 /** n8n's test (workflow-execute.js checkFailure) for running a node again under Retry On Fail: its first item's `error`. */
 const isErrorValue = (v: unknown): boolean => v !== undefined && v !== null && v !== false;
 
-async function run<P extends JobItem, O>(batch: Batch<P, O>): Promise<INodeExecutionData[]> {
-	// Before anything else: a batch that cannot park (no public resume URL) is refused before any call.
+async function run<P extends JobItem, O>(batch: Batch<P, O>, output: Output): Promise<INodeExecutionData[]> {
+	// 1. Before anything else: a batch that cannot park (no public resume URL) is refused before any call.
 	batch.park = await planParking(batch);
-	await checkItems(batch);
-	if (batch.checked.length && !(await guardsAllow(batch))) return flatten(batch.output);
-
+	// 2. check, 3. guards
+	output.write(await checkItems(batch));
+	if (batch.checked.length) {
+		const refused = await refusedByGuards(batch);
+		if (refused) return output.write(refused).items();
+	}
+	// 4. submit
 	const submitted = await submitAll(batch);
-	if (submitted.stoppedDuring || batch.signal?.aborted) {
-		await presentStopped(batch, submitted.tracked);
-		return flatten(batch.output);
-	}
-	// Jobs whose results RunComfy delivers elsewhere (Deliver Results To) are output at once, with their ids.
+	output.remember(submitted.remember).write(submitted.outputs);
+	if (submitted.failure !== undefined) throw submitted.failure;
+
+	// 5. output at once: stopped; delivered elsewhere (Deliver Results To, with their ids); not waited for
+	if (submitted.stoppedDuring || batch.signal?.aborted) return output.write(await presentStopped(batch, submitted.tracked)).items();
 	const elsewhere = submitted.tracked.filter((t) => batch.kind.deliveredElsewhere?.(t) === true);
-	if (elsewhere.length) await presentUnwaited(batch, elsewhere);
-	const tracked = submitted.tracked.filter((t) => !elsewhere.includes(t));
-	if (!tracked.length) return flatten(batch.output);
+	if (elsewhere.length) output.write(await presentUnwaited(batch, elsewhere));
+	const elsewhereSet = new Set(elsewhere);
+	const tracked = submitted.tracked.filter((t) => !elsewhereSet.has(t));
+	if (!tracked.length) return output.items();
 	const wait = batch.checked[0]?.wait;
-	if (!wait?.enabled) {
-		await presentUnwaited(batch, tracked);
-		return flatten(batch.output);
-	}
+	if (!wait?.enabled) return output.write(await presentUnwaited(batch, tracked)).items();
+
+	// 6. park (one status check first: when every job has already ended, it finishes here), or wait
 	if (batch.park) {
-		await parkOrFinish(batch, tracked, wait);
-		return flatten(batch.output);
+		const parked = await parkOrFinish(batch, tracked, wait, (i) => output.of(i));
+		if ('parked' in parked) return output.write(parked.parked).items();
+		return output.finished(parked.finished).items();
 	}
-	const outcomes = await waitForJobs(batch, tracked, wait);
-	if (batch.signal?.aborted) {
-		await presentStopped(batch, tracked, outcomes);
-		return flatten(batch.output);
-	}
-	await presentOutcomes(batch, tracked, outcomes, wait);
-	return flatten(batch.output);
-}
+	// Each result is fetched as soon as its job is seen ended (step 7's fetch, which then skips it).
+	const ends = await waitForJobs(batch, tracked, wait, { onEnded: async (t, end) => await fetchEnded(batch, t, end) });
+	if (batch.signal?.aborted) return output.write(await presentStopped(batch, tracked, ends)).items();
 
-/** 1. Every item is checked and every option read before anything is paid; bad items are reported together. */
-async function checkItems<P extends JobItem, O>(batch: Batch<P, O>): Promise<void> {
-	const { ctx, kind } = batch;
-	const invalid: Array<{ itemIndex: number; error: NodeApiError | NodeOperationError; extra: IDataObject }> = [];
-	for (let i = 0; i < batch.items.length; i++) {
-		const extra: IDataObject = {};
-		try {
-			// An item an earlier try of the node submitted is not checked again (its job may have changed what the
-			// checks see, e.g. a resumed job is running now); it is followed, never submitted again.
-			const earlier = batch.memory.get(i);
-			const p = earlier && earlier.state !== 'ended' ? (earlier.prepared as P) : await kind.prepare(i, extra);
-			const options = kind.readOptions ? kind.readOptions(p) : (undefined as O);
-			const wait = readWaitOptions(ctx, i, kind.wait, Boolean(kind.park));
-			if (kind.paid) readMinimumBalance(ctx, i);
-			if (kind.estimate) readCostCap(ctx, i);
-			batch.checked.push({ p, options, wait });
-		} catch (error) {
-			invalid.push({ itemIndex: i, error: toNodeError(ctx, error, i), extra });
-		}
-	}
-	if (invalid.length && !batch.continueOnFail) {
-		if (invalid.length === 1) throw invalid[0].error;
-		const first = invalid[0].error;
-		throw new NodeOperationError(ctx.getNode(), invalid.map((p) => lineOf(p.itemIndex, p.error.message)).join('. '), {
-			itemIndex: invalid[0].itemIndex,
-			description: batch.texts.invalidMany(invalid.length, batch.items.length, first.description ?? first.message),
-		});
-	}
-	for (const bad of invalid) batch.output[bad.itemIndex] = [failedItem(ctx, bad.error, bad.itemIndex, bad.extra)];
+	// 7. finish: fetch each result once, judge, present; Stop during the fetches outputs the jobs as stopped
+	const finished = await finishJobs(batch, tracked, ends, wait, { stopAfterFetch: true });
+	if (finished.outcome === 'stopped') return output.write(await presentStopped(batch, tracked, ends)).items();
+	// 8. output
+	return output.finished(finished).items();
 }
-
-const lineOf = (itemIndex: number, message: string) => (/^Item \d+:/.test(message) ? message : `Item ${itemIndex}: ${message}`);
 
 /**
- * 2. The guards, before the first paid call: the cost cap (the lowest cap set on any item, against what would be
- * submitted now) and the minimum balance (the highest minimum of the checked items).
+ * Step 4 of a callback (./park/callback.ts): every parked job has ended; the one finish step fetches, judges and
+ * presents each, exactly as in-process. Items without a parked job keep their stack entry (their output was final
+ * before parking). Undefined (stay parked) when a fetched result says its job has not ended after all.
  */
-async function guardsAllow<P extends JobItem, O>(batch: Batch<P, O>): Promise<boolean> {
-	const { ctx, kind } = batch;
-	if (!kind.paid) return true;
-	const minimum = Math.max(...batch.checked.map((c) => readMinimumBalance(ctx, c.p.itemIndex)));
-	try {
-		if (kind.estimate) {
-			const caps = batch.checked.map((c) => readCostCap(ctx, c.p.itemIndex)).filter((cap) => cap > 0);
-			// Items an earlier try already submitted are not submitted (nor paid) again.
-			const fresh = batch.checked.filter((c) => !batch.memory.get(c.p.itemIndex) || batch.memory.get(c.p.itemIndex)?.state === 'ended');
-			const estimate = kind.estimate;
-			if (caps.length) assertCostCap(ctx, Math.min(...caps), fresh.map((c) => ({ itemIndex: c.p.itemIndex, estimate: estimate(c.p) })));
-		}
-		await assertMinimumBalance(ctx, minimum);
-		return true;
-	} catch (error) {
-		if (!batch.continueOnFail) throw toNodeError(ctx, error, batch.checked[0].p.itemIndex);
-		for (const c of batch.checked) batch.output[c.p.itemIndex] = [failedItem(ctx, error, c.p.itemIndex, kind.ids(c.p))];
-		return false;
+export async function finishParked<P extends JobItem, O>(
+	entries: INodeExecutionData[],
+	resumed: Resumed<P, O>,
+	caller: ParkedJob,
+): Promise<INodeExecutionData[] | undefined> {
+	const { batch, tracked, ends, wait } = resumed;
+	const finished = await finishJobs(batch, tracked, ends, wait, {
+		onlyEnded: true,
+		deliveredBy: (t) => (t.id === caller.id ? 'callback' : 'poll'),
+	});
+	if (finished.outcome === 'notEnded') {
+		batch.ctx.logger.warn(`RunComfy: request ${finished.id} has not ended after all; the execution stays parked`, { node: batch.ctx.getNode().name });
+		return undefined;
+	}
+	const output = new Output(entries.length);
+	output.finished(finished);
+	return entries.flatMap((entry, i) => output.of(i) ?? [entry]);
+}
+
+/** The node's output items by input index, and the Retry On Fail memory: written here only. */
+class Output {
+	private readonly byItem: Array<INodeExecutionData[] | undefined>;
+
+	constructor(
+		size: number,
+		private readonly memory?: SubmissionMemory,
+	) {
+		this.byItem = new Array(size);
+	}
+
+	write(outputs: Outputs): this {
+		for (const [i, items] of outputs) this.byItem[i] = items;
+		return this;
+	}
+
+	remember(entries: Map<number, Remembered>): this {
+		for (const [i, entry] of entries) this.memory?.set(i, entry);
+		return this;
+	}
+
+	/** The finish step's items. Its ended jobs are remembered first (a retry may submit them again), then its failure fails the node. */
+	finished<P extends JobItem>(finished: Finished<P>): this {
+		if (finished.outcome !== 'finished') return this;
+		for (const t of finished.ended) this.memory?.set(t.itemIndex, endedOf(t));
+		if (finished.failure !== undefined) throw finished.failure;
+		return this.write(finished.outputs);
+	}
+
+	of(itemIndex: number): INodeExecutionData[] | undefined {
+		return this.byItem[itemIndex];
+	}
+
+	items(): INodeExecutionData[] {
+		return this.byItem.flatMap((items) => items ?? []);
 	}
 }
 
-/** Wait for Completion off: every accepted item is output at once with its id (one status each when asked). */
-async function presentUnwaited<P extends JobItem, O>(batch: Batch<P, O>, tracked: Array<Tracked<P>>): Promise<void> {
-	const { kind } = batch;
-	const snapshots = new Map<string, IDataObject>();
-	if (kind.snapshotWithoutWait) {
-		for (const id of new Set(tracked.map((t) => t.id))) {
-			const t = tracked.find((x) => x.id === id) as Tracked<P>;
-			try {
-				snapshots.set(id, (await kind.poll(t)).record);
-			} catch {
-				// a courtesy snapshot: without it the item shows what the submission answered
-			}
-		}
-	}
-	const options = optionsOf(batch);
-	for (const t of tracked) {
-		const json = batch.publish({ ...kind.ids(t), ...t.accepted, ...kind.queued });
-		const record = snapshots.get(t.id);
-		const group = tracked.filter((x) => x.id === t.id);
-		const presented = await kind.present(t, json, { succeeded: false, options: options(t), group, record, hosts: batch.hosts });
-		batch.output[t.itemIndex] = asList(presented);
-	}
-}
-
-/** The options read for each item in step 1. */
-export const optionsOf =
-	<P extends JobItem, O>(batch: Batch<P, O>) =>
-	(p: P): O =>
-		(batch.checked.find((c) => c.p.itemIndex === p.itemIndex) as Checked<P, O>).options;
-
-export const asList = (x: INodeExecutionData | INodeExecutionData[]): INodeExecutionData[] => (Array.isArray(x) ? x : [x]);
-
-function flatten(output: Array<INodeExecutionData[] | undefined>): INodeExecutionData[] {
-	return output.flatMap((items) => items ?? []);
-}
+const endedOf = <P extends JobItem>(t: Tracked<P>): Remembered => ({ state: 'ended', accepted: { id: t.id, json: t.accepted } });

@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { CostEstimate } from './kind';
 
+import { MICRODOLLARS_PER_USD, toMicrodollars } from '../money';
 import { getBalance } from '../transport';
 
 /**
@@ -12,8 +13,8 @@ import { getBalance } from '../transport';
 export async function assertMinimumBalance(ctx: IExecuteFunctions, minimumUsd: number): Promise<void> {
 	if (!(minimumUsd > 0)) return;
 	const balance = await getBalance(ctx);
-	const minimumMicro = Math.round(minimumUsd * 1_000_000);
-	const haveMicro = Number(balance.balance_microdollars ?? Math.round(Number(balance.balance_usd) * 1_000_000));
+	const minimumMicro = toMicrodollars(minimumUsd);
+	const haveMicro = Number(balance.balance_microdollars ?? toMicrodollars(Number(balance.balance_usd)));
 	if (haveMicro < minimumMicro) {
 		throw new NodeOperationError(
 			ctx.getNode(),
@@ -30,8 +31,8 @@ export async function assertMinimumBalance(ctx: IExecuteFunctions, minimumUsd: n
 export function formatUsd(microdollars: number): string {
 	const sign = microdollars < 0 ? '-' : '';
 	const abs = Math.abs(Math.round(microdollars));
-	const whole = Math.floor(abs / 1_000_000);
-	const fraction = String(abs % 1_000_000).padStart(6, '0').replace(/0+$/, '').padEnd(2, '0');
+	const whole = Math.floor(abs / MICRODOLLARS_PER_USD);
+	const fraction = String(abs % MICRODOLLARS_PER_USD).padStart(6, '0').replace(/0+$/, '').padEnd(2, '0');
 	return `${sign}$${whole}.${fraction}`;
 }
 
@@ -67,9 +68,9 @@ export function assertCostCap(ctx: IExecuteFunctions, capUsd: number, estimates:
 	}
 	const key = ledgerKey(ctx);
 	const before = ledger.get(key)?.usd ?? 0;
-	const batchMicro = estimates.reduce((sum, e) => sum + Math.round((e.estimate.usd as number) * 1_000_000), 0);
-	const beforeMicro = Math.round(before * 1_000_000);
-	const capMicro = Math.round(capUsd * 1_000_000);
+	const batchMicro = estimates.reduce((sum, e) => sum + toMicrodollars(e.estimate.usd as number), 0);
+	const beforeMicro = toMicrodollars(before);
+	const capMicro = toMicrodollars(capUsd);
 	if (beforeMicro + batchMicro > capMicro) {
 		const already = beforeMicro ? `, plus ${formatUsd(beforeMicro)} this node already submitted in this execution,` : '';
 		throw new NodeOperationError(
@@ -83,7 +84,7 @@ export function assertCostCap(ctx: IExecuteFunctions, capUsd: number, estimates:
 		);
 	}
 	if (!ledger.has(key)) freeAtExecutionEnd(ctx, key);
-	ledger.set(key, { usd: (beforeMicro + batchMicro) / 1_000_000, touched: now });
+	ledger.set(key, { usd: (beforeMicro + batchMicro) / MICRODOLLARS_PER_USD, touched: now });
 }
 
 /** The booking lives as long as its execution (the sweep above is the fallback where n8n has no such hook). */

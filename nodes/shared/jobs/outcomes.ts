@@ -1,59 +1,79 @@
 /**
- * Step 6 of the job flow, in one place: how a job ended becomes its item's output. Finished and good → the
- * kind presents it (downloads); failed, cancelled, timed out under "Fail", unreachable → an error that carries the
- * id; still running or stopped → an item that says so, with the id.
+ * How a job ended becomes its item's output, in one place. Finished and good → the kind presents it
+ * (downloads); failed, cancelled, timed out under "Fail", unreachable → an error that carries the id; still
+ * running, stopped or not waited for → an item that says so, with the id. Each function returns the items by
+ * input index (`Outputs`); the flow writes them (./flow.ts).
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { formatDuration } from '../format';
-import { addToDescription, failedItem, isToolCall, toNodeError } from '../items';
+import { addToDescription, failedItemOrThrow, isToolCall, toNodeError } from '../items';
 import { mapPool } from '../pool';
 import { isTerminal, normaliseStatus } from '../status';
-import type { Batch } from './flow';
-import { asList, optionsOf } from './flow';
+import { asList, firstOfEach, groupsOf, optionsOf } from './batch';
+import type { Batch, Outputs } from './batch';
 import type { JobItem, Tracked } from './kind';
 import type { ReadWaitOptions } from './options';
 import type { JobEnd } from './waiting';
 import { cancelOutcomeOf } from './waiting';
 
-type Plan<P extends JobItem> =
+export type Plan<P extends JobItem> =
 	| { kind: 'item'; t: Tracked<P>; json: IDataObject; succeeded: boolean; record?: IDataObject }
-	| { kind: 'error'; t: Tracked<P>; error: Error; extra: IDataObject; timeout?: boolean };
+	| { kind: 'error'; t: Tracked<P>; error: Error; extra: IDataObject; timeout?: boolean; ended?: boolean };
 
-export async function presentOutcomes<P extends JobItem, O>(
+/** How each item's job ended, judged: what its output will be, and what the flow must do first. */
+export interface Judged<P extends JobItem> {
+	plans: Array<Plan<P>>;
+	/** Submitted now and definitively failed or cancelled on the service: a retry of the node may submit them again. */
+	ended: Array<Tracked<P>>;
+	/** Without Continue on Fail: the error that fails the node (timeouts under "Fail" reported together). */
+	failure?: Error;
+}
+
+/** Judges every item's ended job (the kind's verdict on a finished one). Nothing is output yet. */
+export function judge<P extends JobItem, O>(
 	batch: Batch<P, O>,
 	tracked: Array<Tracked<P>>,
 	ends: Map<string, JobEnd>,
 	wait: ReadWaitOptions,
-): Promise<void> {
+): Judged<P> {
 	const { ctx } = batch;
 	const plans = tracked.map((t) => planOf(batch, t, ends.get(t.id) as JobEnd, wait));
-
-	// Without Continue on Fail the first error fails the node; timeouts under "Fail" are reported together.
-	if (!batch.continueOnFail) {
-		const first = plans.find((p) => p.kind === 'error');
-		if (first && first.kind === 'error') {
-			const timeouts = plans.filter((p) => p.kind === 'error' && p.timeout);
-			if (first.timeout && timeouts.length > 1) {
-				const ids = [...new Set(timeouts.map((p) => p.t.id))].join(', ');
-				const text = batch.texts.timedOutMany(timeouts.length, formatDuration(wait.maxWaitMs), ids);
-				throw new NodeOperationError(ctx.getNode(), text.message, { itemIndex: first.t.itemIndex, description: text.description });
-			}
-			throw toNodeError(ctx, first.error, first.t.itemIndex);
-		}
+	const ended = plans.filter((p) => p.kind === 'error' && p.ended).map((p) => p.t);
+	if (batch.continueOnFail) return { plans, ended };
+	const first = plans.find((p) => p.kind === 'error');
+	if (!first || first.kind !== 'error') return { plans, ended };
+	const timeouts = plans.filter((p) => p.kind === 'error' && p.timeout);
+	if (first.timeout && timeouts.length > 1) {
+		const ids = [...new Set(timeouts.map((p) => p.t.id))].join(', ');
+		const text = batch.texts.timedOutMany(timeouts.length, formatDuration(wait.maxWaitMs), ids);
+		return { plans, ended, failure: new NodeOperationError(ctx.getNode(), text.message, { itemIndex: first.t.itemIndex, description: text.description }) };
 	}
+	return { plans, ended, failure: toNodeError(ctx, first.error, first.t.itemIndex) };
+}
 
+/** The output of every judged item (downloads of good results happen here). */
+export async function presentJudged<P extends JobItem, O>(
+	batch: Batch<P, O>,
+	tracked: Array<Tracked<P>>,
+	judged: Judged<P>,
+	wait: ReadWaitOptions,
+): Promise<Outputs> {
+	const { ctx } = batch;
+	const outputs: Outputs = new Map();
 	const options = optionsOf(batch);
-	await mapPool(plans, Math.min(wait.concurrency, 4), async (plan) => {
+	const groups = groupsOf(tracked);
+	await mapPool(judged.plans, Math.min(wait.concurrency, 4), async (plan) => {
 		const i = plan.t.itemIndex;
 		if (plan.kind === 'error') {
-			batch.output[i] = [failedItem(ctx, plan.error, i, batch.shape(batch.publish(plan.extra)))];
+			outputs.set(i, [failedItemOrThrow(ctx, plan.error, i, batch.shape(batch.publish(plan.extra)))]);
 			return;
 		}
-		const group = tracked.filter((x) => x.id === plan.t.id);
-		batch.output[i] = await presentItem(batch, plan.t, batch.publish(plan.json), plan.succeeded, group, options(plan.t), plan.record);
+		const group = groups.get(plan.t.id) as Array<Tracked<P>>;
+		outputs.set(i, await presentItem(batch, plan.t, batch.publish(plan.json), plan.succeeded, group, options(plan.t), plan.record));
 	});
+	return outputs;
 }
 
 function planOf<P extends JobItem, O>(batch: Batch<P, O>, t: Tracked<P>, end: JobEnd, wait: ReadWaitOptions): Plan<P> {
@@ -101,9 +121,8 @@ function planOf<P extends JobItem, O>(batch: Batch<P, O>, t: Tracked<P>, end: Jo
 			const verdict = kind.verdict(t, o.record, result);
 			if (verdict.ok) return { kind: 'item', t, json: verdict.json, succeeded: true, record: result };
 			// Definitively failed or cancelled on the service: a retry of the node may submit it again.
-			if (kind.submit) batch.memory.set(t.itemIndex, { state: 'ended', accepted: { id: t.id, json: t.accepted } });
 			const error = new NodeOperationError(ctx.getNode(), verdict.message, { itemIndex: t.itemIndex, description: verdict.description });
-			return { kind: 'error', t, error, extra: verdict.json };
+			return { kind: 'error', t, error, extra: verdict.json, ended: Boolean(kind.submit) };
 		}
 	}
 }
@@ -126,13 +145,13 @@ function stoppedJson<P extends JobItem, O>(batch: Batch<P, O>, t: Tracked<P>, re
  * The execution was stopped: no more calls, except cancelling what was accepted (queued runs can be cancelled)
  * when the kind cancels on Stop. Every accepted id is in the output.
  */
-export async function presentStopped<P extends JobItem, O>(batch: Batch<P, O>, tracked: Array<Tracked<P>>, ends?: Map<string, JobEnd>): Promise<void> {
+export async function presentStopped<P extends JobItem, O>(batch: Batch<P, O>, tracked: Array<Tracked<P>>, ends?: Map<string, JobEnd>): Promise<Outputs> {
 	const { kind } = batch;
+	const outputs: Outputs = new Map();
 	const cancels = new Map<string, IDataObject>();
 	if (!ends && kind.cancel && kind.wait.cancelOnStop) {
 		const cancel = kind.cancel;
-		await mapPool([...new Set(tracked.map((t) => t.id))], 4, async (id) => {
-			const t = tracked.find((x) => x.id === id) as Tracked<P>;
+		await mapPool([...firstOfEach(tracked)], 4, async ([id, t]) => {
 			try {
 				cancels.set(id, await cancel(t));
 			} catch (error) {
@@ -144,8 +163,35 @@ export async function presentStopped<P extends JobItem, O>(batch: Batch<P, O>, t
 		const end = ends?.get(t.id)?.outcome;
 		const record = end && end.kind !== 'error' ? end.record : {};
 		const cancel = end && (end.kind === 'stopped' || end.kind === 'timeout') ? end.cancel : cancels.get(t.id);
-		batch.output[t.itemIndex] = [{ json: batch.shape(batch.publish(stoppedJson(batch, t, record, cancel))), pairedItem: { item: t.itemIndex } }];
+		outputs.set(t.itemIndex, [{ json: batch.shape(batch.publish(stoppedJson(batch, t, record, cancel))), pairedItem: { item: t.itemIndex } }]);
 	}
+	return outputs;
+}
+
+/** Not waited for (Wait for Completion off, Deliver Results To): each accepted item at once with its id (one status each when asked). */
+export async function presentUnwaited<P extends JobItem, O>(batch: Batch<P, O>, tracked: Array<Tracked<P>>): Promise<Outputs> {
+	const { kind } = batch;
+	const outputs: Outputs = new Map();
+	const snapshots = new Map<string, IDataObject>();
+	if (kind.snapshotWithoutWait) {
+		for (const [id, t] of firstOfEach(tracked)) {
+			try {
+				snapshots.set(id, (await kind.poll(t)).record);
+			} catch {
+				// a courtesy snapshot: without it the item shows what the submission answered
+			}
+		}
+	}
+	const options = optionsOf(batch);
+	const groups = groupsOf(tracked);
+	for (const t of tracked) {
+		const json = batch.publish({ ...kind.ids(t), ...t.accepted, ...kind.queued });
+		const record = snapshots.get(t.id);
+		const group = groups.get(t.id) as Array<Tracked<P>>;
+		const presented = await kind.present(t, json, { succeeded: false, options: options(t), group, record, hosts: batch.hosts });
+		outputs.set(t.itemIndex, asList(presented));
+	}
+	return outputs;
 }
 
 /** The output of a job that is not an error: the agent form for a tool call, else the kind's items (downloads). */
@@ -166,6 +212,6 @@ async function presentItem<P extends JobItem, O>(
 		// A finished job (maybe paid for): keep its id and outputs whatever happened to the files.
 		const nodeError = toNodeError(ctx, error, t.itemIndex);
 		if (succeeded && kind.submit) addToDescription(nodeError, batch.texts.resultKept(t.id));
-		return [failedItem(ctx, nodeError, t.itemIndex, json)];
+		return [failedItemOrThrow(ctx, nodeError, t.itemIndex, json)];
 	}
 }

@@ -13,7 +13,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Batch } from './flow';
+import type { Batch } from './batch';
 import type { Accepted, JobItem } from './kind';
 
 /** n8n's limits (n8n-core execution-metadata): value length without an error line, key length. */

@@ -12,19 +12,27 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { addToDescription, failedItem, toNodeError } from '../items';
+import { addToDescription, failedItemOrThrow, toNodeError } from '../items';
 import { mapPool } from '../pool';
 import { realClock } from '../wait';
+import type { Batch, Outputs } from './batch';
 import { STOP_GRACE_MS } from './defaults';
-import type { Batch } from './flow';
 import type { Accepted, JobItem, Tracked } from './kind';
+import type { Remembered } from './memory';
 import { recordPaid } from './paidRecord';
 import { cancelOutcomeOf } from './waiting';
 
+/** What the submit step did; the flow writes the outputs and the memory, then throws `failure`. */
 export interface Submitted<P extends JobItem> {
 	tracked: Array<Tracked<P>>;
 	/** The execution was stopped while submitting. */
 	stoppedDuring: boolean;
+	/** Items that end here: refused, stopped before or while submitting. */
+	outputs: Outputs;
+	/** What a retry of the node must know of each item submitted now (Retry On Fail never pays twice). */
+	remember: Map<number, Remembered>;
+	/** Without Continue on Fail: the refusal that fails the node (it names what was already paid). */
+	failure?: unknown;
 }
 
 /** True for an error after which the service may have taken the submission (no answer was seen). */
@@ -37,8 +45,10 @@ export const mayHaveBeenAccepted = (error: unknown): boolean =>
 type Answer = { accepted: Accepted; at: number; answeredAt: number } | { error: unknown } | { noAnswer: true };
 
 export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promise<Submitted<P>> {
-	const { ctx, kind, memory, signal } = batch;
+	const { ctx, kind, signal } = batch;
 	const tracked: Array<Tracked<P>> = [];
+	const outputs: Outputs = new Map();
+	const remember = new Map<number, Remembered>();
 	let failure: { itemIndex: number; p: P; error: unknown } | undefined;
 	let stoppedDuring = false;
 	const track = (p: P, accepted: Accepted, submittedAt?: number, answeredAt?: number) =>
@@ -51,7 +61,7 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 			track(p, { id, json: { [kind.noun.idField]: id } });
 			continue;
 		}
-		const earlier = memory.get(p.itemIndex);
+		const earlier = batch.earlier(p.itemIndex);
 		if (earlier?.state === 'accepted') {
 			ctx.logger.info(`RunComfy: item ${p.itemIndex} was submitted by an earlier try of this node; following it, not paying again`, {
 				node: ctx.getNode().name,
@@ -69,7 +79,7 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 				},
 			);
 			if (!batch.continueOnFail) failure ??= { itemIndex: p.itemIndex, p, error };
-			else batch.output[p.itemIndex] = [failedItem(ctx, error, p.itemIndex, kind.ids(p))];
+			else outputs.set(p.itemIndex, [failedItemOrThrow(ctx, error, p.itemIndex, kind.ids(p))]);
 		} else {
 			toSubmit.push(p);
 		}
@@ -87,7 +97,7 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 	const submitOne = async (p: P): Promise<void> => {
 		const answer = await answerOf(batch, p);
 		if ('accepted' in answer) {
-			memory.set(p.itemIndex, { state: 'accepted', accepted: answer.accepted, prepared: p });
+			remember.set(p.itemIndex, { state: 'accepted', accepted: answer.accepted, prepared: p });
 			if (kind.paid) recordPaid(batch, p, answer.accepted);
 			track(p, answer.accepted, answer.at, answer.answeredAt);
 			return;
@@ -95,16 +105,16 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 		if ('noAnswer' in answer) {
 			stoppedDuring = true;
 			const text = batch.texts.noAnswerAfterStop();
-			memory.set(p.itemIndex, { state: 'maybe', error: new Error(text.message), prepared: p });
-			batch.output[p.itemIndex] = [
+			remember.set(p.itemIndex, { state: 'maybe', error: new Error(text.message), prepared: p });
+			outputs.set(p.itemIndex, [
 				{ json: batch.shape({ ...kind.ids(p), stopped: true, may_have_been_accepted: true, note: `${text.message}. ${text.description}` }), pairedItem: { item: p.itemIndex } },
-			];
+			]);
 			return;
 		}
 		const { error } = answer;
-		if (mayHaveBeenAccepted(error)) memory.set(p.itemIndex, { state: 'maybe', error: error as Error, prepared: p });
-		if (batch.continueOnFail) batch.output[p.itemIndex] = [failedItem(ctx, error, p.itemIndex, kind.ids(p))];
-		else if (signal?.aborted) batch.output[p.itemIndex] = [stoppedWithError(p, error)];
+		if (mayHaveBeenAccepted(error)) remember.set(p.itemIndex, { state: 'maybe', error: error as Error, prepared: p });
+		if (batch.continueOnFail) outputs.set(p.itemIndex, [failedItemOrThrow(ctx, error, p.itemIndex, kind.ids(p))]);
+		else if (signal?.aborted) outputs.set(p.itemIndex, [stoppedWithError(p, error)]);
 		else failure ??= { itemIndex: p.itemIndex, p, error };
 	};
 
@@ -118,32 +128,39 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 		};
 	};
 
-	await mapPool([...chains.values()], kind.submitConcurrency, async (chain) => {
-		for (const p of chain) {
-			if (signal?.aborted) {
-				stoppedDuring = true;
-				const text = batch.texts.stoppedBeforeSubmit();
-				batch.output[p.itemIndex] = [
-					{ json: batch.shape({ ...kind.ids(p), stopped: true, submitted: false, note: `${text.message}. ${text.description}` }), pairedItem: { item: p.itemIndex } },
-				];
-				continue;
+	try {
+		await mapPool([...chains.values()], kind.submitConcurrency, async (chain) => {
+			for (const p of chain) {
+				if (signal?.aborted) {
+					stoppedDuring = true;
+					const text = batch.texts.stoppedBeforeSubmit();
+					outputs.set(p.itemIndex, [
+						{ json: batch.shape({ ...kind.ids(p), stopped: true, submitted: false, note: `${text.message}. ${text.description}` }), pairedItem: { item: p.itemIndex } },
+					]);
+					continue;
+				}
+				if (failure) return;
+				await submitOne(p);
 			}
-			if (failure) return;
-			await submitOne(p);
-		}
-	});
+		});
+	} catch (error) {
+		// Whatever went wrong, what was accepted so far must reach the memory before the node fails.
+		return { tracked, stoppedDuring, outputs, remember, failure: error };
+	}
 	tracked.sort((a, b) => a.itemIndex - b.itemIndex);
 
 	// After Stop a failed submission is reported on its item: go on, so the accepted ones get cancelled.
-	if (failure && signal?.aborted) batch.output[failure.itemIndex] ??= [stoppedWithError(failure.p, failure.error)];
-	else if (failure) {
+	const done = { tracked, stoppedDuring: stoppedDuring || signal?.aborted === true, outputs, remember };
+	if (failure && signal?.aborted) {
+		if (!outputs.has(failure.itemIndex)) outputs.set(failure.itemIndex, [stoppedWithError(failure.p, failure.error)]);
+	} else if (failure) {
 		const nodeError = toNodeError(ctx, failure.error, failure.itemIndex);
 		if (kind.submit && tracked.length) {
 			addToDescription(nodeError, batch.texts.alreadySubmitted(tracked.map((t) => `item ${t.itemIndex}: ${t.id}`).join(', ')));
 		}
-		throw nodeError;
+		return { ...done, failure: nodeError };
 	}
-	return { tracked, stoppedDuring: stoppedDuring || signal?.aborted === true };
+	return done;
 }
 
 /**

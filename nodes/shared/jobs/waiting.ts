@@ -1,21 +1,26 @@
 /**
- * Step 4 of the job flow: wait for every job together with the one engine (../wait), fetching each finished job's
- * result once as soon as it is seen ended (step 5; so a batch ends within one request of its last run, and the
- * result's timestamps teach the rest of the batch at once), then follow cancellations the service only accepted.
+ * The in-execution wait of the job flow: wait for every job together with the one engine (../wait), then follow
+ * cancellations the service only accepted. Fetching the results is the finish step's (./finish.ts): the flow hands
+ * it in as `onEnded`, so each finished job's result is fetched as soon as it is seen ended (a batch then ends
+ * within one request of its last run, and the result's timestamps teach the rest of the batch at once); the
+ * finish step skips the jobs fetched here.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { normaliseStatus } from '../status';
-import { narrowRunTime, waitForAll } from '../wait';
+import { learningOn, waitForAll } from '../wait';
 import type { PollResult, WaitJob, WaitOutcome } from '../wait';
-import { mapPool } from '../pool';
+import { firstOfEach } from './batch';
+import type { Batch } from './batch';
+import type { RetryChoice } from '../transport';
 import { CANCEL_FOLLOW_MS } from './defaults';
-import type { Batch } from './flow';
 import type { JobItem, Tracked } from './kind';
 import type { ReadWaitOptions } from './options';
-import { runTimeWindow } from './runTime';
 import { loadSavedRunTimes, storeSavedRunTimes } from './savedRunTimes';
 import type { SavedRunTimesUse } from './savedRunTimes';
+
+/** The engine owns the retries of its status requests (../wait/engine.ts): the transport sends each one once. */
+const SENT_ONCE: RetryChoice = { retry: 'never' };
 
 /** How one job ended, with what was learnt after the wait. */
 export interface JobEnd {
@@ -29,40 +34,50 @@ export interface JobEnd {
 /** The outcome of a cancel request: `outcome` (Model API) or `status` (deployments). */
 export const cancelOutcomeOf = (cancel: IDataObject): IDataObject[string] => cancel.outcome ?? cancel.status;
 
+export interface WaitHow<P extends JobItem> {
+	/** Called once for each job seen finished, with the end it will have in the returned map (the finish step's fetch). */
+	onEnded?: (t: Tracked<P>, end: JobEnd) => Promise<void>;
+	/** The saved copy of learned run times (./savedRunTimes); neither read nor stored while learning is off. */
+	saved?: SavedRunTimesUse;
+}
+
 /** Waits for the distinct jobs of the tracked items (one poll loop per id); returns how each id ended. */
 export async function waitForJobs<P extends JobItem, O>(
 	batch: Batch<P, O>,
 	tracked: Array<Tracked<P>>,
 	wait: ReadWaitOptions,
-	saved?: SavedRunTimesUse,
+	how: WaitHow<P> = {},
 ): Promise<Map<string, JobEnd>> {
 	const { kind, signal } = batch;
-	const firstOf = new Map<string, Tracked<P>>();
-	for (const t of tracked) if (!firstOf.has(t.id)) firstOf.set(t.id, t);
+	const firstOf = firstOfEach(tracked);
 	const submittedNow = Boolean(kind.submit);
 	const jobs: WaitJob[] = [...firstOf.values()].map((t) => ({
 		itemIndex: t.itemIndex,
 		id: t.id,
 		timingKey: kind.timingKey?.(t),
 		submittedAt: t.submittedAt,
-		poll: async () => await kind.poll(t),
-		...(kind.pollResult ? { pollResult: async () => await (kind.pollResult as NonNullable<typeof kind.pollResult>)(t) } : {}),
+		poll: async () => await kind.poll(t, SENT_ONCE),
+		...(kind.pollResult ? { pollResult: async () => await (kind.pollResult as NonNullable<typeof kind.pollResult>)(t, SENT_ONCE) } : {}),
 		// The transport sends this cancel even after Stop (it is not bound to the aborted cancel signal).
 		...(kind.cancel ? { cancel: async () => await (kind.cancel as (t: Tracked<P>) => Promise<IDataObject>)(t) } : {}),
 	}));
 	const keys = [...new Set(jobs.map((j) => j.timingKey).filter((k): k is string => k !== undefined))];
+	const saved = learningOn(wait) ? how.saved : undefined;
 	if (saved) loadSavedRunTimes(batch.ctx, saved, keys);
 	const early = new Map<string, JobEnd>();
-	const onDone = async (outcome: WaitOutcome): Promise<void> => {
-		const end: JobEnd = { outcome };
-		early.set(outcome.job.id, end);
-		await fetchOne(batch, firstOf.get(outcome.job.id) as Tracked<P>, end);
-	};
+	const { onEnded } = how;
+	const onDone = onEnded
+		? async (outcome: WaitOutcome): Promise<void> => {
+				const end: JobEnd = { outcome };
+				early.set(outcome.job.id, end);
+				await onEnded(firstOf.get(outcome.job.id) as Tracked<P>, end);
+			}
+		: undefined;
 	const outcomes = jobs.length
 		? // Jobs just submitted are not finished yet: the first status request waits one interval.
 			await waitForAll(
 				jobs,
-				{ ...wait, followCancellation: true, onDone, ...(submittedNow ? { firstPollDelayMs: wait.initialIntervalMs } : {}) },
+				{ ...wait, followCancellation: true, ...(onDone ? { onDone } : {}), ...(submittedNow ? { firstPollDelayMs: wait.initialIntervalMs } : {}) },
 				signal,
 			)
 		: [];
@@ -83,43 +98,5 @@ export async function waitForJobs<P extends JobItem, O>(
 			if (end.kind !== 'error') (ends.get(end.job.id) as JobEnd).followed = { state: end.state, record: end.record };
 		}
 	}
-	if (signal?.aborted) return ends;
-
-	await fetchResults(batch, firstOf, ends, wait.concurrency);
 	return ends;
-}
-
-/**
- * 5. One result fetch per finished job (`firstOf`: the first item of each id). Also used when a parked
- * execution resumes (./resume.ts). A failed fetch becomes the job's result as an Error.
- */
-export async function fetchResults<P extends JobItem, O>(
-	batch: Batch<P, O>,
-	firstOf: Map<string, Tracked<P>>,
-	ends: Map<string, JobEnd>,
-	concurrency: number,
-): Promise<void> {
-	// Jobs fetched when they were seen ended (waitForJobs) are not fetched again.
-	const done = [...ends.values()].filter((e) => e.outcome.kind === 'done' && e.result === undefined);
-	await mapPool(done, concurrency, async (end) => await fetchOne(batch, firstOf.get(end.outcome.job.id) as Tracked<P>, end));
-}
-
-/** The one result fetch of a finished job into `end.result` (its error, if it fails). */
-async function fetchOne<P extends JobItem, O>(batch: Batch<P, O>, t: Tracked<P>, end: JobEnd): Promise<void> {
-	const { kind } = batch;
-	const record = end.outcome.kind === 'done' ? end.outcome.record : {};
-	const fetched = end.outcome.kind === 'done' ? end.outcome.result : undefined;
-	if (!kind.fetch && !fetched) {
-		end.result = record;
-		return;
-	}
-	try {
-		// The poll that saw the end may have been the result request itself (WaitJob.pollResult).
-		end.result = fetched ?? (await (kind.fetch as NonNullable<typeof kind.fetch>)(t, record));
-		// The service's timestamps of the run teach its run time better than the polls around its end did.
-		const window = runTimeWindow(end.result, t.submittedAt, t.answeredAt);
-		if (window) narrowRunTime(end.outcome.job, window);
-	} catch (error) {
-		end.result = error instanceof Error ? error : new Error(String(error));
-	}
 }

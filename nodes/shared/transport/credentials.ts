@@ -1,10 +1,10 @@
-import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { DEFAULT_ALLOWED_DOWNLOAD_HOSTS, DEFAULT_BASE_URLS, trimApiBaseUrl } from '../../../credentials/RunComfyApi.credentials';
 import { parseAllowedHosts } from '../download/hosts';
-import type { ApiFamily, RunComfyContext, RunComfyCredentials } from '../types';
-import { CREDENTIAL_NAME } from '../types';
+import type { ApiFamily, RunComfyContext, RunComfyCredentials } from './types';
+import { CREDENTIAL_NAME } from './types';
 import { rememberSecret } from './redaction';
 
 export { parseAllowedHosts };
@@ -44,10 +44,29 @@ export function normaliseBaseUrl(
 }
 
 /**
+ * One read per node run: a batch of 10,000 items sends 30,000 requests with one context, and n8n decrypts the
+ * credential on every read. Only a node's execution is cached (it reads the credential for one run); a trigger's
+ * or an editor's context reads it each time, so a changed credential is seen at once there. A read that failed is
+ * not kept.
+ */
+const perRun = new WeakMap<object, Promise<RunComfyCredentials>>();
+
+export async function getCredentials(ctx: RunComfyContext): Promise<RunComfyCredentials> {
+	if (typeof (ctx as Partial<IExecuteFunctions>).getInputData !== 'function') return await readCredentials(ctx);
+	let read = perRun.get(ctx);
+	if (!read) {
+		read = readCredentials(ctx);
+		perRun.set(ctx, read);
+		read.catch(() => perRun.delete(ctx));
+	}
+	return await read;
+}
+
+/**
  * Reads the `runComfyApi` credential: token checked (not empty, no leading "Bearer "), the three base URLs
  * trimmed of trailing slashes (defaults = live hosts), and the download allow-list parsed.
  */
-export async function getCredentials(ctx: RunComfyContext): Promise<RunComfyCredentials> {
+async function readCredentials(ctx: RunComfyContext): Promise<RunComfyCredentials> {
 	const raw = (await ctx.getCredentials<ICredentialDataDecryptedObject>(CREDENTIAL_NAME)) ?? {};
 	const node = ctx.getNode();
 	const invalid = (message: string, description: string): never => {

@@ -20,15 +20,16 @@ export {
 	networkFactsOf,
 	retryAfterMsOf,
 } from './http';
+// Test hooks stay out of this barrel: tests import setRetryPolicy from ./request and resetQueueVersionCache
+// from ./endpoints/deployments (docs/architecture.md, "Process-wide state").
 export {
 	apiRequest,
 	apiRequestFull,
 	cancelSignalOf,
 	getRetryPolicy,
-	setRetryPolicy,
 	DEFAULT_TIMEOUT_MS,
 } from './request';
-export type { ApiRequestSpec, ApiAnswer, RetryMode, ExpectedAnswer } from './request';
+export type { ApiRequestSpec, ApiAnswer, RetryChoice, RetryMode, ExpectedAnswer } from './request';
 export type { RetryPolicy } from './retry';
 export { DEFAULT_RETRY_POLICY, backoffDelay } from './retry';
 export { parseRetryAfter } from './http';
@@ -61,7 +62,6 @@ export {
 	cancelDeploymentRequest,
 	deleteDeploymentRequest,
 	callInstanceProxy,
-	resetQueueVersionCache,
 } from './endpoints/deployments';
 export type { InferenceBody, DeploymentIncludes } from './endpoints/deployments';
 

@@ -16,8 +16,8 @@
 import type { IAllExecuteFunctions, IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import type { ApiFamily, RunComfyContext, RunComfyCredentials } from '../types';
-import { CREDENTIAL_NAME } from '../types';
+import type { ApiFamily, RunComfyContext, RunComfyCredentials } from './types';
+import { CREDENTIAL_NAME } from './types';
 import { baseUrlFor, getCredentials } from './credentials';
 import type { ErrorContext, HttpFailure, NetworkFailure, Subject } from './errors';
 import {
@@ -42,6 +42,14 @@ import { DEFAULT_RETRY_POLICY, backoffDelay } from './retry';
  * - `never`: a single attempt.
  */
 export type RetryMode = 'auto' | 'notAccepted' | 'never';
+
+/**
+ * For endpoints that a loop calls again anyway: the wait engine's status polls are sent with `retry: 'never'`,
+ * because the engine owns their retries (../wait/engine.ts). Other callers leave it out (`auto`).
+ */
+export interface RetryChoice {
+	retry?: RetryMode;
+}
 
 /** What a 2xx answer must look like. `json` (default): an object or array. `jsonOrEmpty`: also an empty body
  * (returned as `null`). `any`: whatever came (parsed JSON, text, or `null` when empty). */

@@ -30,20 +30,55 @@ export async function sleepFor(clock: Clock, ms: number, signal?: AbortSignal): 
 /**
  * n8n-workflow's `sleep` honours the signal only since 2.34 (older ones ignore it, and Stop would wait for the
  * sleep to end): racing it with the signal ends the sleep at Stop on every supported n8n.
+ *
+ * Every job of a batch sleeps on the execution's one signal at the same time. An EventTarget checks each new
+ * listener against all it holds, so a listener per sleep would make a batch quadratic in its jobs: the signal
+ * gets one listener (`onAbortOf`), and each sleep's timer listens to a signal of its own.
  */
 export async function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
 	if (!signal) return await sleep(ms);
 	if (signal.aborted) throw abortReason(signal);
-	let onAbort = (): void => undefined;
+	const own = new AbortController();
+	let forget = (): void => undefined;
 	const stopped = new Promise<never>((_, reject) => {
-		onAbort = () => reject(abortReason(signal));
-		signal.addEventListener('abort', onAbort, { once: true });
+		forget = onAbortOf(signal, () => {
+			reject(abortReason(signal));
+			own.abort();
+		});
 	});
 	try {
-		await Promise.race([sleep(ms, signal), stopped]);
+		await Promise.race([sleep(ms, own.signal), stopped]);
 	} finally {
-		signal.removeEventListener('abort', onAbort);
+		forget();
+		own.abort();
 	}
+}
+
+/** The sleepers of each signal, woken by its one listener. */
+const sleepers = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Calls `wake` when `signal` aborts (one listener per signal, see `abortableSleep`); returns the function that forgets it. */
+export function onAbortOf(signal: AbortSignal, wake: () => void): () => void {
+	let waiting = sleepers.get(signal);
+	if (!waiting) {
+		const set = new Set<() => void>();
+		waiting = set;
+		sleepers.set(signal, set);
+		signal.addEventListener(
+			'abort',
+			() => {
+				const woken = [...set];
+				set.clear();
+				for (const w of woken) w();
+			},
+			{ once: true },
+		);
+	}
+	const set = waiting;
+	set.add(wake);
+	return () => {
+		set.delete(wake);
+	};
 }
 
 const abortReason = (signal: AbortSignal): Error =>

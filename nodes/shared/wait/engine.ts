@@ -1,8 +1,9 @@
 /**
  * `waitForAll`: every job runs its own small loop (poll, then sleep until its schedule says so; see
  * ./schedule), and one limiter keeps at most `concurrency` status requests in flight. A deadline of
- * `maxWaitMs` from the start; HTTP 429 waits at least Retry-After; transient errors (5xx, dropped
- * connections) are retried a few times; any other 4xx ends that job only. The execution cancel signal is
+ * `maxWaitMs` from the start. The engine alone retries a failed poll (polls are sent once): HTTP 429 waits at
+ * least Retry-After; transient errors (5xx, dropped connections) are retried `maxTransientErrors` times in a
+ * row; any other 4xx ends that job only. The execution cancel signal is
  * checked after every sleep and every request. Every job yields exactly one outcome.
  *
  * Waiting costs nothing but the sleeps: no busy loop, no timers other than the clock's `sleep`.
@@ -12,11 +13,11 @@ import type { IDataObject } from 'n8n-workflow';
 import { isTerminal } from '../status';
 import type { RunState } from '../types';
 import type { Clock } from './clock';
-import { realClock, sleepFor } from './clock';
+import { onAbortOf, realClock, sleepFor } from './clock';
 import { httpStatusOf, isTransientError, retryAfterMsOf, toError } from './errors';
+import { Limiter } from '../pool';
 import type { ColdMember } from './coldBatch';
 import { ColdGroup } from './coldBatch';
-import { Limiter } from './limiter';
 import { resolveOptions } from './options';
 import type { DurationSample } from './distribution';
 import type { DurationStore } from './learning';
@@ -111,8 +112,8 @@ export async function waitForAll(
 			return aborted() ? 'stopped' : 'slept';
 		}
 		const wake = new AbortController();
-		const onStop = () => wake.abort();
-		signal?.addEventListener('abort', onStop, { once: true });
+		// The execution's signal keeps one listener however many jobs sleep on it (./clock `onAbortOf`).
+		const forget = signal ? onAbortOf(signal, () => wake.abort()) : undefined;
 		sleeper.current = wake;
 		try {
 			await sleepFor(clock, ms, wake.signal);
@@ -120,7 +121,7 @@ export async function waitForAll(
 			// rejects only when stopped or woken; decided below
 		} finally {
 			sleeper.current = undefined;
-			signal?.removeEventListener('abort', onStop);
+			forget?.();
 		}
 		if (aborted()) return 'stopped';
 		if (!sleeper.pending) return 'slept';
@@ -128,8 +129,9 @@ export async function waitForAll(
 		return 'woken';
 	};
 
-	// Every schedule makes its first plan before any job sleeps, so a cold batch knows all its runs.
-	const schedules = jobs.map((job) => new JobSchedule(job, o, start, random));
+	// Every schedule makes its first plan before any job sleeps, so a cold batch knows all its runs. Learning off:
+	// the schedule sees no timing key (and, below, no steps), so it neither reads nor records, and joins no cold batch.
+	const schedules = jobs.map((job) => new JobSchedule(o.learning ? job : { ...job, timingKey: undefined }, o, start, random));
 	const firstDelays = schedules.map((schedule) => {
 		try {
 			return schedule.firstDelay(clock.now());
@@ -170,7 +172,7 @@ export async function waitForAll(
 					}
 				});
 			}
-			// A run that succeeded ends the batch's silence even when nothing could be learned from it (learning off).
+			// A run that succeeded ends the batch's silence even when the store kept nothing from it.
 			learned = 'outcome' in end && end.outcome.kind === 'done' && end.outcome.state === 'succeeded';
 			return end;
 		} finally {
@@ -262,7 +264,7 @@ export async function waitForAll(
 				// The run outlasted what was expected: no more result requests before it is seen ended. Still queued
 				// is another matter: its plan starts again from the start of the run.
 				if (pollResult && result.state !== 'queued') schedule.refuseResultPolls();
-				waitMs = schedule.afterPoll(at, now, result.state, progress.record, result.steps);
+				waitMs = schedule.afterPoll(at, now, result.state, progress.record, o.learning ? result.steps : undefined);
 				if (group?.has(sleeper)) {
 					// Seen queued: the queue rules decide its polls, not the batch.
 					if (schedule.coldKey() === undefined) group.leave(sleeper, now, false);

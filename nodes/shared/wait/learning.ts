@@ -129,8 +129,8 @@ export class DurationStore {
 	 * run that ended well before the lower end of what was learned means the runs got faster: the older samples
 	 * are dropped (what the first planned poll finding the run finished does without timestamps). "Well before":
 	 * further below the lower end than the lower end is below the median. A run just below it is one the fit of a
-	 * few close samples did not expect; it is learned like any other (dropping the rest for it once threw away a
-	 * whole batch and left a plan made from that one run: 35 requests per 60 s run in the next batch).
+	 * few close samples did not expect; it is learned like any other (dropping the rest for it would leave a plan
+	 * made from that one run).
 	 */
 	narrow(key: string, sample: DurationSample, window: DurationSample): void {
 		const entry = this.entries.get(key);

@@ -4,16 +4,22 @@
  * or cancels a paid run because of a number. Nodes validate their options first (with an error that names
  * the field); these rules only decide what the engine does if a bad value gets through anyway.
  */
+import { DEFAULT_RETRY_POLICY } from '../transport/retry';
+import { getRetryPolicy } from '../transport/request';
 import type { DurationStore } from './learning';
 import { sharedDurations } from './learning';
-import { normaliseLimit } from './limiter';
+import { normaliseLimit } from '../pool';
 import type { PollingGoal } from './planner';
 import { DEFAULT_TARGET_DELAY_MS } from './planner';
 import type { WaitOptions } from './types';
 
 export const DEFAULT_BACKOFF_FACTOR = 1.5;
 export const DEFAULT_JITTER = 0.1;
-export const DEFAULT_MAX_TRANSIENT_ERRORS = 3;
+/**
+ * Failed status polls in a row a job survives: as many as the transport's retry policy repeats a request, so a
+ * poll gets the attempts any request gets (the engine owns them: polls are sent once, see ./engine).
+ */
+export const DEFAULT_MAX_TRANSIENT_ERRORS = DEFAULT_RETRY_POLICY.maxAttempts - 1;
 /** The shortest interval between two polls of one job (a smaller or zero interval would be a busy loop). */
 export const MIN_INTERVAL_MS = 10;
 /** Used only when an interval is not a number at all: the model-run defaults (1 s growing to 10 s). */
@@ -34,7 +40,12 @@ export interface ResolvedOptions {
 	targetDelayMs: number;
 	pollingGoal: PollingGoal;
 	durations: DurationStore;
+	/** See `learningOn`. */
+	learning: boolean;
 }
+
+/** The one check of the learning switch (`WaitOptions.learning`): off only when set to false. */
+export const learningOn = (options: Pick<WaitOptions, 'learning'>): boolean => options.learning !== false;
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && !Number.isNaN(v);
 const finiteAtLeast = (v: unknown, min: number): v is number => isNumber(v) && Number.isFinite(v) && v >= min;
@@ -45,6 +56,7 @@ const finiteAtLeast = (v: unknown, min: number): v is number => isNumber(v) && N
  * - `maxWaitMs`: NaN, negative or Infinity → no deadline (the run is still fetched; Stop ends the wait).
  * - `concurrency`: NaN, 0 or negative → 1 (see `normaliseLimit`).
  * - `pollingGoal`: anything but `fewestRequests` → `lowestDelay`.
+ * - `maxTransientErrors`: not a usable number → the transport policy's retries (`maxAttempts` − 1).
  * - everything else: not a usable number → its default.
  */
 export function resolveOptions(options: WaitOptions): ResolvedOptions {
@@ -63,11 +75,12 @@ export function resolveOptions(options: WaitOptions): ResolvedOptions {
 		concurrency: normaliseLimit(options.concurrency),
 		backoffFactor: finiteAtLeast(factor, 1) ? factor : DEFAULT_BACKOFF_FACTOR,
 		jitter: isNumber(jitter) && Number.isFinite(jitter) ? Math.min(0.5, Math.max(0, jitter)) : DEFAULT_JITTER,
-		maxTransientErrors: isNumber(transient) && transient >= 0 ? Math.floor(transient) : DEFAULT_MAX_TRANSIENT_ERRORS,
+		maxTransientErrors: isNumber(transient) && transient >= 0 ? Math.floor(transient) : getRetryPolicy().maxAttempts - 1,
 		followCancellation: options.followCancellation ?? true,
 		firstPollDelayMs: finiteAtLeast(options.firstPollDelayMs, 0) ? options.firstPollDelayMs : 0,
 		targetDelayMs: finiteAtLeast(options.targetDelayMs, 1) ? options.targetDelayMs : DEFAULT_TARGET_DELAY_MS,
 		pollingGoal: options.pollingGoal === 'fewestRequests' ? 'fewestRequests' : 'lowestDelay',
 		durations: options.durations ?? sharedDurations,
+		learning: learningOn(options),
 	};
 }

@@ -1,44 +1,22 @@
 /**
  * Where to poll a run whose end is expected around a learned distribution.
  *
- * Cost model: a schedule of poll times t1 < t2 < … costs E[delay] + λ · E[requests], where the delay is the
- * time from the run's end to the poll that sees it, and the poll at t_k is sent only if the run had not
- * ended at t_(k−1) (probability S(t_(k−1)), S = 1 − CDF). For a given λ (ms of delay one request is worth)
- * the cheapest schedule is found exactly by dynamic programming over candidate times (a grid of equal
- * probability mass, so it is fine where ends are likely and coarse where they are not). In the continuous
- * limit the optimum spaces polls by sqrt(2λ · S(t) / f(t)): sparse while an end is unlikely, dense where
- * ends are likely, and the last poll at the upper end of the distribution.
+ * Cost model: a schedule t1 < t2 < … costs E[delay] + λ · E[requests], where the delay runs from the run's end to
+ * the poll that sees it and the poll at t_k is sent only if the run had not ended at t_(k−1). For one λ (ms of
+ * delay a request is worth) the cheapest schedule is found exactly by dynamic programming over candidate times of
+ * equal probability mass (PollGrid): sparse where ends are unlikely, dense where they are likely.
  *
- * A schedule starts with one poll at the lower end of the distribution (no earlier one): it sees almost
- * every run still going, so what is learned from the run is its true end rather than "before the first
- * poll" — without it, learning from only the runs that outlast the first poll would push the learned
- * durations, and so the first poll, later and later. When each run's time is learned from elsewhere (the
- * service's timestamps, `pollAtLowerEnd: false`), that poll is left out: it is one request per run that
- * almost never sees an end (in the cost model it is a constant, so the rest of the schedule stays optimal).
+ * - The first poll is at the distribution's lower end, so that what is learned is each run's end rather than
+ *   "before the first poll" (which would push the plans later and later); left out when the service's
+ *   timestamps teach each run's time (`pollAtLowerEnd: false`).
+ * - `lowestDelay`: λ is the largest price whose schedule still sees `shareInTime` of the runs within
+ *   `targetDelayMs`, within two request budgets (on average, one poll per BUDGET_SPACING_MS of the median; for
+ *   the typical run, one per MEDIAN_SPACING_MS before the median). Where they bind the delay gives way: the polls
+ *   before the median get a dearer price, and the price from the median on is searched again.
+ * - `fewestRequests`: the typical run is seen with FEW_REQUESTS requests, placed by the same cost model, and a
+ *   run pays at most FEW_REQUESTS_MEAN_EXTRA more on average.
  *
- * λ is not a fixed price: it is the largest one (fewest requests) whose schedule still sees at least half
- * of the runs within `targetDelayMs` of their end (median delay ≤ target), so a run of 2 s and one of
- * 5 minutes both meet the same delay goal with as few requests as that allows. Two budgets keep the schedule
- * cheaper than the loop it replaces and bound the price of a badly learned (very wide) distribution; when the
- * target would need more, the delay gives way:
- * - on average: never more requests than a fixed poll every BUDGET_SPACING_MS over the median duration would
- *   send (plus BUDGET_EXTRA, at least BUDGET_MIN), three quarters of a Wait 5 s loop's;
- * - for the typical run: a run ending at the median pays at most one poll every MEDIAN_SPACING_MS before it
- *   (plus BUDGET_EXTRA, at least BUDGET_MIN), half of a Wait 5 s loop's. The mean-delay optimum is densest
- *   just past the median, where ends are likely and polls are cheap on average; but a run pays every poll
- *   before its own end, and with a learned median a few seconds off, the typical run paid twice its share.
- *   Only the polls before the median get a higher price (a second λ). Fewer polls there see fewer of the runs
- *   ending before the median in time, so the price from the median on is then searched again: polls after the
- *   median get denser until half of all runs are seen within the target again, as far as the average budget
- *   allows. (Without that search the learned schedule saw the median run 0.36-0.40 s after its end, not 0.3 s.)
- *
- * The other polling goal, `fewestRequests`, gives up the delay target for a request count: the typical run is seen
- * with at most FEW_REQUESTS requests, the poll at the lower end included. The first FEW_REQUESTS polls reach the
- * point where FEW_REQUESTS_SHARE of the runs have ended (more than half, so a learned median a few seconds off
- * still leaves the typical run within the count), and where they sit before it is solved by the same cost model
- * with a poll count instead of a delay target. The runs ending after that point pay more, but on average a run
- * pays at most FEW_REQUESTS_MEAN_EXTRA more than the count; within that, the least mean delay. Both goals at once
- * would need the count's last poll within about a second after the true median (see BENCHMARKS.md, "Detection").
+ * Why each rule, and what it was measured against: docs/waiting.md, "The wait engine, for maintainers".
  */
 import type { EndDistribution } from './distribution';
 
@@ -76,10 +54,7 @@ const MEDIAN_SPACING_MS = 10_000;
 const SEARCH_STEPS = 18;
 /** Goal `fewestRequests`: the requests that see the typical run (the poll at the lower end counts)… */
 export const FEW_REQUESTS = 3;
-/**
- * …because these polls reach the point where this share of the runs has ended (well past half: after 10 learned
- * runs, a batch of 40 keeps its typical run within the count in 30 of 30 seeds, against 28 with 0.75)…
- */
+/** …because these polls reach the point where this share of the runs has ended (well past half: a learned median is a few seconds off)… */
 export const FEW_REQUESTS_SHARE = 0.8;
 /** …and on average a run pays at most this many more (the runs ending after that point). */
 export const FEW_REQUESTS_MEAN_EXTRA = 0.5;

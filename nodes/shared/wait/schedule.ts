@@ -1,49 +1,26 @@
 /**
  * When to poll one job next.
  *
- * Without a timing key, or for a key never seen before: the plain backoff (the first poll after
- * `firstPollDelayMs`, then `initialIntervalMs` growing ×`backoffFactor` up to `maxIntervalMs`, each interval
- * spread by ±`jitter`).
+ * - No timing key, a key never seen, or learning off: the plain backoff (the first poll after
+ *   `firstPollDelayMs`, then `initialIntervalMs` growing ×`backoffFactor` up to `maxIntervalMs`, each interval
+ *   spread by ±`jitter`).
+ * - A key with learned durations (./learning): the job follows a plan (./planner), anchored at `submittedAt` (the
+ *   `total` durations) or, once seen queued, at the start of the run (the `run` durations, else `total`). Past the
+ *   plan's upper end, the plain backoff again from the first interval. `firstPollDelayMs` still holds;
+ *   `maxIntervalMs` bounds only the backoff (a plan may stay silent longer: the run is known not to end then).
+ * - Faster runs: one already finished at the plan's first poll (at the lower end) drops what the key learned.
+ * - Queued: no plan; polls no more often than the backoff and at least every `position × queueStep / 2`.
+ * - A batch teaches itself: once the key learned REPLAN_GROWTH times the samples a job's plan was made from (and
+ *   REPLAN_MIN_NEW more), the job follows a plan fitted to every sample and every run still going
+ *   (`DurationStore.livePlan`); not with `fewestRequests` (new polls would add to those already sent).
+ * - A planned poll by which the run has ended at least RESULT_POLL_CHANCE likely asks for the result
+ *   (`asksResult`); one that finds the run going or is refused makes the job poll its status only.
+ * - Step progress (training, no plan): a poll lands where the last step ends at the measured pace (./steps)
+ *   when that comes before the backoff's; once the steps are done or overdue, from FINISHING_FIRST_MS growing.
+ * - Learning (successful runs only): the end lies between the last poll that saw the run going and the one that
+ *   saw it finished (the sample's interval); the service's timestamps narrow it afterwards (`narrowRunTime`).
  *
- * With a key that has learned durations (./learning), the job follows a plan (./planner): no poll until the
- * lower end of what was learned, one there (left out once the service's timestamps teach each run's time,
- * see `narrowRunTime`), then polls spaced by the cost model — dense where ends are likely — up to the upper
- * end; past it, the plain backoff starts again from the first interval. The caller's
- * `firstPollDelayMs` still holds (no poll earlier); `maxIntervalMs` bounds only the backoff: a learned plan
- * may stay silent longer, because the run is known not to end in that time.
- * - A run already finished at the plan's first poll (at the lower end) means the runs got faster: the key's
- *   learned durations are dropped and the next run starts from the backoff. With timestamps, a run time
- *   well below the lower end does the same (DurationStore.narrow).
- * - Not seen queued: the plan of the `total` durations (from submit), anchored at `submittedAt`.
- * - Seen queued (`in_queue`): the plan is dropped. While queued, the job polls no more often than the
- *   backoff and at least every `position × queueStep / 2` (capped at `maxIntervalMs`), where `queueStep`
- *   is the learned wait per place in the queue (the first interval until learned). When the job is first
- *   seen in progress, its start is taken as the midpoint between the previous poll and that one, and the
- *   plan of the `run` durations (from the start) is followed; without those, the `total` plan anchored at
- *   the start.
- *
- * A batch of runs of one key follows the plan learned before it (counting the key's runs still going, if any), but
- * its runs that end teach the rest: once the key has learned REPLAN_GROWTH times the samples a job's plan was made
- * from (and REPLAN_MIN_NEW more), the job switches to a plan fitted to every sample and every run still going
- * (`DurationStore.livePlan`), from its next poll on. The runs still going count as "ends after where they were last
- * seen": without them, a batch's first runs to end, its early ones, would pull the plan early. In a batch whose
- * first runs show that the learned times were late, the rest is polled densely where its runs now end. With the
- * polling goal `fewestRequests` a job keeps the plan it started with (a new plan's polls would be paid on top of
- * those sent); only jobs submitted later start from one that counts the runs going.
- *
- * A planned poll by which the run has ended at least RESULT_POLL_CHANCE likely (given it was going at the last
- * poll) asks for the result (`asksResult`, `WaitJob.pollResult`), so the poll that sees the end also brings the
- * result. After one result request that found the run going (or was refused), the job polls its status only;
- * one that found it still queued does not count, the plan from the start of the run may ask again.
- *
- * Jobs that report step progress (training, `PollResult.steps`) and follow no plan: once the pace of their steps
- * is measured (./steps), a poll lands where the last step ends at that pace when that comes before the backoff's
- * next poll; once every step is counted done (the job is finishing) or that time has passed, the job is polled
- * from FINISHING_FIRST_MS on, growing ×`backoffFactor`, never less often than the backoff.
- *
- * Learning (successful runs only): the end lies between the last poll that saw the run going and the one
- * that saw it finished (both kept, as the sample's interval), so a late poll does not inflate what is
- * learned; the service's timestamps of the run narrow that interval afterwards.
+ * Why each rule: docs/waiting.md, "The wait engine, for maintainers".
  */
 import type { IDataObject } from 'n8n-workflow';
 

@@ -23,7 +23,10 @@ export interface WaitJob {
 	itemIndex: number;
 	/** The id to show the user (request id, job id, dataset id). */
 	id: string;
-	/** One status request. May throw a NodeApiError; transient errors are retried by the engine. */
+	/**
+	 * One status request, sent once (transport `retry: 'never'`): the engine retries a failed poll (429 after its
+	 * Retry-After, 5xx and dropped connections up to `maxTransientErrors` in a row) on its own schedule.
+	 */
 	poll: () => Promise<PollResult>;
 	/**
 	 * One result request that also tells the state (the Model API's result record says `in_queue` or
@@ -64,7 +67,8 @@ export interface WaitOptions {
 	/** Random spread of each interval, as a fraction (0.1 = ±10 %). Default 0.1; 0 makes intervals exact. */
 	jitter?: number;
 	/** Consecutive transient poll errors (5xx, 408, dropped connection) tolerated per job before it ends as
-	 * 'error'. Default 3. The transport retries too, so keep this modest. */
+	 * 'error', each followed by a backoff wait. Default: the transport policy's retries (`maxAttempts` − 1, i.e. 3).
+	 * The engine is the one to retry a poll: `poll` must send its request once (transport `retry: 'never'`). */
 	maxTransientErrors?: number;
 	/** Wait this long before a job's first poll. Default 0 (poll at once). Runs that were just submitted
 	 * are never finished yet, so callers that submit and then wait save one request per run with a delay. */
@@ -85,6 +89,12 @@ export interface WaitOptions {
 	onDone?: (outcome: Extract<WaitOutcome, { kind: 'done' }>) => Promise<void>;
 	/** Where learned run times live. Default: `sharedDurations`, shared by every execution in the process. */
 	durations?: DurationStore;
+	/**
+	 * Whether polls follow what was learned (run times per timing key, a training job's step pace). Default true.
+	 * false: the plain backoff for every job, and nothing is read from or recorded in `durations` (the user's
+	 * fallback when learned polling misbehaves). Test it with `learningOn`.
+	 */
+	learning?: boolean;
 }
 
 export type WaitOutcome =

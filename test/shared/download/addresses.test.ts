@@ -4,7 +4,8 @@
  * in every way a URL can write them; when Allowed Download Hosts lets n8n fetch one anyway; and the check of a
  * hop with a fake resolver. Nothing here opens a connection or asks a real DNS server.
  */
-import { UrlProblem, addressKind, internalAddressKind, internalHostProblem, mappedIpv4Of, pinnedTarget, vetHost } from '../../../nodes/shared/download';
+import { UrlProblem, internalHostProblem, pinnedTarget, vetHost } from '../../../nodes/shared/download';
+import { addressKind, internalAddressKind, mappedIpv4Of } from '../../../nodes/shared/net';
 import type { HostPermission, HostResolver } from '../../../nodes/shared/download';
 
 /** The hostname exactly as a request would see it. */

@@ -12,9 +12,9 @@ import {
 	getBalance,
 	getDatasetUploadUrls,
 	listDatasets,
-	setRetryPolicy,
 	submitModelRun,
 } from '../../../nodes/shared/transport';
+import { setRetryPolicy } from '../../../nodes/shared/transport/request';
 import type { RetryPolicy } from '../../../nodes/shared/transport';
 import { withExecuteContext } from '../../helpers/engine';
 import type { RunComfyCredentialData } from '../../helpers/engine';

@@ -15,10 +15,10 @@ import {
 	getDeploymentRequestResult,
 	getDeploymentRequestStatus,
 	listDeployments,
-	resetQueueVersionCache,
 	submitDeploymentInference,
 	updateDeployment,
 } from '../../../nodes/shared/transport';
+import { resetQueueVersionCache } from '../../../nodes/shared/transport/endpoints/deployments';
 import type { RequestLogEntry } from '../../../sandbox';
 import { useTransportSandbox } from '../../helpers/transportSetup';
 

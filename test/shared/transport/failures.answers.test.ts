@@ -7,10 +7,10 @@ import { NodeApiError } from 'n8n-workflow';
 import {
 	getBalance,
 	getModel,
-	setRetryPolicy,
 	submitModelRun,
 	submitTrainingJob,
 } from '../../../nodes/shared/transport';
+import { setRetryPolicy } from '../../../nodes/shared/transport/request';
 import { collectStrings } from '../../helpers/faults-setup';
 import { FLUX, apiCalls, closedPort, expectNoToken, readyDataset, useFailureSandbox, yamlConfig } from './failures-setup';
 

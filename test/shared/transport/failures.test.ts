@@ -11,11 +11,11 @@ import {
 	getModelRequestStatus,
 	listModels,
 	parseRetryAfter,
-	setRetryPolicy,
 	submitDeploymentInference,
 	submitModelRun,
 	submitTrainingJob,
 } from '../../../nodes/shared/transport';
+import { setRetryPolicy } from '../../../nodes/shared/transport/request';
 import { BASE, FLUX, T2I, apiCalls, closedPort, expectNoToken, readyDataset, useFailureSandbox, yamlConfig } from './failures-setup';
 
 const { sb, run, caught, credentials } = useFailureSandbox();

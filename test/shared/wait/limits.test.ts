@@ -8,15 +8,13 @@ import { sleep } from 'n8n-workflow';
 import {
 	MAX_TIMER_MS,
 	MIN_INTERVAL_MS,
-	Limiter,
-	mapPool,
-	normaliseLimit,
 	realClock,
 	resolveOptions,
 	sleepFor,
 	waitForAll,
 	type Clock,
 } from '../../../nodes/shared/wait';
+import { Limiter, mapPool, normaliseLimit } from '../../../nodes/shared/pool';
 import { diffs, fakeJob, makeEnv, opts, running } from './helpers';
 
 describe('timers longer than setTimeout can hold', () => {
@@ -205,10 +203,5 @@ describe('the one limiter', () => {
 		expect(out).toEqual(items.map((k) => k * 2));
 		expect(seen).toEqual(items);
 		expect(max).toBe(Math.min(items.length, normaliseLimit(limit)));
-	});
-
-	it('nodes/shared/pool.ts still exports the same mapPool', async () => {
-		const pool = await import('../../../nodes/shared/pool');
-		expect(pool.mapPool).toBe(mapPool);
 	});
 });

@@ -2,9 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { uploadDatasetText } from '../../../shared/transport';
-import type { UploadRecord, UploadTask } from '../../helpers/kinds';
+import type { UploadRecord, UploadTask } from '../../helpers/jobKind';
 import { datasetLocator, readDatasetId, uploadWaitProperties } from '../../helpers/datasets';
-import { readParallelUploads, uploadKind } from '../../helpers/kinds';
+import { readParallelUploads, uploadKind } from '../../helpers/jobKind';
 import { runJobs } from '../../../shared/jobs';
 import { captionFileNameFor, fileNameProblem, isMediaFile } from '../../helpers/files';
 

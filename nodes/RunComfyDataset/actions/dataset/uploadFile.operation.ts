@@ -9,9 +9,9 @@ import {
 } from '../../../shared/transport';
 import type { SignedUpload } from '../../../shared/types';
 import { DIRECT_UPLOAD_MAX_BYTES } from '../../../shared/types';
-import type { UploadRecord, UploadTask } from '../../helpers/kinds';
+import type { UploadRecord, UploadTask } from '../../helpers/jobKind';
 import { assertPlainFileName, datasetLocator, readDatasetId, uploadWaitProperties } from '../../helpers/datasets';
-import { DEFAULT_PARALLEL_UPLOADS, readParallelUploads, uploadKind } from '../../helpers/kinds';
+import { DEFAULT_PARALLEL_UPLOADS, readParallelUploads, uploadKind } from '../../helpers/jobKind';
 import { runJobs } from '../../../shared/jobs';
 import { captionFileNameFor, contentTypeFor, extensionOf } from '../../helpers/files';
 

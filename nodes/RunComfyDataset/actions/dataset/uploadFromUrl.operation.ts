@@ -2,11 +2,10 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { NodeOperationError, sleep, updateDisplayOptions } from 'n8n-workflow';
 
 import type { OpenUrlOptions, OpenedUrl } from '../../../shared/download';
+import { internalAddressKind, internalAddressText } from '../../../shared/net';
 import {
 	UrlProblem,
 	fileNameFromUrl,
-	internalAddressKind,
-	internalAddressText,
 	internalHostProblem,
 	isUrlProblem,
 	openUrl,
@@ -22,9 +21,9 @@ import {
 	uploadDatasetStream,
 } from '../../../shared/transport';
 import { DIRECT_UPLOAD_MAX_BYTES } from '../../../shared/types';
-import type { UploadRecord, UploadTask } from '../../helpers/kinds';
+import type { UploadRecord, UploadTask } from '../../helpers/jobKind';
 import { assertPlainFileName, datasetLocator, readDatasetId, uploadWaitProperties } from '../../helpers/datasets';
-import { readParallelUploads, uploadKind } from '../../helpers/kinds';
+import { readParallelUploads, uploadKind } from '../../helpers/jobKind';
 import { runJobs } from '../../../shared/jobs';
 import { contentTypeFor, fileNameProblem } from '../../helpers/files';
 

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runJobs } from '../../../shared/jobs';
 import { datasetLocator, readDatasetId, readyWaitOptionsProperty } from '../../helpers/datasets';
-import { readyKind } from '../../helpers/kinds';
+import { readyKind } from '../../helpers/jobKind';
 
 const properties: INodeProperties[] = [datasetLocator({}), readyWaitOptionsProperty({})];
 

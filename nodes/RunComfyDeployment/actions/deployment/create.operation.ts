@@ -3,7 +3,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { createDeployment } from '../../../shared/transport';
 import { SCALING_LIMITS, checkMinMax, scalingBody } from '../../helpers/scaling';
-import { HARDWARE_DESCRIPTION, hardwareOptions } from '../common.descriptions';
+import { HARDWARE_DESCRIPTION, hardwareOptions } from '../../helpers/properties';
 
 const properties: INodeProperties[] = [
 	{

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { deleteDeployment } from '../../../shared/transport';
 import { onDeployment, readDeploymentId } from '../../helpers/deployments';
-import { deploymentLocatorProperty } from '../common.descriptions';
+import { deploymentLocatorProperty } from '../../helpers/properties';
 
 const properties: INodeProperties[] = [
 	{

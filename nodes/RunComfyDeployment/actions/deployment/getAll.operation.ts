@@ -2,6 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { readLimit, returnAllProperties } from '../../../shared/descriptions';
+import { readBoolean } from '../../../shared/params';
+import { asChosen, readSimplify, simplifyProperty } from '../../../shared/simplify';
 import { listDeployments } from '../../../shared/transport';
 import { workflowSummary } from '../../helpers/graph';
 
@@ -30,6 +32,7 @@ const properties: INodeProperties[] = [
 		default: false,
 		description: "Whether to include each deployment's README text",
 	},
+	simplifyProperty,
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['deployment'], operation: ['getAll'] } }, properties);
@@ -44,8 +47,9 @@ export const splitIds = (raw: unknown): string[] =>
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = readLimit(this, itemIndex);
 	const ids = splitIds(this.getNodeParameter('ids', itemIndex, ''));
-	const includePayload = this.getNodeParameter('includePayload', itemIndex, false) as boolean;
-	const includeReadme = this.getNodeParameter('includeReadme', itemIndex, false) as boolean;
+	const includePayload = readBoolean(this, 'includePayload', itemIndex, false, 'Include Workflow');
+	const includeReadme = readBoolean(this, 'includeReadme', itemIndex, false, 'Include Readme');
+	const simple = readSimplify(this, itemIndex);
 	let deployments = await listDeployments(this, {
 		...(ids.length ? { ids } : {}),
 		includePayload,
@@ -53,5 +57,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	});
 	// The ids filter is the service's; checked here too so the output never holds other deployments.
 	if (ids.length) deployments = deployments.filter((d) => ids.includes(String(d.id)));
-	return deployments.slice(0, limit).map((d) => (includePayload ? { ...d, ...workflowSummary(d) } : { ...d }));
+	return deployments
+		.slice(0, limit)
+		.map((d) => asChosen(simple, 'deployment', includePayload ? { ...d, ...workflowSummary(d) } : { ...d }));
 }

@@ -4,7 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { getDeployment, updateDeployment } from '../../../shared/transport';
 import { onDeployment, readDeploymentId } from '../../helpers/deployments';
 import { SCALING_LIMITS, checkMinMax, scalingBody } from '../../helpers/scaling';
-import { HARDWARE_DESCRIPTION, deploymentLocatorProperty, hardwareOptions } from '../common.descriptions';
+import { HARDWARE_DESCRIPTION, deploymentLocatorProperty, hardwareOptions } from '../../helpers/properties';
 
 const properties: INodeProperties[] = [
 	deploymentLocatorProperty,

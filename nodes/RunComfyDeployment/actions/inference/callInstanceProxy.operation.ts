@@ -4,7 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { callInstanceProxy } from '../../../shared/transport';
 import { parseJsonObject } from '../../helpers/body';
 import { readDeploymentId, readInstanceId } from '../../helpers/deployments';
-import { deploymentLocatorProperty } from '../common.descriptions';
+import { deploymentLocatorProperty } from '../../helpers/properties';
 
 const properties: INodeProperties[] = [
 	deploymentLocatorProperty,

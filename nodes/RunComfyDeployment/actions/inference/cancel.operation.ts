@@ -10,7 +10,7 @@ import { cancelDeploymentRequest, getDeploymentRequestStatus } from '../../../sh
 import { waitForAll } from '../../../shared/wait';
 import { readDeploymentId, readRequestId } from '../../helpers/deployments';
 import { toolJson } from '../../helpers/results';
-import { deploymentLocatorProperty, requestIdProperty } from '../common.descriptions';
+import { deploymentLocatorProperty, requestIdProperty } from '../../helpers/properties';
 
 const show = { resource: ['inference'], operation: ['cancel'] };
 
@@ -51,7 +51,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 					itemIndex,
 					id: requestId,
 					poll: async () => {
-						const record = await getDeploymentRequestStatus(this, deploymentId, requestId);
+						// Sent once: the wait engine retries a failed poll itself.
+						const record = await getDeploymentRequestStatus(this, deploymentId, requestId, { retry: 'never' });
 						return { state: normaliseStatus(record.status), record };
 					},
 				},

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { deleteDeploymentRequest } from '../../../shared/transport';
 import { readDeploymentId, readRequestId } from '../../helpers/deployments';
-import { deploymentLocatorProperty, requestIdProperty } from '../common.descriptions';
+import { deploymentLocatorProperty, requestIdProperty } from '../../helpers/properties';
 
 const properties: INodeProperties[] = [deploymentLocatorProperty, requestIdProperty];
 

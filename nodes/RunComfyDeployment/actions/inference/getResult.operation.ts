@@ -8,7 +8,7 @@ import { getDeploymentRequestResult } from '../../../shared/transport';
 import { readDeploymentId, readRequestId } from '../../helpers/deployments';
 import { presentResult, readResultOptions } from '../../helpers/present';
 import { resultJson } from '../../helpers/results';
-import { deleteAfterDownloadOption, deploymentLocatorProperty, requestIdProperty } from '../common.descriptions';
+import { deleteAfterDownloadOption, deploymentLocatorProperty, requestIdProperty } from '../../helpers/properties';
 
 const show = { resource: ['inference'], operation: ['getResult'] };
 

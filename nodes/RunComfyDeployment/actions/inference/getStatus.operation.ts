@@ -6,7 +6,7 @@ import { withPublicStatus } from '../../../shared/status';
 import { getDeploymentRequestStatus } from '../../../shared/transport';
 import { readDeploymentId, readRequestId } from '../../helpers/deployments';
 import { toolJson } from '../../helpers/results';
-import { deploymentLocatorProperty, requestIdProperty } from '../common.descriptions';
+import { deploymentLocatorProperty, requestIdProperty } from '../../helpers/properties';
 
 const properties: INodeProperties[] = [deploymentLocatorProperty, requestIdProperty];
 

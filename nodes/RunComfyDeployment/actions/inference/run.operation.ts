@@ -1,25 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { downloadProperties, minimumBalanceOption, waitProperties } from '../../../shared/descriptions';
-import { INFERENCE_WAIT, SUBMIT_CONCURRENCY, answerCallback, readBoolean, readWaitMode, requestVerdict, runJobs } from '../../../shared/jobs';
-import type { JobItem, JobKind } from '../../../shared/jobs';
-import { normaliseStatus } from '../../../shared/status';
-import { timingKey } from '../../../shared/wait';
-import type { ResultRecord } from '../../../shared/types';
-import {
-	cancelDeploymentRequest,
-	getDeploymentRequestResult,
-	getDeploymentRequestStatus,
-	submitDeploymentInference,
-} from '../../../shared/transport';
-import { buildInference } from '../../helpers/body';
-import type { PreparedInference } from '../../helpers/body';
-import { DeploymentCache, deploymentNotFound, readDeploymentId } from '../../helpers/deployments';
-import { presentResult, readResultOptions } from '../../helpers/present';
-import type { ResultOptions } from '../../helpers/present';
-import { deploymentErrorText, resultJson, toolJson } from '../../helpers/results';
-import { deleteAfterDownloadOption, deploymentLocatorProperty, waitModeProperties } from '../common.descriptions';
+import { INFERENCE_WAIT, answerCallback, runJobs } from '../../../shared/jobs';
+import { inferenceRunKind } from '../../helpers/jobKind';
+import { deleteAfterDownloadOption, deploymentLocatorProperty, waitModeProperties } from '../../helpers/properties';
 
 const show = { resource: ['inference'], operation: ['run'] };
 
@@ -176,10 +161,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show }, properties);
 
-interface Prepared extends PreparedInference, JobItem {
-	deploymentId: string;
-}
-
 /**
  * Inference → Run through the one job flow: every item is checked against its deployment (no paid call before
  * that), then all are submitted, waited for together (or the execution parks until RunComfy calls back), fetched
@@ -189,79 +170,8 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 	return await runJobs(this, items, inferenceRunKind(this, items));
 }
 
-/** A call to the resume URL of an execution that Inference → Run parked (see shared/jobs/resume.ts). */
+/** A call to the resume URL of an execution that Inference → Run parked (see shared/jobs/park/callback.ts). */
 export async function webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	return await answerCallback(this, (ctx) => inferenceRunKind(ctx, []));
 }
 
-/** The job kind of Inference → Run on a context (`items`: the input items, for checking them). */
-function inferenceRunKind(ctx: IExecuteFunctions, items: INodeExecutionData[]): JobKind<Prepared, ResultOptions> {
-	const cache = new DeploymentCache(ctx);
-	return {
-		noun: { one: 'request', many: 'requests', idField: 'request_id', idLabel: 'Request ID', lookUp: 'Inference → Get Result' },
-		wait: INFERENCE_WAIT,
-		paid: true,
-		submitConcurrency: SUBMIT_CONCURRENCY,
-		prepare: async (i, extra) => {
-			const id = readDeploymentId(ctx, i);
-			extra.deployment_id = id;
-			const deployment = await cache.get(id).catch((error: unknown) => {
-				throw deploymentNotFound(ctx, error, id, i);
-			});
-			const prepared = { itemIndex: i, deploymentId: id, ...(await buildInference(ctx, i, items[i], id, deployment)) };
-			if (prepared.webhookUrl && parks(ctx, i)) {
-				throw new NodeOperationError(ctx.getNode(), `Item ${i}: "Deliver Results To" cannot be used with the Wait Mode "Park Until RunComfy Calls Back"`, {
-					itemIndex: i,
-					description:
-						'RunComfy calls one URL per request, and a parked execution needs it to resume. Remove the Deliver Results To option, or choose the Wait Mode "Wait in This Execution". Nothing was submitted.',
-				});
-			}
-			return prepared;
-		},
-		readOptions: (p) => readResultOptions(ctx, p.itemIndex),
-		ids: (p) => ({ deployment_id: p.deploymentId }),
-		submit: async (p, how) => {
-			const webhookUrl = how?.callbackUrl ?? p.webhookUrl;
-			const handle = await submitDeploymentInference(ctx, p.deploymentId, p.body, {
-				webhookUrl,
-				webhookIntermediateStatus: webhookUrl ? p.webhookIntermediateStatus === true : undefined,
-				itemIndex: p.itemIndex,
-			});
-			return { id: handle.request_id, json: { ...handle } };
-		},
-		queued: { status: 'in_queue' },
-		deliveredElsewhere: (t) => Boolean(t.webhookUrl),
-		timingKey: (p) => timingKey('deployment', p.deploymentId),
-		poll: async (t) => {
-			const record = await getDeploymentRequestStatus(ctx, t.deploymentId, t.id);
-			return { state: normaliseStatus(record.status), record };
-		},
-		cancel: async (t) => await cancelDeploymentRequest(ctx, t.deploymentId, t.id),
-		fetch: async (t) => await getDeploymentRequestResult(ctx, t.deploymentId, t.id),
-		current: (_t, record) => ({ status: record.status ?? 'unknown' }),
-		verdict: (t, record, result) =>
-			requestVerdict({
-				title: `Request ${t.id} on deployment ${t.deploymentId}`,
-				id: t.id,
-				record,
-				result,
-				json: resultJson(t.deploymentId, t.id, result as ResultRecord),
-				reason: deploymentErrorText(result),
-				failedHint:
-					'Check the overrides (for example that file URLs are public, data URIs are valid and values fit the nodes) and run again.',
-			}),
-		present: async (t, json, { succeeded, options, hosts }) =>
-			await presentResult(ctx, t.itemIndex, t.deploymentId, json, succeeded, hosts, options),
-		toolJson,
-		park: {
-			family: 'serverless',
-			restore: (ids, itemIndex) => ({ itemIndex, deploymentId: String(ids.deployment_id), body: {} }),
-		},
-	};
-}
-
-/** Whether item `i` parks (read again here only to refuse a conflicting Deliver Results To before paying). */
-function parks(ctx: IExecuteFunctions, i: number): boolean {
-	const enabled = readBoolean(ctx, 'waitForCompletion', i, INFERENCE_WAIT.waitByDefault, 'Wait for Completion');
-	return readWaitMode(ctx, i, true, enabled) === 'park';
-}

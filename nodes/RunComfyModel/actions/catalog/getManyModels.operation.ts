@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { readLimit, returnAllProperties } from '../../../shared/descriptions';
-import { readNumber } from '../../../shared/jobs';
+import { readBoolean, readNumber } from '../../../shared/params';
+import { asChosen, readSimplify, simplifyProperty } from '../../../shared/simplify';
 import { listModels } from '../../../shared/transport';
 import type { ModelEntry } from '../../../shared/types';
 
@@ -11,6 +12,7 @@ const MAX_PAGE = 500;
 
 const properties: INodeProperties[] = [
 	...returnAllProperties(),
+	simplifyProperty,
 	{
 		displayName: 'Filters',
 		name: 'filters',
@@ -90,13 +92,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		outcome: 'Nothing was read.',
 	});
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const query = {
 		search: (filters.search as string) || undefined,
 		category: (filters.category as string) || undefined,
 		kind: (filters.kind as string) || undefined,
-		includeSchema: options.includeSchema === true,
+		includeSchema: readBoolean(this, 'options.includeSchema', itemIndex, false, 'Include Input Schemas'),
 	};
+	const simple = readSimplify(this, itemIndex);
 	const models: ModelEntry[] = [];
 	for (;;) {
 		const pageSize = Math.min(MAX_PAGE, limit - models.length);
@@ -107,5 +109,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const total = typeof page.total === 'number' ? page.total : offset;
 		if (!rows.length || offset >= total || models.length >= limit) break;
 	}
-	return models.slice(0, limit);
+	return models.slice(0, limit).map((model) => asChosen(simple, 'model', model));
 }

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { withPublicStatus } from '../../../shared/status';
 import { cancelModelRequest } from '../../../shared/transport';
 import { readRequestId } from '../../helpers/ids';
-import { requestIdProperty } from '../common.descriptions';
+import { requestIdProperty } from '../../helpers/properties';
 
 const properties: INodeProperties[] = [requestIdProperty];
 

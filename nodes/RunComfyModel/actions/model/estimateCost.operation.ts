@@ -1,10 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { failedItem } from '../../../shared/items';
+import { failedItemOrThrow } from '../../../shared/items';
+import { roundToMicrodollars } from '../../../shared/money';
 import { estimateRun } from '../../helpers/pricing';
-import { modelRunKind } from '../../helpers/runKind';
-import { modelInputProperties } from '../common.descriptions';
+import { modelRunKind } from '../../helpers/jobKind';
+import { modelInputProperties } from '../../helpers/properties';
 
 const properties: INodeProperties[] = [...modelInputProperties];
 
@@ -36,11 +37,11 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 				: { model_id: p.modelId, estimated: false, reason: estimate.reason };
 			rows.push({ itemIndex: i, json, usd: estimate.estimated ? estimate.usd : undefined });
 		} catch (error) {
-			out[i] = failedItem(this, error, i);
+			out[i] = failedItemOrThrow(this, error, i);
 		}
 	}
 	const unknown = rows.filter((r) => r.usd === undefined).length;
-	const total = Math.round(rows.reduce((sum, r) => sum + (r.usd ?? 0), 0) * 1_000_000) / 1_000_000;
+	const total = roundToMicrodollars(rows.reduce((sum, r) => sum + (r.usd ?? 0), 0));
 	const batch: IDataObject = {
 		batch_estimated_cost_usd: total,
 		batch_items: items.length,

@@ -7,7 +7,7 @@ import { resultState, withPublicStatus } from '../../../shared/status';
 import { getModelRequestResult } from '../../../shared/transport';
 import { readRequestId } from '../../helpers/ids';
 import { modelOutputUrls, resultJson, toolJson } from '../../helpers/outputs';
-import { requestIdProperty } from '../common.descriptions';
+import { requestIdProperty } from '../../helpers/properties';
 
 const show = { resource: ['model'], operation: ['getResult'] };
 

@@ -3,8 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { downloadProperties, maxEstimatedCostOption, minimumBalanceOption, waitProperties } from '../../../shared/descriptions';
 import { INFERENCE_WAIT, runJobs } from '../../../shared/jobs';
-import { modelRunKind } from '../../helpers/runKind';
-import { modelInputProperties } from '../common.descriptions';
+import { modelRunKind } from '../../helpers/jobKind';
+import { modelInputProperties } from '../../helpers/properties';
 
 const show = { resource: ['model'], operation: ['run'] };
 

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { withPublicStatus } from '../../../shared/status';
 import { cancelTrainingJob } from '../../../shared/transport';
-import { jobIdProperty, readJobId } from '../../helpers/jobs';
+import { jobIdProperty, readJobId } from '../../helpers/jobFields';
 
 const properties: INodeProperties[] = [jobIdProperty()];
 

@@ -2,8 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { editTrainingJob, getTrainingJobStatus } from '../../../shared/transport';
-import { EDITABLE_STATES, jobIdProperty, rawStatus, readJobId } from '../../helpers/jobs';
-import { configTextProperties, datasetCatalog, prepareTextConfig } from './config';
+import { jobIdProperty, readJobId } from '../../helpers/jobFields';
+import { EDITABLE_STATES, rawStatus } from '../../helpers/jobRecords';
+import { configTextProperties, datasetCatalog, prepareTextConfig } from '../../helpers/config/prepareConfig';
 
 const properties: INodeProperties[] = [
 	{

@@ -3,7 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getTrainingJobResult } from '../../../shared/transport';
 import { artifactDownloadProperties, readArtifactOptions, withArtifacts } from '../../helpers/artifacts';
-import { describeResult, jobIdProperty, jobState, readJobId } from '../../helpers/jobs';
+import { jobIdProperty, readJobId } from '../../helpers/jobFields';
+import { describeResult, jobState } from '../../helpers/jobRecords';
 import { withPublicStatus } from '../../../shared/status';
 import { DownloadHosts } from '../../../shared/outputs';
 

@@ -1,10 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { asChosen, readSimplify, simplifyProperty } from '../../../shared/simplify';
 import { getTrainingJobResult, getTrainingJobStatus } from '../../../shared/transport';
-import { describeJob, jobIdProperty, rawStatus, readJobId } from '../../helpers/jobs';
+import { jobIdProperty, readJobId } from '../../helpers/jobFields';
+import { describeJob, rawStatus } from '../../helpers/jobRecords';
 
-const properties: INodeProperties[] = [jobIdProperty()];
+const properties: INodeProperties[] = [jobIdProperty(), simplifyProperty];
 
 export const description = updateDisplayOptions({ show: { resource: ['trainingJob'], operation: ['getStatus'] } }, properties);
 
@@ -14,7 +16,8 @@ export const description = updateDisplayOptions({ show: { resource: ['trainingJo
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const jobId = readJobId(this, itemIndex);
+	const simple = readSimplify(this, itemIndex);
 	const status = (await getTrainingJobStatus(this, jobId)) as IDataObject;
 	const result = rawStatus(status) === 'STOPPED' ? await getTrainingJobResult(this, jobId) : undefined;
-	return describeJob(jobId, status, result);
+	return asChosen(simple, 'trainingJob', describeJob(jobId, status, result));
 }

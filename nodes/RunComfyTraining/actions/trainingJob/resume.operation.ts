@@ -4,9 +4,10 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { minimumBalanceOption } from '../../../shared/descriptions';
 import { runJobs } from '../../../shared/jobs';
 import { getTrainingJobStatus, resumeTrainingJob } from '../../../shared/transport';
-import { gpuProperties, jobIdProperty, progressOf, rawStatus, readGpu, readJobId } from '../../helpers/jobs';
-import type { TrainingItem } from '../../helpers/kind';
-import { paidJobWaitProperties, trainingJobKind } from '../../helpers/kind';
+import { gpuProperties, jobIdProperty, readGpu, readJobId } from '../../helpers/jobFields';
+import { progressOf, rawStatus } from '../../helpers/jobRecords';
+import type { TrainingItem } from '../../helpers/jobKind';
+import { paidJobWaitProperties, trainingJobKind } from '../../helpers/jobKind';
 
 const properties: INodeProperties[] = [
 	jobIdProperty(),

@@ -4,11 +4,11 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { minimumBalanceOption } from '../../../shared/descriptions';
 import { runJobs } from '../../../shared/jobs';
 import { submitTrainingJob } from '../../../shared/transport';
-import { gpuProperties, readGpu } from '../../helpers/jobs';
-import type { TrainingItem } from '../../helpers/kind';
-import { paidJobWaitProperties, trainingJobKind } from '../../helpers/kind';
-import type { PreparedConfig } from './config';
-import { configTextProperties, datasetCatalog, prepareSimpleConfig, prepareTextConfig, simpleFormProperties } from './config';
+import { gpuProperties, readGpu } from '../../helpers/jobFields';
+import type { TrainingItem } from '../../helpers/jobKind';
+import { paidJobWaitProperties, trainingJobKind } from '../../helpers/jobKind';
+import type { PreparedConfig } from '../../helpers/config/prepareConfig';
+import { configTextProperties, datasetCatalog, prepareSimpleConfig, prepareTextConfig, simpleFormProperties } from '../../helpers/config/prepareConfig';
 
 const properties: INodeProperties[] = [
 	{

@@ -6,8 +6,8 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { checkNumber, emptyNumber, isEmptyValue, rawExpression, readNumber } from '../../../shared/jobs';
-import type { NumberRule } from '../../../shared/jobs';
+import { checkNumber, emptyNumber, isEmptyValue, rawExpression, readNumber } from '../../../shared/params';
+import type { NumberRule } from '../../../shared/params';
 
 const whole = (label: string, min: number, max: number, example: string): NumberRule => ({ label, min, max, integer: true, example });
 

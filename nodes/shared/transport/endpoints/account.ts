@@ -1,5 +1,5 @@
 /** Account: the wallet balance (`{serverlessApiBaseUrl}/prod/v2/balance`), which funds all three products. */
-import type { Balance, RunComfyContext } from '../../types';
+import type { Balance, RunComfyContext } from '../types';
 import { answerShapeError } from '../errors';
 import { apiRequest } from '../request';
 import { asObject } from './common';

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { RequestHandle, RunComfyContext } from '../../types';
+import type { RequestHandle, RunComfyContext } from '../types';
 import { answerShapeError } from '../errors';
 
 export const asObject = (value: unknown): IDataObject =>

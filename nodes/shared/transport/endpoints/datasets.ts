@@ -2,13 +2,14 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
-import type { Dataset, RunComfyContext, SignedUpload } from '../../types';
-import { DIRECT_UPLOAD_MAX_BYTES } from '../../types';
+import type { Dataset, RunComfyContext, SignedUpload } from '../types';
+import { DIRECT_UPLOAD_MAX_BYTES } from '../types';
 import { answerShapeError, cancelledError, clip, inputError, secretOf, serviceMessageOf } from '../errors';
 import type { ByteStream } from '../http';
 import { encodeId } from '../ids';
 import type { MultipartBody } from '../multipart';
 import { multipartFileBody } from '../multipart';
+import type { RetryChoice } from '../request';
 import { apiRequest, cancelSignalOf, classifyThrown, getRetryPolicy } from '../request';
 import { backoffDelay } from '../retry';
 import { asObject, normaliseList, withId } from './common';
@@ -42,7 +43,7 @@ export const listDatasets = async (ctx: RunComfyContext): Promise<Dataset[]> => 
 };
 
 /** Status and successfully uploaded files. */
-export const getDatasetStatus = async (ctx: RunComfyContext, id: string): Promise<Dataset> => {
+export const getDatasetStatus = async (ctx: RunComfyContext, id: string, how: RetryChoice = {}): Promise<Dataset> => {
 	const seg = datasetSegment(ctx, id);
 	const body = await apiRequest<unknown>(ctx, {
 		family: 'trainer',
@@ -50,6 +51,7 @@ export const getDatasetStatus = async (ctx: RunComfyContext, id: string): Promis
 		path: `${BASE}/${seg}/status`,
 		subject: { kind: 'dataset', id: decodeURIComponent(seg) },
 		operation: 'dataset status check',
+		retry: how.retry,
 	});
 	const obj = asObject(body);
 	return normaliseDataset(obj.dataset && typeof obj.dataset === 'object' && !obj.status ? obj.dataset : obj);

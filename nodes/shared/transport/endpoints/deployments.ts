@@ -6,11 +6,11 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Deployment, RequestHandle, ResultRecord, RunComfyContext, StatusRecord } from '../../types';
+import type { Deployment, RequestHandle, ResultRecord, RunComfyContext, StatusRecord } from '../types';
 import { getCredentials } from '../credentials';
 import { inputError } from '../errors';
 import { encodeId, encodeProxyPath } from '../ids';
-import type { ApiRequestSpec } from '../request';
+import type { ApiRequestSpec, RetryChoice } from '../request';
 import { apiRequest, apiRequestFull } from '../request';
 import { asObject, normaliseList, requireRequestId, withId } from './common';
 
@@ -237,11 +237,16 @@ const requestSegments = (ctx: RunComfyContext, deploymentId: string, requestId: 
 	return { dep, req, id: decodeURIComponent(req) };
 };
 
-export const getDeploymentRequestStatus = async (ctx: RunComfyContext, deploymentId: string, requestId: string): Promise<StatusRecord> => {
+export const getDeploymentRequestStatus = async (
+	ctx: RunComfyContext,
+	deploymentId: string,
+	requestId: string,
+	how: RetryChoice = {},
+): Promise<StatusRecord> => {
 	const { dep, req, id } = requestSegments(ctx, deploymentId, requestId);
 	return await queueRequest<StatusRecord>(
 		ctx,
-		{ method: 'GET', subject: { kind: 'deploymentRequest', id }, operation: 'status check' },
+		{ method: 'GET', subject: { kind: 'deploymentRequest', id }, operation: 'status check', retry: how.retry },
 		`/deployments/${dep}/requests/${req}/status`,
 	);
 };

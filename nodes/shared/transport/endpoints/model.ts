@@ -1,9 +1,10 @@
 /** Model API (`{modelApiBaseUrl}/v1/...`): catalog and asynchronous model runs. */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { ModelEntry, ModelList, RequestHandle, ResultRecord, RunComfyContext, StatusRecord } from '../../types';
+import type { ModelEntry, ModelList, RequestHandle, ResultRecord, RunComfyContext, StatusRecord } from '../types';
 import { inputError } from '../errors';
 import { encodeId, encodeModelId } from '../ids';
+import type { RetryChoice } from '../request';
 import { apiRequest } from '../request';
 import { asObject, requireRequestId } from './common';
 
@@ -102,15 +103,15 @@ const requestPath = (ctx: RunComfyContext, requestId: string, suffix: string): {
 	return { path: `/v1/requests/${encoded}/${suffix}`, id: decodeURIComponent(encoded) };
 };
 
-export const getModelRequestStatus = async (ctx: RunComfyContext, requestId: string): Promise<StatusRecord> => {
+export const getModelRequestStatus = async (ctx: RunComfyContext, requestId: string, how: RetryChoice = {}): Promise<StatusRecord> => {
 	const { path, id } = requestPath(ctx, requestId, 'status');
-	return await apiRequest<StatusRecord>(ctx, { family: 'model', method: 'GET', path, subject: { kind: 'request', id }, operation: 'status check' });
+	return await apiRequest<StatusRecord>(ctx, { family: 'model', method: 'GET', path, subject: { kind: 'request', id }, operation: 'status check', retry: how.retry });
 };
 
 export const getModelRequestResult = async (
 	ctx: RunComfyContext,
 	requestId: string,
-	opts: { includeCost?: boolean } = {},
+	opts: { includeCost?: boolean } & RetryChoice = {},
 ): Promise<ResultRecord> => {
 	const { path, id } = requestPath(ctx, requestId, 'result');
 	return await apiRequest<ResultRecord>(ctx, {
@@ -120,6 +121,7 @@ export const getModelRequestResult = async (
 		qs: opts.includeCost ? { include_cost: 'true' } : undefined,
 		subject: { kind: 'request', id },
 		operation: 'result fetch',
+		retry: opts.retry,
 	});
 };
 

@@ -1,10 +1,11 @@
 /** Trainer jobs (`{trainerApiBaseUrl}/prod/v1/trainers/ai-toolkit/jobs...`). */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { RunComfyContext, TrainingJob } from '../../types';
-import { TRAINING_GPU_TYPES } from '../../types';
+import type { RunComfyContext, TrainingJob } from '../types';
+import { TRAINING_GPU_TYPES } from '../types';
 import { inputError } from '../errors';
 import { encodeId } from '../ids';
+import type { RetryChoice } from '../request';
 import { apiRequest } from '../request';
 import { asObject } from './common';
 
@@ -82,7 +83,7 @@ export const submitTrainingJob = async (ctx: RunComfyContext, req: TrainingSubmi
 	return normaliseJob(answer);
 };
 
-export const getTrainingJobStatus = async (ctx: RunComfyContext, jobId: string): Promise<TrainingJob> => {
+export const getTrainingJobStatus = async (ctx: RunComfyContext, jobId: string, how: RetryChoice = {}): Promise<TrainingJob> => {
 	const seg = jobSegment(ctx, jobId);
 	const body = await apiRequest<unknown>(ctx, {
 		family: 'trainer',
@@ -90,12 +91,13 @@ export const getTrainingJobStatus = async (ctx: RunComfyContext, jobId: string):
 		path: `${JOBS}/${seg}/status`,
 		subject: { kind: 'job', id: decodeURIComponent(seg) },
 		operation: 'training status check',
+		retry: how.retry,
 	});
 	return normaliseJob(body);
 };
 
 /** Artifact URLs; valid while RUNNING (the list grows) and after FAILED or CANCELED. */
-export const getTrainingJobResult = async (ctx: RunComfyContext, jobId: string): Promise<IDataObject> => {
+export const getTrainingJobResult = async (ctx: RunComfyContext, jobId: string, how: RetryChoice = {}): Promise<IDataObject> => {
 	const seg = jobSegment(ctx, jobId);
 	return await apiRequest<IDataObject>(ctx, {
 		family: 'trainer',
@@ -103,6 +105,7 @@ export const getTrainingJobResult = async (ctx: RunComfyContext, jobId: string):
 		path: `${JOBS}/${seg}/result`,
 		subject: { kind: 'job', id: decodeURIComponent(seg) },
 		operation: 'training result fetch',
+		retry: how.retry,
 	});
 };
 

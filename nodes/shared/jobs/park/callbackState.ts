@@ -1,5 +1,5 @@
 /**
- * What this process knows about each park while its callbacks come in (./resume.ts): which jobs have ended (from callbacks and status checks: an ended job never runs again, so it is not checked twice), whether a
+ * What this process knows about each park while its callbacks come in (./callback.ts): which jobs have ended (from callbacks and status checks: an ended job never runs again, so it is not checked twice), whether a
  * callback is checking the others right now, and whether the batch is being finished.
  *
  * A state belongs to one park (execution id + park id, ./park.ts), not to the execution: an execution that parks
@@ -11,9 +11,9 @@
  * of each job instead of one per callback per job. Callbacks handled by other processes (several mains or
  * webhook processors) check on their own; correctness never depends on this memory.
  */
-import { isTerminal } from '../status';
-import type { PollResult } from '../wait';
-import type { JobItem, JobKind, Tracked } from './kind';
+import { isTerminal } from '../../status';
+import type { PollResult } from '../../wait';
+import type { JobItem, JobKind, Tracked } from '../kind';
 
 export interface ParkedState {
 	/** Jobs known to have ended, with how that was learnt. */

@@ -8,7 +8,7 @@
  *    of the execution (another parking node, or this one in a loop) reaches the node parked now, at the same URL.
  * 2. Intermediate events (`in_queue`, `in_progress`) are acknowledged; nothing changes.
  * 3. A final event (`succeeded`, `failed`, `cancelled`/`canceled`): the other jobs not known to have ended are
- *    checked once (./resumeState.ts), stopping at the first one still running. If one is still running, the
+ *    checked once (./callbackState.ts), stopping at the first one still running. If one is still running, the
  *    callback is acknowledged and the execution stays parked (that job's callback comes later). If a check
  *    failed, the answer is 503, so the service delivers the callback again.
  * 4. All ended: the service gets its 200 at once (it expects one within 10 s), then every result is fetched
@@ -24,14 +24,15 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { isTerminal, normaliseStatus } from '../status';
-import type { RunState } from '../types';
-import type { JobItem, JobKind, Tracked } from './kind';
+import { isTerminal, normaliseStatus } from '../../status';
+import type { RunState } from '../../types';
+import { finishParked } from '../flow';
+import type { JobItem, JobKind, Tracked } from '../kind';
+import { checkOthers, parkedState } from './callbackState';
+import type { Scan } from './callbackState';
+import { asExecuteContext, resumeContext, resumedBatch } from './finish';
 import { parkedJobOf } from './park';
 import type { ParkedJob } from './park';
-import { executeView, finishBatch } from './resumeFinish';
-import { checkOthers, parkedState } from './resumeState';
-import type { Scan } from './resumeState';
 
 /** The service wants an answer within 10 s; past this, the callback is answered before the checks end. */
 const ANSWER_WITHIN_MS = 5_000;
@@ -79,7 +80,7 @@ export async function answerCallback<P extends JobItem, O>(
 			answer(200, {});
 			return NO_RESPONSE;
 		}
-		const view = executeView(ctx, entries);
+		const view = asExecuteContext(resumeContext(ctx, entries));
 		const kind = makeKind(view);
 		const parked = entries
 			.map((item) => ({ item, job: parkedJobOf(item) }))
@@ -117,7 +118,7 @@ export async function answerCallback<P extends JobItem, O>(
 		st.finishing = true;
 		let finished = false;
 		try {
-			const items = await finishBatch(view, kind, entries, parked, tracked, call.job, st.ended, concurrency);
+			const items = await finishParked(entries, resumedBatch(view, kind, entries, parked, tracked, call.job, st.ended, concurrency), call.job);
 			if (!items) {
 				// A result said its job has not ended after all: forget what was learnt and wait for its callback.
 				st.ended.clear();

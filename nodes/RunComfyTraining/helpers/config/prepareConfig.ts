@@ -1,16 +1,17 @@
+/** The Config fields of Submit and Edit (text or simple form), and an item's config read from them and checked. */
 import type { IDataObject, IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { getDatasetStatus, listDatasets } from '../../../shared/transport';
 import { datasetLocator } from '../../../shared/pickers/datasets';
-import { BASE_MODELS } from '../../helpers/config/baseModels';
-import type { KnownDataset } from '../../helpers/config/pathRules';
-import { checkConfigPaths, DATASET_FOLDER_PREFIX, TRAINING_FOLDER } from '../../helpers/config/pathRules';
-import type { ConfigFacts, ConfigFormat } from '../../helpers/config/readConfig';
-import { extractConfigFacts, keysEmptiedByExpressions, readConfigText } from '../../helpers/config/readConfig';
-import type { SimpleConfigInput } from '../../helpers/config/simpleForm';
-import { buildSimpleConfigText, checkSimpleInput } from '../../helpers/config/simpleForm';
-import { SIMPLE_NUMBERS, readSimpleNumbers } from '../../helpers/config/simpleNumbers';
+import { BASE_MODELS } from './baseModels';
+import type { KnownDataset } from './pathRules';
+import { checkConfigPaths, DATASET_FOLDER_PREFIX, TRAINING_FOLDER } from './pathRules';
+import type { ConfigFacts, ConfigFormat } from './readConfig';
+import { extractConfigFacts, keysEmptiedByExpressions, readConfigText } from './readConfig';
+import type { SimpleConfigInput } from './simpleForm';
+import { buildSimpleConfigText, checkSimpleInput } from './simpleForm';
+import { SIMPLE_NUMBERS, readSimpleNumbers } from './simpleNumbers';
 
 export function configTextProperties(show: IDisplayOptions['show']): INodeProperties[] {
 	return [

@@ -1,95 +1,14 @@
-/** What the Training node knows about a job: its id and GPU fields, its status and progress, its artifacts. */
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+/** A training job's status and result records as the service returns them, read for output: state, progress, artifacts. */
+import type { IDataObject } from 'n8n-workflow';
 
 import type { FoundUrl } from '../../shared/download';
 import { collectUrls } from '../../shared/download';
 import { classifyStoppedJob, normaliseStatus, withPublicStatus } from '../../shared/status';
 import { checkpointStep, pickLatestCheckpoint } from '../../shared/checkpoints';
-import { readNumber } from '../../shared/jobs';
 import type { RunState } from '../../shared/types';
-import { TRAINING_GPU_TYPES } from '../../shared/types';
 
+/** The statuses in which Edit may change a job's config. */
 export const EDITABLE_STATES = ['STOPPED', 'CANCELED', 'FAILED'];
-
-export function jobIdProperty(): INodeProperties {
-	return {
-		displayName: 'Job ID',
-		name: 'jobId',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'e.g. 3f2b8c1d-9e4a-4b6f-8d0c-7a5e1f2b3c4d',
-		description: 'The job_id returned by Submit (also when Wait for Completion is off)',
-	};
-}
-
-export function readJobId(ctx: IExecuteFunctions, itemIndex: number): string {
-	const id = String(ctx.getNodeParameter('jobId', itemIndex, '') ?? '').trim();
-	if (!id) {
-		throw new NodeOperationError(ctx.getNode(), 'No job ID was given', {
-			itemIndex,
-			description: 'Enter the job ID that Submit output as "job_id", e.g. {{ $json.job_id }}.',
-		});
-	}
-	return id;
-}
-
-export function gpuProperties(): INodeProperties[] {
-	return [
-		{
-			displayName: 'GPU Type',
-			name: 'gpuType',
-			type: 'options',
-			default: 'ADA_80_PLUS',
-			options: [
-				{ name: 'H100 80 GB (ADA_80_PLUS)', value: 'ADA_80_PLUS', description: 'Supports 1 or 8 GPUs' },
-				{ name: 'H200 141 GB (HOPPER_141)', value: 'HOPPER_141', description: 'Supports 1 GPU' },
-			],
-			description: 'Hardware the job runs on (billed per GPU and time)',
-		},
-		{
-			displayName: 'GPU Count',
-			name: 'gpuCount',
-			type: 'options',
-			default: 1,
-			options: [
-				{ name: '1', value: 1 },
-				{ name: '8 (H100 Only)', value: 8 },
-			],
-			description: 'Number of GPUs. 8 is available only with H100 (ADA_80_PLUS).',
-		},
-	];
-}
-
-/** The platform's GPU rule, checked before any paid call. */
-export function gpuProblem(gpuType: string, gpuCount: number): string | undefined {
-	if (!(TRAINING_GPU_TYPES as readonly string[]).includes(gpuType)) {
-		return `GPU type "${gpuType}" is not offered for training; use ${TRAINING_GPU_TYPES.join(' or ')}`;
-	}
-	if (gpuCount !== 1 && gpuCount !== 8) return `GPU count must be 1 or 8 (got ${gpuCount})`;
-	if (gpuCount === 8 && gpuType !== 'ADA_80_PLUS') {
-		return `8 GPUs are available only with ADA_80_PLUS (H100), not with ${gpuType}: choose ADA_80_PLUS for 8 GPUs, or 1 GPU on ${gpuType}`;
-	}
-	return undefined;
-}
-
-export function readGpu(ctx: IExecuteFunctions, itemIndex: number): { gpuType: string; gpuCount: number } {
-	const gpuType = String(ctx.getNodeParameter('gpuType', itemIndex, 'ADA_80_PLUS'));
-	const gpuCount = readNumber(ctx, 'gpuCount', itemIndex, 1, { label: 'GPU Count', min: 1, max: 8, integer: true, example: '1, or 8 with ADA_80_PLUS' });
-	const problem = gpuProblem(gpuType, gpuCount);
-	if (problem) {
-		throw new NodeOperationError(ctx.getNode(), problem, {
-			itemIndex,
-			description: 'Nothing was submitted. Change GPU Type or GPU Count.',
-		});
-	}
-	return { gpuType, gpuCount };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Status and result records
-// ---------------------------------------------------------------------------------------------------------------
 
 export interface Progress extends IDataObject {
 	current?: number;

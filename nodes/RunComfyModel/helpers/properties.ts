@@ -1,3 +1,4 @@
+/** Fields that several operations of the Model node show (the common descriptions of n8n's Airtable v2 layout). */
 import type { INodeProperties } from 'n8n-workflow';
 
 import { requestIdProperty as sharedRequestIdProperty } from '../../shared/descriptions';

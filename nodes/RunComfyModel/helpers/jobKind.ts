@@ -5,12 +5,15 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { INFERENCE_WAIT, SUBMIT_CONCURRENCY, readDownloadOptions, requestVerdict } from '../../shared/jobs';
+import { INFERENCE_WAIT, SUBMIT_CONCURRENCY, requestVerdict } from '../../shared/jobs';
+import { readDownloadOptions } from '../../shared/params';
 import { timingKey } from '../../shared/wait';
-import type { DownloadChoice, JobItem, JobKind } from '../../shared/jobs';
+import type { JobItem, JobKind } from '../../shared/jobs';
+import type { DownloadChoice } from '../../shared/params';
 import { errorTextOf, resultItem } from '../../shared/outputs';
 import { isTerminal, normaliseStatus, resultState } from '../../shared/status';
 import { cancelModelRequest, getModelRequestResult, getModelRequestStatus, submitModelRun } from '../../shared/transport';
+import type { RetryChoice } from '../../shared/transport';
 import type { ModelEntry, ResultRecord } from '../../shared/types';
 import { readModelId } from './ids';
 import { ModelCache, buildBody, describeProblems, problemsHint } from './inputs';
@@ -27,7 +30,7 @@ export function modelRunKind(ctx: IExecuteFunctions): JobKind<ModelRunItem, Down
 	const node = ctx.getNode();
 	const cache = new ModelCache(ctx);
 	// The one result request: the result fetch, and the poll that expects the end (the same request, so both bring the cost).
-	const fetchResult = async (id: string) => await getModelRequestResult(ctx, id, { includeCost: true });
+	const fetchResult = async (id: string, how: RetryChoice = {}) => await getModelRequestResult(ctx, id, { includeCost: true, ...how });
 	return {
 		noun: { one: 'run', many: 'runs', idField: 'request_id', idLabel: 'Request ID', lookUp: 'Model → Get Result' },
 		wait: INFERENCE_WAIT,
@@ -56,14 +59,14 @@ export function modelRunKind(ctx: IExecuteFunctions): JobKind<ModelRunItem, Down
 		queued: { status: 'in_queue' },
 		// Runs of one model take about as long for the same number of outputs and the same length.
 		timingKey: (p) => timingKey('model', p.modelId, shapeOf(p.body)),
-		poll: async (t) => {
-			const record = await getModelRequestStatus(ctx, t.id);
+		poll: async (t, how) => {
+			const record = await getModelRequestStatus(ctx, t.id, how);
 			return { state: normaliseStatus(record.status), record };
 		},
 		// The result record says in_queue / in_progress until the run has ended (the live service may answer 400
 		// instead, which the wait engine reads as "not ended"): the poll that expects the end asks for it directly.
-		pollResult: async (t) => {
-			const result = await fetchResult(t.id);
+		pollResult: async (t, how) => {
+			const result = await fetchResult(t.id, how);
 			const state = resultState(result);
 			return { state, record: result, ...(isTerminal(state) ? { result } : {}) };
 		},

@@ -12,8 +12,8 @@ import { getTrainingJobResult, getTrainingJobStatus } from '../../shared/transpo
 import { stepProgressOf } from '../../shared/wait';
 import type { ArtifactChoice } from './artifacts';
 import { artifactDownloadProperties, readArtifactOptions, withArtifacts } from './artifacts';
-import type { Progress } from './jobs';
-import { describeJob, describeResult, errorText, jobState, pickResultFields, progressOf, rawStatus } from './jobs';
+import type { Progress } from './jobRecords';
+import { describeJob, describeResult, errorText, jobState, pickResultFields, progressOf, rawStatus } from './jobRecords';
 
 /** "Wait for Completion" (off by default) with its options, and the artifact downloads. */
 export function paidJobWaitProperties(waitDescription: string): INodeProperties[] {
@@ -49,11 +49,11 @@ export function trainingJobKind<P extends TrainingItem>(
 		readOptions: (p) => readArtifactOptions(ctx, p.itemIndex),
 		ids: (p) => p.fields,
 		submit,
-		poll: async (t) => {
-			const status = (await getTrainingJobStatus(ctx, t.id)) as IDataObject;
+		poll: async (t, how) => {
+			const status = (await getTrainingJobStatus(ctx, t.id, how)) as IDataObject;
 			let result: IDataObject | undefined;
 			if (rawStatus(status) === 'STOPPED') {
-				result = (await getTrainingJobResult(ctx, t.id)) as IDataObject;
+				result = (await getTrainingJobResult(ctx, t.id, how)) as IDataObject;
 				results.set(t.id, result);
 			}
 			// The steps let the wait land a poll where the last one ends (../../shared/wait/steps).

@@ -14,7 +14,7 @@ export const toolDescriptions = toolDescriptionProperties({
 	},
 	deployment: {
 		getAll: `Lists the RunComfy deployments of the account (ids, names, hardware, status). ${free}`,
-		get: `Gets one RunComfy deployment by its id: workflow, hardware, instance limits and status. ${free}`,
+		get: `Gets one RunComfy deployment by its id: name, status, workflow and hardware. ${free}`,
 		create: `Creates a RunComfy deployment of a workflow on the given GPU hardware. ${paid} Instances are billed by GPU time while they run (minimum instances above 0 keep one running all the time).`,
 		update: `Changes a RunComfy deployment (name, workflow version, hardware, instance limits, keep-warm). Raising the minimum instances or the keep-warm time spends RunComfy credit: running instances are billed by GPU time.`,
 		pause: `Pauses a RunComfy deployment: its instances shut down and its billing stops; the configuration is kept. ${free}`,

@@ -1,3 +1,4 @@
+/** Fields that several operations of the Deployment node show (the common descriptions of n8n's Airtable v2 layout). */
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 import { requestIdProperty as sharedRequestIdProperty } from '../../shared/descriptions';
@@ -25,7 +26,7 @@ export const HARDWARE_DESCRIPTION =
 
 /**
  * "Wait Mode" of Inference → Run (RunComfy calls back for deployment requests): wait in this execution (the
- * default) or park it until the callback (shared/jobs/park.ts), with a notice of what parking needs.
+ * default) or park it until the callback (shared/jobs/park/), with a notice of what parking needs.
  */
 export function waitModeProperties(show: IDisplayOptions['show']): INodeProperties[] {
 	const shown = { show: { ...show, waitForCompletion: [true] } };

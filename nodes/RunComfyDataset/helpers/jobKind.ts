@@ -7,9 +7,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { DATASET_WAIT, readNumber } from '../../shared/jobs';
+import { DATASET_WAIT } from '../../shared/jobs';
+import { readNumber } from '../../shared/params';
 import type { JobItem, JobKind, JobNoun, Tracked } from '../../shared/jobs';
 import { getDatasetStatus } from '../../shared/transport';
+import type { RetryChoice } from '../../shared/transport';
 import { datasetFailedError, datasetState, describeDataset, fileNamesOf } from './datasets';
 import { findMissingCaptions, isMediaFile, missingCaptionWarning } from './files';
 
@@ -31,8 +33,8 @@ export const DEFAULT_PARALLEL_UPLOADS = 4;
 
 const NOUN: JobNoun = { one: 'dataset', many: 'datasets', idField: 'dataset_id', idLabel: 'Dataset ID', lookUp: 'Dataset → Get Status or Wait Until Ready' };
 
-async function pollDataset(ctx: IExecuteFunctions, datasetId: string, itemIndex: number, failOnEmptyDraft: boolean) {
-	const record = (await getDatasetStatus(ctx, datasetId)) as IDataObject;
+async function pollDataset(ctx: IExecuteFunctions, datasetId: string, itemIndex: number, failOnEmptyDraft: boolean, how?: RetryChoice) {
+	const record = (await getDatasetStatus(ctx, datasetId, how)) as IDataObject;
 	if (failOnEmptyDraft && String(record.status).toUpperCase() === 'DRAFT' && fileNamesOf(record).length === 0) {
 		throw new NodeOperationError(ctx.getNode(), `Dataset ${datasetId} is DRAFT and has no files, so it will never become READY`, {
 			itemIndex,
@@ -71,7 +73,7 @@ export function uploadKind(
 		submit: async (p) => ({ id: p.datasetId, json: { ...(await p.run()) } }),
 		serialKey: (p) => `${p.datasetId}\u0000${p.fileNames[0] ?? p.itemIndex}`,
 		snapshotWithoutWait: true,
-		poll: async (t) => await pollDataset(ctx, t.datasetId, t.itemIndex, false),
+		poll: async (t, how) => await pollDataset(ctx, t.datasetId, t.itemIndex, false, how),
 		current: (_t, record) => describeDataset(record),
 		verdict: (t, record) =>
 			datasetState(record) === 'failed'
@@ -128,7 +130,7 @@ export function readyKind(ctx: IExecuteFunctions, readDatasetId: (itemIndex: num
 		prepare: async (i) => ({ itemIndex: i, datasetId: readDatasetId(i) }),
 		ids: (p) => ({ dataset_id: p.datasetId }),
 		jobId: (p) => p.datasetId,
-		poll: async (t) => await pollDataset(ctx, t.datasetId, t.itemIndex, true),
+		poll: async (t, how) => await pollDataset(ctx, t.datasetId, t.itemIndex, true, how),
 		current: (_t, record) => describeDataset(record),
 		verdict: (t, record) =>
 			datasetState(record) === 'failed'
