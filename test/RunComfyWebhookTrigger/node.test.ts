@@ -189,7 +189,9 @@ function freshNodeClass(): typeof RunComfyWebhookTrigger | undefined {
 	let fresh: typeof RunComfyWebhookTrigger | undefined;
 	jest.isolateModules(() => {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
-		const loaded = require('../../nodes/RunComfyWebhookTrigger/RunComfyWebhookTrigger.node') as { RunComfyWebhookTrigger: typeof RunComfyWebhookTrigger };
+		const loaded = require('../../nodes/RunComfyWebhookTrigger/RunComfyWebhookTrigger.node') as {
+			RunComfyWebhookTrigger: typeof RunComfyWebhookTrigger;
+		};
 		fresh = loaded.RunComfyWebhookTrigger;
 	});
 	return fresh;

@@ -50,14 +50,16 @@ export async function waitForJobs<P extends JobItem, O>(
 	}));
 	const outcomes = jobs.length
 		? // Jobs just submitted are not finished yet: the first status request waits one interval.
-			await waitForAll(jobs, { ...wait, followCancellation: true, ...(submittedNow ? { firstPollDelayMs: wait.initialIntervalMs } : {}) }, signal)
+			await waitForAll(
+				jobs,
+				{ ...wait, followCancellation: true, ...(submittedNow ? { firstPollDelayMs: wait.initialIntervalMs } : {}) },
+				signal,
+			)
 		: [];
 	const ends = new Map<string, JobEnd>(outcomes.map((outcome) => [outcome.job.id, { outcome }]));
 
 	// A timeout cancelled on the live service may be only "cancellation_requested": follow it until it has ended.
-	const toFollow = outcomes.filter(
-		(o) => o.kind === 'timeout' && o.cancel && normaliseStatus(cancelOutcomeOf(o.cancel)) === 'cancelling',
-	);
+	const toFollow = outcomes.filter((o) => o.kind === 'timeout' && o.cancel && normaliseStatus(cancelOutcomeOf(o.cancel)) === 'cancelling');
 	if (toFollow.length && !signal?.aborted) {
 		const followed = await waitForAll(
 			toFollow.map((o) => ({ itemIndex: o.job.itemIndex, id: o.job.id, poll: o.job.poll })),
