@@ -110,21 +110,22 @@ const INT_FIELDS = {
 	keep_warm_duration_in_seconds: [0, 86400],
 };
 
+/** The fields a create must give (is_enabled is optional). */
+const CREATE_REQUIRED = [
+	'name',
+	'workflow_id',
+	'workflow_version',
+	'hardware',
+	'min_instances',
+	'max_instances',
+	'queue_size',
+	'keep_warm_duration_in_seconds',
+];
+
 function validateFields(body, { requireAll }) {
 	const detail = [];
 	const loc = (k) => ['body', k];
-	const need = requireAll
-		? [
-				'name',
-				'workflow_id',
-				'workflow_version',
-				'hardware',
-				'min_instances',
-				'max_instances',
-				'queue_size',
-				'keep_warm_duration_in_seconds',
-			]
-		: [];
+	const need = requireAll ? CREATE_REQUIRED : [];
 	for (const k of need) if (body[k] === undefined) detail.push({ loc: loc(k), msg: 'Field required', type: 'missing' });
 	for (const k of ['name', 'workflow_id', 'workflow_version']) {
 		if (body[k] !== undefined && (typeof body[k] !== 'string' || !body[k].trim())) {
@@ -154,17 +155,7 @@ function validateFields(body, { requireAll }) {
 function create(sb, rq) {
 	const body = rq.body;
 	if (!isPlainObject(body)) throw validationError([{ loc: ['body'], msg: 'Input should be a valid dictionary', type: 'dict_type' }]);
-	const allowed = new Set([
-		'name',
-		'workflow_id',
-		'workflow_version',
-		'hardware',
-		'min_instances',
-		'max_instances',
-		'queue_size',
-		'keep_warm_duration_in_seconds',
-		'is_enabled',
-	]);
+	const allowed = new Set([...CREATE_REQUIRED, 'is_enabled']);
 	const detail = validateFields(body, { requireAll: true });
 	for (const k of Object.keys(body))
 		if (!allowed.has(k)) detail.push({ loc: ['body', k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
@@ -192,16 +183,8 @@ function update(sb, rq) {
 	if (!isPlainObject(body) || Object.keys(body).length === 0) {
 		throw validationError([{ loc: ['body'], msg: 'Give at least one field to change', type: 'value_error' }]);
 	}
-	const allowed = new Set([
-		'name',
-		'workflow_version',
-		'hardware',
-		'min_instances',
-		'max_instances',
-		'queue_size',
-		'keep_warm_duration_in_seconds',
-		'is_enabled',
-	]);
+	// Everything a create takes but the workflow it runs.
+	const allowed = new Set([...CREATE_REQUIRED.filter((k) => k !== 'workflow_id'), 'is_enabled']);
 	const detail = validateFields(body, { requireAll: false });
 	for (const k of Object.keys(body))
 		if (!allowed.has(k)) detail.push({ loc: ['body', k], msg: `Field '${k}' cannot be changed`, type: 'extra_forbidden' });
