@@ -75,11 +75,21 @@ function parseArgs(argv) {
 		else if (arg.startsWith('--json=')) opts.json = path.resolve(arg.slice(7));
 		else if (arg.startsWith('--from-json=')) opts.fromJson = path.resolve(arg.slice(12));
 		else if (arg === '--no-write') opts.write = false;
-		else if (arg.startsWith('--only=')) opts.only = arg.slice(7).split(',').map((s) => s.trim()).filter(Boolean);
+		else if (arg.startsWith('--only='))
+			opts.only = arg
+				.slice(7)
+				.split(',')
+				.map((s) => s.trim())
+				.filter(Boolean);
 		else if (arg.startsWith('--out=')) opts.out = path.resolve(arg.slice(6));
 		else if (arg.startsWith('--lengths=')) opts.lengths = arg.slice(10).split(',').map(Number).filter((n) => n > 0);
 		else if (arg === '--help' || arg === '-h') {
-			console.log(fs.readFileSync(__filename, 'utf8').split('*/')[0].replace(/^[\s\S]*?\/\*\*/, ''));
+			console.log(
+				fs
+					.readFileSync(__filename, 'utf8')
+					.split('*/')[0]
+					.replace(/^[\s\S]*?\/\*\*/, ''),
+			);
 			process.exit(0);
 		} else throw new Error(`unknown option ${arg} (see --help)`);
 	}
@@ -95,7 +105,13 @@ function config(quick) {
 				sequentialSizes: [1, 10],
 				cpu: { items: 20, runMs: 10000 },
 				items: { sizes: [1, 100, 1000], runMs: 20, profileSize: 200 },
-				memory: { downloadNode: [64 * MiB], download1: 256 * MiB, download4: 1 * GiB, upload: 200 * 1000 * 1000, uploadFromUrl: 50 * 1000 * 1000 },
+				memory: {
+					downloadNode: [64 * MiB],
+					download1: 256 * MiB,
+					download4: 1 * GiB,
+					upload: 200 * 1000 * 1000,
+					uploadFromUrl: 50 * 1000 * 1000,
+				},
 				pickers: { catalogExtra: 5000, repeats: 5 },
 				real: { n: 5, scenarios: [{ runMs: 2000, waits: [1] }], pickerRepeats: 3 },
 				detection: { runs: 40, bounds: false },
@@ -113,7 +129,13 @@ function config(quick) {
 				sequentialSizes: [1, 10, 100],
 				cpu: { items: 100, runMs: 30000 },
 				items: { sizes: [1, 1000, 10000], runMs: 20, profileSize: 2000 },
-				memory: { downloadNode: [256 * MiB], download1: 1 * GiB, download4: 4 * GiB, upload: 500 * 1000 * 1000, uploadFromUrl: 140 * 1000 * 1000 },
+				memory: {
+					downloadNode: [256 * MiB],
+					download1: 1 * GiB,
+					download4: 4 * GiB,
+					upload: 500 * 1000 * 1000,
+					uploadFromUrl: 140 * 1000 * 1000,
+				},
 				pickers: { catalogExtra: 5000, repeats: 10 },
 				real: {
 					n: 10,
@@ -126,7 +148,13 @@ function config(quick) {
 				detection: { runs: 200, bounds: true },
 				detectionBatch: { seeds: 30, batch: 10 },
 				trainingWait: { jobs: 100 },
-				detectionN8n: { lengthsMs: [2000, 20000, 60000, 300000], n: 10, warmup: 10, rounds: { 2000: 10, 20000: 6, 60000: 4 }, sideBySide: { 300000: 4 } },
+				detectionN8n: {
+					lengthsMs: [2000, 20000, 60000, 300000],
+					n: 10,
+					warmup: 10,
+					rounds: { 2000: 10, 20000: 6, 60000: 4 },
+					sideBySide: { 300000: 4 },
+				},
 				parking: { n: 20, runMs: 30000 },
 				fireAndForget: { n: 200, runMs: 5000, spread: 0.5, instances: 20, duplicateRate: 0.2, outOfOrderRate: 0.2 },
 				fireAndForgetBurst: { n: 200, runMs: 5000, spread: 0.1 },
@@ -198,7 +226,7 @@ async function main() {
 			results.items = await itemsAtScale(sb, { ...cfg.items, log });
 		}
 		if (opts.only.includes('detection')) {
-			log('[bench] detection (simulated on the wait engine\'s fake clock)');
+			log("[bench] detection (simulated on the wait engine's fake clock)");
 			results.detection = await detection({ ...cfg.detection, log });
 			results.detectionBatch = await detectionBatch({ ...cfg.detectionBatch, log });
 			results.trainingWait = await trainingWait({ ...cfg.trainingWait, log });

@@ -119,15 +119,10 @@ export class RunComfyApi implements ICredentialType {
 	 * clear message instead of being sent as "Bearer Bearer xyz", and the token goes only to the credential's
 	 * API base URLs — never to another host, and not along a redirect to another origin.
 	 */
-	async authenticate(
-		credentials: ICredentialDataDecryptedObject,
-		requestOptions: IHttpRequestOptions,
-	): Promise<IHttpRequestOptions> {
+	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
 		const token = String(credentials.accessToken ?? '').trim();
 		if (/^bearer\s/i.test(token)) {
-			throw new Error(
-				'The RunComfy access token starts with "Bearer ". Paste only the token itself into the credential.',
-			);
+			throw new Error('The RunComfy access token starts with "Bearer ". Paste only the token itself into the credential.');
 		}
 		const target = requestTarget(requestOptions);
 		if (!target || !isApiUrl(credentials, target)) {

@@ -103,7 +103,11 @@ async function main() {
 	if (a['webhook-base-ms'] !== undefined) webhooks.baseDelayMs = num(a['webhook-base-ms'], 'webhook-base-ms');
 	if (a['webhook-duplicates'] !== undefined) webhooks.duplicateRate = num(a['webhook-duplicates'], 'webhook-duplicates');
 	if (a['webhook-out-of-order'] !== undefined) webhooks.outOfOrderRate = num(a['webhook-out-of-order'], 'webhook-out-of-order');
-	if (a['webhook-allow-hosts']) webhooks.allowedHosts = a['webhook-allow-hosts'].split(',').map((h) => h.trim()).filter(Boolean);
+	if (a['webhook-allow-hosts'])
+		webhooks.allowedHosts = a['webhook-allow-hosts']
+			.split(',')
+			.map((h) => h.trim())
+			.filter(Boolean);
 	if (a.webhooks) Object.assign(webhooks, JSON.parse(a.webhooks));
 	if (Object.keys(webhooks).length) config.webhooks = webhooks;
 	if (a['training-step-ms']) config.trainingStepMs = num(a['training-step-ms'], 'training-step-ms');

@@ -81,12 +81,19 @@ function fileResponse(d, filename, size, contentType) {
 // ---------- CRUD ----------
 function create(sb, rq) {
 	const body = rq.body === undefined ? {} : rq.body;
-	if (!isPlainObject(body)) throw validationError([{ loc: ['body'], msg: 'Input should be a valid dictionary', type: 'dict_type' }], undefined, 42201);
+	if (!isPlainObject(body))
+		throw validationError([{ loc: ['body'], msg: 'Input should be a valid dictionary', type: 'dict_type' }], undefined, 42201);
 	let name = body.name;
 	if (name === undefined || name === null || name === '') name = `dataset-${uuid().slice(0, 8)}`;
 	if (typeof name !== 'string' || !NAME_RE.test(name)) {
 		throw validationError(
-			[{ loc: ['body', 'name'], msg: 'name must be 1-128 characters: letters, digits, ".", "_" or "-", starting with a letter or digit', type: 'value_error' }],
+			[
+				{
+					loc: ['body', 'name'],
+					msg: 'name must be 1-128 characters: letters, digits, ".", "_" or "-", starting with a letter or digit',
+					type: 'value_error',
+				},
+			],
 			undefined,
 			42201,
 		);
@@ -124,7 +131,17 @@ async function upload(sb, rq) {
 	const body = parseJson(await readBody(req, DIRECT_MAX + 1_000_000));
 	if (body !== undefined) sb.log.setBody(rq.entry, body);
 	if (!isPlainObject(body)) {
-		throw validationError([{ loc: ['body'], msg: 'Send multipart/form-data with one part named "file", or JSON {filename, text} or {source_url, filename?}', type: 'value_error' }], undefined, 42201);
+		throw validationError(
+			[
+				{
+					loc: ['body'],
+					msg: 'Send multipart/form-data with one part named "file", or JSON {filename, text} or {source_url, filename?}',
+					type: 'value_error',
+				},
+			],
+			undefined,
+			42201,
+		);
 	}
 	if (body.source_url !== undefined) return uploadFromUrl(sb, d, body);
 	const detail = [];
@@ -183,14 +200,28 @@ async function uploadMultipart(sb, rq, d) {
 	for (const [k, v] of Object.entries(fields)) summary[k] = v;
 	sb.log.setBody(rq.entry, summary);
 	if (files.length !== 1) {
-		throw validationError([{ loc: ['body', 'file'], msg: files.length ? 'Exactly one part named "file" is allowed' : 'Field required: one part named "file"', type: 'missing' }], undefined, 42201);
+		throw validationError(
+			[
+				{
+					loc: ['body', 'file'],
+					msg: files.length ? 'Exactly one part named "file" is allowed' : 'Field required: one part named "file"',
+					type: 'missing',
+				},
+			],
+			undefined,
+			42201,
+		);
 	}
 	const f = files[0];
 	const filename = fields.filename || f.filename;
 	const fd = checkFilename(filename, ['body', 'file', 'filename']);
 	if (fd) throw validationError([fd], undefined, 42201);
 	if (f.size > DIRECT_MAX) {
-		throw apiError(413, 41301, `File '${filename}' is ${f.size} bytes; direct uploads are limited to ${DIRECT_MAX} bytes. Use get-upload-endpoint for larger files.`);
+		throw apiError(
+			413,
+			41301,
+			`File '${filename}' is ${f.size} bytes; direct uploads are limited to ${DIRECT_MAX} bytes. Use get-upload-endpoint for larger files.`,
+		);
 	}
 	const contentType = f.contentType || contentTypeFor(filename);
 	recordFile(sb, d, filename, f.size, contentType);
@@ -228,11 +259,19 @@ async function uploadFromUrl(sb, d, body) {
 		url = null;
 	}
 	if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-		throw validationError([{ loc, msg: 'source_url must be a public http(s) URL; local paths are rejected', type: 'value_error.url' }], undefined, 42201);
+		throw validationError(
+			[{ loc, msg: 'source_url must be a public http(s) URL; local paths are rejected', type: 'value_error.url' }],
+			undefined,
+			42201,
+		);
 	}
 	const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
 	if (!loopback || url.protocol !== 'http:') {
-		throw validationError([{ loc, msg: 'The sandbox only fetches URLs on its own loopback file host', type: 'value_error.url' }], undefined, 42201);
+		throw validationError(
+			[{ loc, msg: 'The sandbox only fetches URLs on its own loopback file host', type: 'value_error.url' }],
+			undefined,
+			42201,
+		);
 	}
 	const filename = body.filename || decodeURIComponent(url.pathname.split('/').pop() || '') || 'upload.bin';
 	const fd = checkFilename(filename, ['body', 'filename']);
@@ -262,7 +301,17 @@ function getUploadEndpoint(sb, rq) {
 	const body = rq.body;
 	const map = isPlainObject(body) ? body.filenameToByteSize : undefined;
 	if (!isPlainObject(map) || Object.keys(map).length === 0) {
-		throw validationError([{ loc: ['body', 'filenameToByteSize'], msg: 'filenameToByteSize must be a non-empty object {filename: byteSize}', type: 'value_error' }], undefined, 42201);
+		throw validationError(
+			[
+				{
+					loc: ['body', 'filenameToByteSize'],
+					msg: 'filenameToByteSize must be a non-empty object {filename: byteSize}',
+					type: 'value_error',
+				},
+			],
+			undefined,
+			42201,
+		);
 	}
 	const detail = [];
 	for (const [name, size] of Object.entries(map)) {
@@ -306,7 +355,12 @@ function signedPut(sb, rq) {
 	const expected = sign(sb, datasetId, filename, query.size, query.expires, contentType);
 	const given = String(query.signature || '');
 	if (given.length !== expected.length || !crypto.timingSafeEqual(Buffer.from(given), Buffer.from(expected))) {
-		return storageError(rq, 403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided (dataset, file name, size, expiry and Content-Type are signed).');
+		return storageError(
+			rq,
+			403,
+			'SignatureDoesNotMatch',
+			'The request signature we calculated does not match the signature you provided (dataset, file name, size, expiry and Content-Type are signed).',
+		);
 	}
 	if (!(Date.now() <= expires)) return storageError(rq, 403, 'AccessDenied', 'Request has expired');
 	const lengthHeader = req.headers['content-length'];
@@ -330,7 +384,10 @@ function signedPut(sb, rq) {
 				return;
 			}
 			recordFile(sb, d, filename, received, contentType);
-			res.writeHead(200, { ETag: `"${crypto.createHash('md5').update(`${datasetId}/${filename}/${received}`).digest('hex')}"`, 'Content-Length': 0 });
+			res.writeHead(200, {
+				ETag: `"${crypto.createHash('md5').update(`${datasetId}/${filename}/${received}`).digest('hex')}"`,
+				'Content-Length': 0,
+			});
 			res.end();
 			resolve({ handled: true, status: 200 });
 		};
@@ -346,8 +403,18 @@ function signedPut(sb, rq) {
 const routes = [
 	{ method: 'POST', path: '/prod/v1/trainers/datasets', api: 'trainer', handler: create },
 	{ method: 'GET', path: '/prod/v1/trainers/datasets', api: 'trainer', handler: list },
-	{ method: 'GET', path: '/prod/v1/trainers/datasets/:id/status', api: 'trainer', handler: (sb, rq) => ({ body: view(sb, getDataset(sb, rq.params.id), true) }) },
-	{ method: 'GET', path: '/prod/v1/trainers/datasets/:id', api: 'trainer', handler: (sb, rq) => ({ body: view(sb, getDataset(sb, rq.params.id), true) }) },
+	{
+		method: 'GET',
+		path: '/prod/v1/trainers/datasets/:id/status',
+		api: 'trainer',
+		handler: (sb, rq) => ({ body: view(sb, getDataset(sb, rq.params.id), true) }),
+	},
+	{
+		method: 'GET',
+		path: '/prod/v1/trainers/datasets/:id',
+		api: 'trainer',
+		handler: (sb, rq) => ({ body: view(sb, getDataset(sb, rq.params.id), true) }),
+	},
 	{ method: 'DELETE', path: '/prod/v1/trainers/datasets/:id', api: 'trainer', handler: remove },
 	{ method: 'POST', path: '/prod/v1/trainers/datasets/:id/upload', api: 'trainer', raw: true, handler: upload },
 	{ method: 'POST', path: '/prod/v1/trainers/datasets/:id/get-upload-endpoint', api: 'trainer', handler: getUploadEndpoint },

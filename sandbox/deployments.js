@@ -17,7 +17,6 @@ const STABLE_DEPLOYMENTS = {
 	largeVideo: '5f0c3a52-6b1e-4c8e-9a0d-2d4f7b8e1a04',
 };
 
-
 function makeDeployment(sb, seed, now) {
 	return {
 		id: seed.id || uuid(),
@@ -111,10 +110,22 @@ const INT_FIELDS = {
 	keep_warm_duration_in_seconds: [0, 86400],
 };
 
+/** The fields a create must give (is_enabled is optional). */
+const CREATE_REQUIRED = [
+	'name',
+	'workflow_id',
+	'workflow_version',
+	'hardware',
+	'min_instances',
+	'max_instances',
+	'queue_size',
+	'keep_warm_duration_in_seconds',
+];
+
 function validateFields(body, { requireAll }) {
 	const detail = [];
 	const loc = (k) => ['body', k];
-	const need = requireAll ? ['name', 'workflow_id', 'workflow_version', 'hardware', 'min_instances', 'max_instances', 'queue_size', 'keep_warm_duration_in_seconds'] : [];
+	const need = requireAll ? CREATE_REQUIRED : [];
 	for (const k of need) if (body[k] === undefined) detail.push({ loc: loc(k), msg: 'Field required', type: 'missing' });
 	for (const k of ['name', 'workflow_id', 'workflow_version']) {
 		if (body[k] !== undefined && (typeof body[k] !== 'string' || !body[k].trim())) {
@@ -144,15 +155,24 @@ function validateFields(body, { requireAll }) {
 function create(sb, rq) {
 	const body = rq.body;
 	if (!isPlainObject(body)) throw validationError([{ loc: ['body'], msg: 'Input should be a valid dictionary', type: 'dict_type' }]);
-	const allowed = new Set(['name', 'workflow_id', 'workflow_version', 'hardware', 'min_instances', 'max_instances', 'queue_size', 'keep_warm_duration_in_seconds', 'is_enabled']);
+	const allowed = new Set([...CREATE_REQUIRED, 'is_enabled']);
 	const detail = validateFields(body, { requireAll: true });
-	for (const k of Object.keys(body)) if (!allowed.has(k)) detail.push({ loc: ['body', k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+	for (const k of Object.keys(body))
+		if (!allowed.has(k)) detail.push({ loc: ['body', k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
 	if (!detail.length && body.max_instances < body.min_instances) {
-		detail.push({ loc: ['body', 'max_instances'], msg: 'max_instances must be greater than or equal to min_instances', type: 'value_error' });
+		detail.push({
+			loc: ['body', 'max_instances'],
+			msg: 'max_instances must be greater than or equal to min_instances',
+			type: 'value_error',
+		});
 	}
 	if (detail.length) throw validationError(detail);
 	const template = SEEDS.find((s) => s.workflow_id === body.workflow_id) || SEEDS[0];
-	const d = makeDeployment(sb, { ...template, ...body, id: uuid(), readme: `# ${body.name}\n\nCreated from workflow ${body.workflow_id} ${body.workflow_version}.\n` }, Date.now());
+	const d = makeDeployment(
+		sb,
+		{ ...template, ...body, id: uuid(), readme: `# ${body.name}\n\nCreated from workflow ${body.workflow_id} ${body.workflow_version}.\n` },
+		Date.now(),
+	);
 	sb.deployments.set(d.id, d);
 	return { body: view(sb, d) };
 }
@@ -163,15 +183,22 @@ function update(sb, rq) {
 	if (!isPlainObject(body) || Object.keys(body).length === 0) {
 		throw validationError([{ loc: ['body'], msg: 'Give at least one field to change', type: 'value_error' }]);
 	}
-	const allowed = new Set(['name', 'workflow_version', 'hardware', 'min_instances', 'max_instances', 'queue_size', 'keep_warm_duration_in_seconds', 'is_enabled']);
+	// Everything a create takes but the workflow it runs.
+	const allowed = new Set([...CREATE_REQUIRED.filter((k) => k !== 'workflow_id'), 'is_enabled']);
 	const detail = validateFields(body, { requireAll: false });
-	for (const k of Object.keys(body)) if (!allowed.has(k)) detail.push({ loc: ['body', k], msg: `Field '${k}' cannot be changed`, type: 'extra_forbidden' });
+	for (const k of Object.keys(body))
+		if (!allowed.has(k)) detail.push({ loc: ['body', k], msg: `Field '${k}' cannot be changed`, type: 'extra_forbidden' });
 	if (sb.config.quirks.patchRequiresName && body.name === undefined) {
 		detail.push({ loc: ['body', 'name'], msg: 'Deployment name is required', type: 'missing' });
 	}
 	const min = body.min_instances ?? d.min_instances;
 	const max = body.max_instances ?? d.max_instances;
-	if (!detail.length && max < min) detail.push({ loc: ['body', 'max_instances'], msg: 'max_instances must be greater than or equal to min_instances', type: 'value_error' });
+	if (!detail.length && max < min)
+		detail.push({
+			loc: ['body', 'max_instances'],
+			msg: 'max_instances must be greater than or equal to min_instances',
+			type: 'value_error',
+		});
 	if (detail.length) throw validationError(detail);
 	for (const k of allowed) if (body[k] !== undefined) d[k] = Array.isArray(body[k]) ? [...body[k]] : body[k];
 	if (body.is_enabled === false) d.instanceId = uuid();
@@ -194,7 +221,11 @@ const routes = [
 	{ method: 'GET', path: '/prod/v2/balance', handler: balance },
 	{ method: 'GET', path: '/prod/v2/deployments', handler: list },
 	{ method: 'POST', path: '/prod/v2/deployments', handler: create },
-	{ method: 'GET', path: '/prod/v2/deployments/:id', handler: (sb, rq) => ({ body: view(sb, getDeployment(sb, rq.params.id), includesOf(rq.query)) }) },
+	{
+		method: 'GET',
+		path: '/prod/v2/deployments/:id',
+		handler: (sb, rq) => ({ body: view(sb, getDeployment(sb, rq.params.id), includesOf(rq.query)) }),
+	},
 	{ method: 'PATCH', path: '/prod/v2/deployments/:id', handler: update },
 	{ method: 'DELETE', path: '/prod/v2/deployments/:id', handler: remove },
 ].map((r) => ({ ...r, api: 'serverless' }));

@@ -194,7 +194,8 @@ function outputFile(run, name) {
 }
 
 function notFound(res) {
-	const body = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>';
+	const body =
+		'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>';
 	res.writeHead(404, { 'Content-Type': 'application/xml', 'Content-Length': Buffer.byteLength(body) });
 	res.end(body);
 	return 404;

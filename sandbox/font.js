@@ -117,7 +117,16 @@ const BITMAPS = new Map(
 	}),
 );
 
-const SUBSTITUTES = { '\u2018': "'", '\u2019': "'", '\u201c': '"', '\u201d': '"', '\u2013': '-', '\u2014': '-', '\u00b7': '.', '\u2026': '...' };
+const SUBSTITUTES = {
+	'\u2018': "'",
+	'\u2019': "'",
+	'\u201c': '"',
+	'\u201d': '"',
+	'\u2013': '-',
+	'\u2014': '-',
+	'\u00b7': '.',
+	'\u2026': '...',
+};
 
 /** The text in characters the font has: accents dropped, typographic quotes and dashes made plain, others `?`. */
 function printable(text) {
@@ -127,7 +136,7 @@ function printable(text) {
 		.replace(/\s+/g, ' ')
 		.trim();
 	let out = '';
-	for (const ch of plain) out += BITMAPS.has(ch) ? ch : SUBSTITUTES[ch] ?? '?';
+	for (const ch of plain) out += BITMAPS.has(ch) ? ch : (SUBSTITUTES[ch] ?? '?');
 	return out;
 }
 

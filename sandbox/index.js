@@ -81,7 +81,10 @@ function mergeConfig(base, patch) {
 /** Parses a `--quirks=a,b,!c` style list into a quirks object (used by the CLI). */
 function parseQuirkList(list) {
 	const quirks = {};
-	for (const raw of String(list || '').split(',').map((s) => s.trim()).filter(Boolean)) {
+	for (const raw of String(list || '')
+		.split(',')
+		.map((s) => s.trim())
+		.filter(Boolean)) {
 		if (raw === 'live') {
 			Object.assign(quirks, LIVE_QUIRKS);
 			continue;
@@ -113,7 +116,14 @@ async function startSandbox(options = {}) {
 		log: new RequestLog(),
 		faults: new FaultInjector(),
 		secret: crypto.randomBytes(32),
-		router: new Router([...modelApi.routes, ...deployments.routes, ...inference.routes, ...datasets.routes, ...training.routes, ...filesHost.routes]),
+		router: new Router([
+			...modelApi.routes,
+			...deployments.routes,
+			...inference.routes,
+			...datasets.routes,
+			...training.routes,
+			...filesHost.routes,
+		]),
 		stable: null,
 	};
 	sb.webhooks = new Webhooks(sb);

@@ -22,7 +22,11 @@ function usableDeployment(sb, id) {
 	if (sb.deletedDeployments.has(id)) throw apiError(410, 10003, `DeletedDeployment: deployment '${id}' was deleted`);
 	const d = getDeployment(sb, id);
 	if (!d.is_enabled) {
-		throw apiError(403, 10002, `DisabledDeployment: deployment '${d.name}' (${id}) is paused. Enable it (PATCH is_enabled=true) and retry.`);
+		throw apiError(
+			403,
+			10002,
+			`DisabledDeployment: deployment '${d.name}' (${id}) is paused. Enable it (PATCH is_enabled=true) and retry.`,
+		);
 	}
 	return d;
 }
@@ -34,14 +38,18 @@ function inference(sb, rq) {
 	const quirks = sb.config.quirks;
 	if (body === undefined || (isPlainObject(body) && Object.keys(body).length === 0)) {
 		if (!quirks.emptyInferenceBodyRunsDefaults) {
-			throw validationError([{ loc: ['body'], msg: 'Empty inference body: send {"overrides": {...}} (or a workflow_api_json)', type: 'missing' }], 'Empty inference body is not accepted');
+			throw validationError(
+				[{ loc: ['body'], msg: 'Empty inference body: send {"overrides": {...}} (or a workflow_api_json)', type: 'missing' }],
+				'Empty inference body is not accepted',
+			);
 		}
 		body = {};
 	}
 	if (!isPlainObject(body)) throw validationError([{ loc: ['body'], msg: 'Input should be a valid dictionary', type: 'dict_type' }]);
 	const detail = [];
 	const allowed = new Set(['overrides', 'workflow_api_json', 'extra_data', 'webhook', 'webhook_intermediate_status']);
-	for (const k of Object.keys(body)) if (!allowed.has(k)) detail.push({ loc: ['body', k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+	for (const k of Object.keys(body))
+		if (!allowed.has(k)) detail.push({ loc: ['body', k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
 	let graph = d.graph;
 	if (body.workflow_api_json !== undefined) {
 		const gd = validateGraph(body.workflow_api_json, ['body', 'workflow_api_json']);
@@ -55,7 +63,11 @@ function inference(sb, rq) {
 	if (detail.length) throw validationError(detail);
 	const price = Math.round(sb.config.deploymentPriceMicrodollars);
 	if (sb.wallet < price) {
-		throw apiError(402, 10001, `InsufficientFunds: inference costs about $${(price / 1e6).toFixed(4)} but the balance is $${(sb.wallet / 1e6).toFixed(4)}. Top up your balance.`);
+		throw apiError(
+			402,
+			10001,
+			`InsufficientFunds: inference costs about $${(price / 1e6).toFixed(4)} but the balance is $${(sb.wallet / 1e6).toFixed(4)}. Top up your balance.`,
+		);
 	}
 	const effective = applyOverrides(graph, body.overrides);
 	const failure = (sb.config.failingModels && (sb.config.failingModels[d.id] || sb.config.failingModels[d.name])) || null;
@@ -202,8 +214,11 @@ function proxy(sb, rq) {
 		const st = runState(sb, run, now);
 		if (st.status === 'in_progress' || (st.finishedAt != null && st.startedAt != null && now - st.finishedAt <= keepWarm)) live = true;
 	}
-	if (!live) throw apiError(404, 404001, `Instance '${rq.params.iid}' is not running (instance ids are valid only while the instance runs)`);
-	const path = String(rq.params.path || '').replace(/^\/+/, '').replace(/^api\//, '');
+	if (!live)
+		throw apiError(404, 404001, `Instance '${rq.params.iid}' is not running (instance ids are valid only while the instance runs)`);
+	const path = String(rq.params.path || '')
+		.replace(/^\/+/, '')
+		.replace(/^api\//, '');
 	switch (path) {
 		case 'free':
 			return { raw: '', status: 200 };
@@ -217,7 +232,11 @@ function proxy(sb, rq) {
 		case 'queue':
 			return { body: { queue_running: [], queue_pending: [] } };
 		case 'object_info':
-			return { body: Object.fromEntries([...new Set(Object.values(d.graph).map((n) => n.class_type))].map((c) => [c, { name: c, display_name: c, category: 'sandbox' }])) };
+			return {
+				body: Object.fromEntries(
+					[...new Set(Object.values(d.graph).map((n) => n.class_type))].map((c) => [c, { name: c, display_name: c, category: 'sandbox' }]),
+				),
+			};
 		case 'history':
 			return { body: {} };
 		case 'interrupt':

@@ -94,8 +94,7 @@ function buildOutput(sb, model, sim, runId, body) {
 		if (fmt === 'jpeg' || fmt === 'jpg') ext = 'jpg';
 		else if (fmt === 'png' || fmt === 'webp') ext = fmt;
 	}
-	const url = (i) =>
-		sim.large ? `${host}/files/gen/${sb.config.largeOutputBytes}/${runId}_${i}.${ext}` : `${files}/output_${i}.${ext}`;
+	const url = (i) => (sim.large ? `${host}/files/gen/${sb.config.largeOutputBytes}/${runId}_${i}.${ext}` : `${files}/output_${i}.${ext}`);
 	const count = Math.max(1, Math.min(8, Number(body.num_images || body.max_images || body.batch_size || 1) || 1));
 	let output;
 	switch (sim.output) {

@@ -12,7 +12,8 @@ function parseHeaders(text) {
 	}
 	const disp = headers['content-disposition'] || '';
 	const param = (name) => {
-		const m = new RegExp(`(?:^|;)\\s*${name}="((?:[^"\\\\]|\\\\.)*)"`, 'i').exec(disp) || new RegExp(`(?:^|;)\\s*${name}=([^;]+)`, 'i').exec(disp);
+		const m =
+			new RegExp(`(?:^|;)\\s*${name}="((?:[^"\\\\]|\\\\.)*)"`, 'i').exec(disp) || new RegExp(`(?:^|;)\\s*${name}=([^;]+)`, 'i').exec(disp);
 		return m ? m[1].replace(/\\(.)/g, '$1').trim() : undefined;
 	};
 	let filename = param('filename');

@@ -22,7 +22,8 @@ function checkFileValue(value, loc, savedDefault) {
 	} catch {
 		return { loc, msg: 'A file input takes a public HTTPS URL or a data: URI', type: 'value_error.url' };
 	}
-	if (url.protocol !== 'https:') return { loc, msg: `URL scheme '${url.protocol.replace(':', '')}' is not accepted; use HTTPS or a data: URI`, type: 'value_error.url' };
+	if (url.protocol !== 'https:')
+		return { loc, msg: `URL scheme '${url.protocol.replace(':', '')}' is not accepted; use HTTPS or a data: URI`, type: 'value_error.url' };
 	return null;
 }
 
@@ -41,12 +42,17 @@ function validateGraph(graph, locPrefix) {
 
 function validateOverrides(graph, overrides) {
 	const detail = [];
-	if (!isPlainObject(overrides)) return [{ loc: ['body', 'overrides'], msg: 'overrides must be an object keyed by node id', type: 'dict_type' }];
+	if (!isPlainObject(overrides))
+		return [{ loc: ['body', 'overrides'], msg: 'overrides must be an object keyed by node id', type: 'dict_type' }];
 	for (const [nodeId, patch] of Object.entries(overrides)) {
 		const loc = ['body', 'overrides', nodeId];
 		const node = graph[nodeId];
 		if (!node) {
-			detail.push({ loc, msg: `Node '${nodeId}' does not exist in the workflow (node ids: ${Object.keys(graph).join(', ')})`, type: 'value_error.unknown_node' });
+			detail.push({
+				loc,
+				msg: `Node '${nodeId}' does not exist in the workflow (node ids: ${Object.keys(graph).join(', ')})`,
+				type: 'value_error.unknown_node',
+			});
 			continue;
 		}
 		if (!isPlainObject(patch) || !isPlainObject(patch.inputs)) {
@@ -74,8 +80,13 @@ function validateOverrides(graph, overrides) {
 			}
 			if (Array.isArray(saved)) continue; // a link: any literal may replace it
 			if (typeof saved === 'number') {
-				if (typeof value !== 'number' || !Number.isFinite(value)) detail.push({ loc: iloc, msg: 'Input should be a number', type: 'type_error' });
-				else if (Number.isInteger(saved) && !Number.isInteger(value) && ['seed', 'steps', 'width', 'height', 'batch_size', 'length'].includes(name)) {
+				if (typeof value !== 'number' || !Number.isFinite(value))
+					detail.push({ loc: iloc, msg: 'Input should be a number', type: 'type_error' });
+				else if (
+					Number.isInteger(saved) &&
+					!Number.isInteger(value) &&
+					['seed', 'steps', 'width', 'height', 'batch_size', 'length'].includes(name)
+				) {
 					detail.push({ loc: iloc, msg: 'Input should be an integer', type: 'int_type' });
 				}
 			} else if (typeof saved === 'string' && typeof value !== 'string') {
@@ -99,7 +110,8 @@ function buildOutputs(sb, d, runId, graph) {
 	const base = `${sb.urls.files}/files/outputs/${runId}`;
 	let counter = 1;
 	const latentBatch = () => {
-		for (const n of Object.values(graph)) if (n.class_type === 'EmptyLatentImage' && Number.isInteger(n.inputs.batch_size)) return n.inputs.batch_size;
+		for (const n of Object.values(graph))
+			if (n.class_type === 'EmptyLatentImage' && Number.isInteger(n.inputs.batch_size)) return n.inputs.batch_size;
 		return 1;
 	};
 	for (const [id, node] of Object.entries(graph)) {

@@ -117,7 +117,8 @@ class Canvas {
 		const start = (y * this.width + from) * 3;
 		const end = (y * this.width + to) * 3;
 		for (let c = 0; c < 3; c++) this.px[start + c] = Math.round(colour[c]);
-		for (let filled = 3; start + filled < end; filled *= 2) this.px.copyWithin(start + filled, start, Math.min(start + filled, end - filled));
+		for (let filled = 3; start + filled < end; filled *= 2)
+			this.px.copyWithin(start + filled, start, Math.min(start + filled, end - filled));
 	}
 }
 

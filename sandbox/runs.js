@@ -107,7 +107,8 @@ function scheduleEntry(sb, run) {
  */
 function runState(sb, run, now = Date.now()) {
 	const e = scheduleEntry(sb, run);
-	if (e.cancelled && e.end <= now) return { status: 'cancelled', startedAt: e.start != null && e.start <= now ? e.start : null, finishedAt: e.end };
+	if (e.cancelled && e.end <= now)
+		return { status: 'cancelled', startedAt: e.start != null && e.start <= now ? e.start : null, finishedAt: e.end };
 	if (e.start == null || now < e.start) return { status: 'in_queue', startedAt: null, finishedAt: null };
 	if (now < e.end) return { status: 'in_progress', startedAt: e.start, finishedAt: null };
 	return { status: 'completed', startedAt: e.start, finishedAt: e.end };

@@ -32,19 +32,25 @@ function parseConfig(sb, format, text) {
 	if (format !== 'yaml' && format !== 'json') {
 		throw jobValidation([{ loc: ['body', 'config_file_format'], msg: "config_file_format must be 'yaml' or 'json'", type: 'enum' }]);
 	}
-	if (typeof text !== 'string' || !text.trim()) throw jobValidation([{ loc, msg: 'config_file must be a non-empty string', type: 'missing' }]);
+	if (typeof text !== 'string' || !text.trim())
+		throw jobValidation([{ loc, msg: 'config_file must be a non-empty string', type: 'missing' }]);
 	let doc;
 	try {
 		doc = format === 'json' ? JSON.parse(text) : YAML.parse(text);
 	} catch (e) {
-		throw jobValidation([{ loc, msg: `Could not parse the ${format.toUpperCase()} config: ${e.message.split('\n')[0]}`, type: 'value_error.parse' }]);
+		throw jobValidation([
+			{ loc, msg: `Could not parse the ${format.toUpperCase()} config: ${e.message.split('\n')[0]}`, type: 'value_error.parse' },
+		]);
 	}
 	const detail = [];
 	const cfg = isPlainObject(doc) ? doc.config : undefined;
 	if (!isPlainObject(cfg)) {
-		throw jobValidation([{ loc: [...loc, 'config'], msg: 'The ai-toolkit config needs a top-level "config" object with name and process', type: 'missing' }]);
+		throw jobValidation([
+			{ loc: [...loc, 'config'], msg: 'The ai-toolkit config needs a top-level "config" object with name and process', type: 'missing' },
+		]);
 	}
-	if (typeof cfg.name !== 'string' || !cfg.name.trim()) detail.push({ loc: [...loc, 'config', 'name'], msg: 'config.name is required (it is the job name)', type: 'missing' });
+	if (typeof cfg.name !== 'string' || !cfg.name.trim())
+		detail.push({ loc: [...loc, 'config', 'name'], msg: 'config.name is required (it is the job name)', type: 'missing' });
 	if (!Array.isArray(cfg.process) || cfg.process.length === 0) {
 		detail.push({ loc: [...loc, 'config', 'process'], msg: 'config.process must be a non-empty list', type: 'missing' });
 		throw jobValidation(detail);
@@ -56,7 +62,11 @@ function parseConfig(sb, format, text) {
 			return;
 		}
 		if (p.training_folder !== TRAINING_FOLDER) {
-			detail.push({ loc: [...ploc, 'training_folder'], msg: `training_folder must be '${TRAINING_FOLDER}' (got ${JSON.stringify(p.training_folder)})`, type: 'value_error' });
+			detail.push({
+				loc: [...ploc, 'training_folder'],
+				msg: `training_folder must be '${TRAINING_FOLDER}' (got ${JSON.stringify(p.training_folder)})`,
+				type: 'value_error',
+			});
 		}
 		if (!Array.isArray(p.datasets) || p.datasets.length === 0) {
 			detail.push({ loc: [...ploc, 'datasets'], msg: 'At least one dataset is required', type: 'missing' });
@@ -65,8 +75,17 @@ function parseConfig(sb, format, text) {
 		p.datasets.forEach((ds, j) => {
 			const dloc = [...ploc, 'datasets', j, 'folder_path'];
 			const fp = isPlainObject(ds) ? ds.folder_path : undefined;
-			if (typeof fp !== 'string' || !fp.startsWith(DATASET_PREFIX) || fp.length === DATASET_PREFIX.length || fp.slice(DATASET_PREFIX.length).includes('/')) {
-				detail.push({ loc: dloc, msg: `folder_path must be '${DATASET_PREFIX}<dataset name>' (got ${JSON.stringify(fp)})`, type: 'value_error' });
+			if (
+				typeof fp !== 'string' ||
+				!fp.startsWith(DATASET_PREFIX) ||
+				fp.length === DATASET_PREFIX.length ||
+				fp.slice(DATASET_PREFIX.length).includes('/')
+			) {
+				detail.push({
+					loc: dloc,
+					msg: `folder_path must be '${DATASET_PREFIX}<dataset name>' (got ${JSON.stringify(fp)})`,
+					type: 'value_error',
+				});
 				return;
 			}
 			const name = fp.slice(DATASET_PREFIX.length);
@@ -81,18 +100,29 @@ function parseConfig(sb, format, text) {
 				return;
 			}
 			const status = require('./datasets').statusOf(sb, dataset);
-			if (status !== 'READY') detail.push({ loc: dloc, msg: `Dataset '${name}' is ${status}; only READY datasets can be mounted`, type: 'value_error.dataset_not_ready' });
+			if (status !== 'READY')
+				detail.push({
+					loc: dloc,
+					msg: `Dataset '${name}' is ${status}; only READY datasets can be mounted`,
+					type: 'value_error.dataset_not_ready',
+				});
 		});
 	});
 	const p0 = cfg.process[0] || {};
 	const steps = p0.train && p0.train.steps;
 	if (!Number.isInteger(steps) || steps < 1 || steps > 1_000_000) {
-		detail.push({ loc: [...loc, 'config', 'process', 0, 'train', 'steps'], msg: 'train.steps must be a positive integer', type: 'int_type' });
+		detail.push({
+			loc: [...loc, 'config', 'process', 0, 'train', 'steps'],
+			msg: 'train.steps must be a positive integer',
+			type: 'int_type',
+		});
 	}
 	if (detail.length) throw jobValidation(detail);
 	const saveEvery = Number.isInteger(p0.save && p0.save.save_every) && p0.save.save_every > 0 ? p0.save.save_every : 250;
-	const sampleEvery = Number.isInteger(p0.sample && p0.sample.sample_every) && p0.sample.sample_every > 0 ? p0.sample.sample_every : saveEvery;
-	const prompts = Array.isArray(p0.sample && p0.sample.prompts) && p0.sample.prompts.length ? p0.sample.prompts.slice(0, 4).map(String) : ['sample'];
+	const sampleEvery =
+		Number.isInteger(p0.sample && p0.sample.sample_every) && p0.sample.sample_every > 0 ? p0.sample.sample_every : saveEvery;
+	const prompts =
+		Array.isArray(p0.sample && p0.sample.prompts) && p0.sample.prompts.length ? p0.sample.prompts.slice(0, 4).map(String) : ['sample'];
 	const modelPath = String((p0.model && p0.model.name_or_path) || '');
 	return { doc, cfg, totalSteps: steps, saveEvery, sampleEvery, prompts, modelPath };
 }
@@ -110,7 +140,8 @@ function checkGpu(body, { required }) {
 	if (body.gpu_count === 8 && body.gpu_type !== undefined && body.gpu_type !== 'ADA_80_PLUS') {
 		detail.push({ loc: ['body', 'gpu_count'], msg: 'gpu_count 8 is only available with gpu_type ADA_80_PLUS', type: 'value_error' });
 	}
-	if (body.gpu_id !== undefined && typeof body.gpu_id !== 'string') detail.push({ loc: ['body', 'gpu_id'], msg: 'gpu_id must be a string', type: 'string_type' });
+	if (body.gpu_id !== undefined && typeof body.gpu_id !== 'string')
+		detail.push({ loc: ['body', 'gpu_id'], msg: 'gpu_id must be a string', type: 'string_type' });
 	return detail;
 }
 
@@ -158,7 +189,8 @@ function compute(sb, job, now = Date.now()) {
 	if (now < startAt) return { ...base, status: 'IN_QUEUE', step: a.startStep, startedAt: null, finishedAt: null };
 	if (now < endAt) return { ...base, status: 'RUNNING', step: stepAt(now), startedAt: startAt, finishedAt: null };
 	if (reason === 'fail') return { ...base, status: 'FAILED', step: endStep, startedAt: startAt, finishedAt: endAt, error: failure };
-	if (reason === 'preempt') return { ...base, status: 'STOPPED', step: endStep, startedAt: startAt, finishedAt: endAt, resultError: RECLAIMED };
+	if (reason === 'preempt')
+		return { ...base, status: 'STOPPED', step: endStep, startedAt: startAt, finishedAt: endAt, resultError: RECLAIMED };
 	return { ...base, status: 'STOPPED', step: endStep, startedAt: startAt, finishedAt: endAt, finished: true };
 }
 
@@ -219,7 +251,11 @@ function snapshot(sb, job, now) {
 function charge(sb) {
 	const price = Math.round(sb.config.trainingPriceMicrodollars ?? 0);
 	if (sb.wallet < price) {
-		throw apiError(402, 40251, `INSUFFICIENT_FUNDS: a training job needs $${(price / 1e6).toFixed(2)} but the balance is $${(sb.wallet / 1e6).toFixed(2)}. Top up your balance.`);
+		throw apiError(
+			402,
+			40251,
+			`INSUFFICIENT_FUNDS: a training job needs $${(price / 1e6).toFixed(2)} but the balance is $${(sb.wallet / 1e6).toFixed(2)}. Top up your balance.`,
+		);
 	}
 	sb.wallet -= price;
 	return price;
@@ -243,7 +279,8 @@ function submit(sb, rq) {
 	if (!isPlainObject(body)) throw jobValidation([{ loc: ['body'], msg: 'Input should be a valid dictionary', type: 'dict_type' }]);
 	const allowed = new Set(['config_file_format', 'config_file', 'gpu_type', 'gpu_count', 'gpu_id']);
 	const detail = [];
-	for (const k of Object.keys(body)) if (!allowed.has(k)) detail.push({ loc: ['body', k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+	for (const k of Object.keys(body))
+		if (!allowed.has(k)) detail.push({ loc: ['body', k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
 	detail.push(...checkGpu(body, { required: true }));
 	if (detail.length) throw jobValidation(detail);
 	const format = body.config_file_format ?? 'yaml';
@@ -289,8 +326,13 @@ function resume(sb, rq) {
 	const job = getJob(sb, rq.params.id);
 	const body = rq.body === undefined ? {} : rq.body;
 	if (!isPlainObject(body)) throw jobValidation([{ loc: ['body'], msg: 'Input should be a valid dictionary', type: 'dict_type' }]);
-	const detail = checkGpu({ ...body, gpu_type: body.gpu_type ?? (body.gpu_count !== undefined ? job.gpu_type : undefined) }, { required: false });
-	for (const k of Object.keys(body)) if (!['gpu_type', 'gpu_count', 'gpu_id'].includes(k)) detail.push({ loc: ['body', k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+	const detail = checkGpu(
+		{ ...body, gpu_type: body.gpu_type ?? (body.gpu_count !== undefined ? job.gpu_type : undefined) },
+		{ required: false },
+	);
+	for (const k of Object.keys(body))
+		if (!['gpu_type', 'gpu_count', 'gpu_id'].includes(k))
+			detail.push({ loc: ['body', k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
 	if (detail.length) throw jobValidation(detail);
 	const now = Date.now();
 	const st = compute(sb, job, now);
@@ -323,7 +365,13 @@ function edit(sb, rq) {
 	const parsed = parseConfig(sb, format, body.config_file);
 	if (parsed.cfg.name !== job.name) {
 		throw jobValidation(
-			[{ loc: ['body', 'config_file', 'config', 'name'], msg: `config.name must stay '${job.name}' (got '${parsed.cfg.name}')`, type: 'value_error.name_mismatch' }],
+			[
+				{
+					loc: ['body', 'config_file', 'config', 'name'],
+					msg: `config.name must stay '${job.name}' (got '${parsed.cfg.name}')`,
+					type: 'value_error.name_mismatch',
+				},
+			],
 			`config.name must equal the original job name '${job.name}'`,
 		);
 	}

@@ -231,10 +231,13 @@ class WebhookSender {
 				this.requests.delete(req);
 				resolve(outcome);
 			};
-			const timer = setTimeout(() => {
-				finish({ error: 'timeout' });
-				req.destroy();
-			}, Math.max(1, Number(cfg.timeoutMs) || 1));
+			const timer = setTimeout(
+				() => {
+					finish({ error: 'timeout' });
+					req.destroy();
+				},
+				Math.max(1, Number(cfg.timeoutMs) || 1),
+			);
 			timer.unref();
 			req = (url.protocol === 'https:' ? https : http).request(
 				url,

@@ -21,7 +21,8 @@ function webhookRequest(query, body) {
 	const fromBody = body && typeof body === 'object' ? body : {};
 	const url = lastOf(query.webhook) ?? (typeof fromBody.webhook === 'string' ? fromBody.webhook : undefined);
 	if (url === undefined || !String(url).trim()) return null;
-	const flag = query.webhook_intermediate_status !== undefined ? lastOf(query.webhook_intermediate_status) : fromBody.webhook_intermediate_status;
+	const flag =
+		query.webhook_intermediate_status !== undefined ? lastOf(query.webhook_intermediate_status) : fromBody.webhook_intermediate_status;
 	return { url: String(url).trim(), intermediate: flag === true || ['true', '1'].includes(String(flag).toLowerCase()) };
 }
 
@@ -84,7 +85,14 @@ class Webhooks {
 		if (w.emitted.has(event)) return;
 		w.emitted.add(event);
 		const body = w.describe(this.sb, w.run, event, st);
-		this.sender.enqueue({ url: w.hook.url, requestId: w.run.id, deploymentId: w.run.target, status: body.status, final: event === 'final', body });
+		this.sender.enqueue({
+			url: w.hook.url,
+			requestId: w.run.id,
+			deploymentId: w.run.target,
+			status: body.status,
+			final: event === 'final',
+			body,
+		});
 	}
 
 	/** Forgets every watched run and pending delivery (reset). */

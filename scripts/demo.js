@@ -127,7 +127,9 @@ async function main() {
 	} else {
 		say('- starting the sandbox (local stand-in of the RunComfy API)');
 		sandbox = await startDemoSandbox(args.sandboxPortBase);
-		say(`  model API  ${sandbox.urls.modelApi}\n  serverless ${sandbox.urls.serverless}\n  trainer    ${sandbox.urls.trainer}\n  files      ${sandbox.urls.files}`);
+		say(
+			`  model API  ${sandbox.urls.modelApi}\n  serverless ${sandbox.urls.serverless}\n  trainer    ${sandbox.urls.trainer}\n  files      ${sandbox.urls.files}`,
+		);
 	}
 
 	if (args.fresh) fs.rmSync(USER_FOLDER, { recursive: true, force: true });
@@ -135,9 +137,7 @@ async function main() {
 	const userFolder = h.createUserFolder({ dir: USER_FOLDER, keep: true });
 	if (userFolder.missing.length) say(`  note: not built yet, left out: ${userFolder.missing.join(', ')}`);
 
-	const credential = live
-		? h.liveCredential(liveToken, { id: CREDENTIAL_ID })
-		: h.sandboxCredential(sandbox, { id: CREDENTIAL_ID });
+	const credential = live ? h.liveCredential(liveToken, { id: CREDENTIAL_ID }) : h.sandboxCredential(sandbox, { id: CREDENTIAL_ID });
 	await h.importCredential(userFolder, credential, { home });
 	const files = fs
 		.readdirSync(EXAMPLES_DIR)

@@ -36,4 +36,6 @@ const unexpected = unexpectedFiles(files);
 if (unexpected.length) fail(`npm pack would ship files a user does not need: ${unexpected.join(', ')}`);
 const missing = [...(pkg.n8n.nodes || []), ...(pkg.n8n.credentials || [])].filter((f) => !files.includes(f));
 if (missing.length) fail(`npm pack would leave out files package.json's n8n section lists: ${missing.join(', ')}`);
-console.log(`[release:check] npm pack: ${files.length} files, ${size} bytes (${unpackedSize} unpacked); ready to publish ${pkg.name}@${pkg.version}`);
+console.log(
+	`[release:check] npm pack: ${files.length} files, ${size} bytes (${unpackedSize} unpacked); ready to publish ${pkg.name}@${pkg.version}`,
+);

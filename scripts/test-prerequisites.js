@@ -19,7 +19,17 @@ const path = require('path');
 const ROOT = path.resolve(__dirname, '..');
 
 /** Jest options whose next argument is a value, not a test path pattern. */
-const OPTIONS_WITH_VALUE = new Set(['-t', '--testNamePattern', '--testPathIgnorePatterns', '--config', '-c', '--maxWorkers', '-w', '--outputFile', '--selectProjects']);
+const OPTIONS_WITH_VALUE = new Set([
+	'-t',
+	'--testNamePattern',
+	'--testPathIgnorePatterns',
+	'--config',
+	'-c',
+	'--maxWorkers',
+	'-w',
+	'--outputFile',
+	'--selectProjects',
+]);
 
 /** Test path patterns among jest's arguments (what jest matches test files against). */
 function pathPatterns(args) {
@@ -73,24 +83,30 @@ async function prepare(needs, { log = (m) => process.stderr.write(`${m}\n`) } = 
 	const h = require('./e2e/n8n');
 	const steps = [];
 	if (needs.n8n) {
-		steps.push(['n8n', async () => {
-			await h.ensureN8n({ log });
-			await h.ensureBuilt({ log });
-			// After the pinned n8n, not beside it: two installs at once would share the machine's cores.
-			if (needs.n8n1x) await h.ensureN8n({ log, version: h.N8N_1X_VERSION });
-		}]);
+		steps.push([
+			'n8n',
+			async () => {
+				await h.ensureN8n({ log });
+				await h.ensureBuilt({ log });
+				// After the pinned n8n, not beside it: two installs at once would share the machine's cores.
+				if (needs.n8n1x) await h.ensureN8n({ log, version: h.N8N_1X_VERSION });
+			},
+		]);
 	}
 	if (needs.chromium) steps.push(['chromium', () => require('./e2e/browser').ensureChromium()]);
 	if (needs.queueServices) {
-		steps.push(['redis-server and postgresql', async () => {
-			const res = await h.run('bash', [path.join(ROOT, 'scripts', 'queue', 'services.sh'), 'install'], {
-				timeoutMs: 20 * 60 * 1000,
-				onStderr: (d) => {
-					for (const line of d.split('\n')) if (line.startsWith('[setup] installing')) process.stderr.write(`${line}\n`);
-				},
-			});
-			if (res.code !== 0) throw new Error(res.stderr.trim().split('\n').pop());
-		}]);
+		steps.push([
+			'redis-server and postgresql',
+			async () => {
+				const res = await h.run('bash', [path.join(ROOT, 'scripts', 'queue', 'services.sh'), 'install'], {
+					timeoutMs: 20 * 60 * 1000,
+					onStderr: (d) => {
+						for (const line of d.split('\n')) if (line.startsWith('[setup] installing')) process.stderr.write(`${line}\n`);
+					},
+				});
+				if (res.code !== 0) throw new Error(res.stderr.trim().split('\n').pop());
+			},
+		]);
 	}
 	const failed = [];
 	await Promise.all(

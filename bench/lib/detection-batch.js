@@ -45,7 +45,12 @@ async function execution(engine, clock, durations, groups, { timestamps, polling
 				if (t >= run.endMs && seenAt[i] === undefined) seenAt[i] = t;
 			}),
 		}));
-		return { runs, requests, seenAt, done: waitForAll(jobs, { ...NODE_WAIT, durations, ...(pollingGoal ? { pollingGoal } : {}) }, undefined, clock) };
+		return {
+			runs,
+			requests,
+			seenAt,
+			done: waitForAll(jobs, { ...NODE_WAIT, durations, ...(pollingGoal ? { pollingGoal } : {}) }, undefined, clock),
+		};
 	});
 	const ended = await clock.run(Promise.all(waits.map((w) => w.done)));
 	const rows = [];
@@ -62,10 +67,21 @@ async function execution(engine, clock, durations, groups, { timestamps, polling
 	return rows;
 }
 
-const medianOf = (rows, key) => quantile(rows.map((r) => r[key]), 0.5);
+const medianOf = (rows, key) =>
+	quantile(
+		rows.map((r) => r[key]),
+		0.5,
+	);
 
 /** { batch, seeds, sideBySide, queueMs, rows: [{ meanMs, variants: { timestamps, pollsOnly, sideBySide, fewest }, loops (on the 10-run variants' runs) }] } */
-async function detectionBatch({ durationsMs = [2000, 20_000, 60_000, 300_000], batch = 10, seeds = 30, sideBySide = 4, engine = loadEngine(), log = () => {} } = {}) {
+async function detectionBatch({
+	durationsMs = [2000, 20_000, 60_000, 300_000],
+	batch = 10,
+	seeds = 30,
+	sideBySide = 4,
+	engine = loadEngine(),
+	log = () => {},
+} = {}) {
 	const rows = [];
 	for (const meanMs of durationsMs) {
 		log(`[bench] detection (batches): ${seeds} × (${batch} + ${batch}) runs of ${meanMs / 1000} s`);
@@ -86,7 +102,8 @@ async function detectionBatch({ durationsMs = [2000, 20_000, 60_000, 300_000], b
 			let withinCount = 0;
 			for (let seed = 1; seed <= seeds; seed++) {
 				const rnd = mulberry32(seed * 7919 + meanMs);
-				const draw = () => Array.from({ length: batch }, () => ({ queueMs: QUEUE_MS, endMs: QUEUE_MS + meanMs * (1 + 0.2 * bellFraction(rnd)) }));
+				const draw = () =>
+					Array.from({ length: batch }, () => ({ queueMs: QUEUE_MS, endMs: QUEUE_MS + meanMs * (1 + 0.2 * bellFraction(rnd)) }));
 				const clock = new VirtualClock(mulberry32(seed ^ 0x5bd1e995));
 				const durations = new engine.wait.DurationStore();
 				await execution(engine, clock, durations, [draw()], { timestamps, pollingGoal });
@@ -106,8 +123,18 @@ async function detectionBatch({ durationsMs = [2000, 20_000, 60_000, 300_000], b
 			variants[name] = {
 				medianDelayMs: medianOf(all, 'delayMs'),
 				medianRequests: medianOf(all, 'requests'),
-				executionDelayMs: [0.1, 0.5, 0.9].map((q) => quantile(perExecution.map((e) => e.delay), q)),
-				executionRequests: [0.1, 0.5, 0.9].map((q) => quantile(perExecution.map((e) => e.requests), q)),
+				executionDelayMs: [0.1, 0.5, 0.9].map((q) =>
+					quantile(
+						perExecution.map((e) => e.delay),
+						q,
+					),
+				),
+				executionRequests: [0.1, 0.5, 0.9].map((q) =>
+					quantile(
+						perExecution.map((e) => e.requests),
+						q,
+					),
+				),
 				beat,
 				withinCount,
 			};
@@ -123,7 +150,7 @@ const r = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
 
 function detectionBatchSection(d, table) {
 	const label = {
-		timestamps: 'RunComfy node (learns from the polls and the result\'s timestamps)',
+		timestamps: "RunComfy node (learns from the polls and the result's timestamps)",
 		pollsOnly: 'the same, learning from the polls only',
 		sideBySide: `the node, ${d.sideBySide} executions of ${d.batch} started together (as the real-n8n 5-minute row), medians over their ${d.sideBySide * d.batch} runs`,
 		fewest: 'the same with Polling Goal "Fewest Requests"',
@@ -142,7 +169,16 @@ function detectionBatchSection(d, table) {
 				`${v.withinCount}/${d.seeds}`,
 			]);
 		}
-		rows.push([`${row.meanMs / 1000} s`, 'Wait 1 s loop / Wait 5 s loop (same runs)', s(row.loops.wait1DelayMs), '', r(row.loops.wait5Requests), '', '', '']);
+		rows.push([
+			`${row.meanMs / 1000} s`,
+			'Wait 1 s loop / Wait 5 s loop (same runs)',
+			s(row.loops.wait1DelayMs),
+			'',
+			r(row.loops.wait5Requests),
+			'',
+			'',
+			'',
+		]);
 	}
 	return [
 		'## Detection with few samples, whole batches at once (simulated)',
@@ -151,13 +187,22 @@ function detectionBatchSection(d, table) {
 			`(nothing learned: the plain backoff), then a measured execution of ${d.batch} runs together. Runs queue ${d.queueMs} ms, then take the mean within ±20 % (bell-shaped). ` +
 			'Medians over all measured runs, the 10th / 50th / 90th percentile of the per-execution medians, and how many measured executions beat both the Wait 1 s loop on delay and the Wait 5 s loop on requests on the same runs ' +
 			'(requests as in the Detection section: besides the one result fetch of each run). ' +
-			'The simulated loops lose no time per round (in the real n8n they do), and all runs of one loop execution are checked at the same instants, so the loop\'s median delay swings from one execution to the next: ' +
-			'the executions the node loses, it loses mostly on delay against such a loop, while its per-execution request medians stay below the Wait 5 s loop\'s. ' +
+			"The simulated loops lose no time per round (in the real n8n they do), and all runs of one loop execution are checked at the same instants, so the loop's median delay swings from one execution to the next: " +
+			"the executions the node loses, it loses mostly on delay against such a loop, while its per-execution request medians stay below the Wait 5 s loop's. " +
 			`The last row of each run time measures ${d.sideBySide} executions started together after the same first one, against loops run on the same ${d.sideBySide * d.batch} runs: ` +
 			'their runs that end first teach the rest while they run (the plan is made again from every run ended and every run still going, nodes/shared/wait/schedule.ts).',
 		'',
 		table(
-			['Run time', 'Pattern', 'Median delay', 'Per execution (p10 / p50 / p90)', 'Median requests', 'Per execution (p10 / p50 / p90)', 'Executions that beat both loops', `Executions with median requests ≤ ${GOAL_REQUESTS}`],
+			[
+				'Run time',
+				'Pattern',
+				'Median delay',
+				'Per execution (p10 / p50 / p90)',
+				'Median requests',
+				'Per execution (p10 / p50 / p90)',
+				'Executions that beat both loops',
+				`Executions with median requests ≤ ${GOAL_REQUESTS}`,
+			],
 			rows,
 		),
 	].join('\n');
@@ -168,7 +213,8 @@ module.exports = { detectionBatch, detectionBatchSection };
 if (require.main === module) {
 	// Quick look: node bench/lib/detection-batch.js [seeds] (uses dist/; run npm run build first)
 	const seeds = Number(process.argv[2]) || 30;
-	const simple = (head, rows) => [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((x) => `| ${x.join(' | ')} |`)].join('\n');
+	const simple = (head, rows) =>
+		[`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((x) => `| ${x.join(' | ')} |`)].join('\n');
 	detectionBatch({ seeds, log: (m) => process.stderr.write(`${m}\n`) })
 		.then((d) => console.log(detectionBatchSection(d, simple)))
 		.catch((error) => {

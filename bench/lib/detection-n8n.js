@@ -32,7 +32,13 @@ const PATTERNS = [
 	{ key: 'node', label: 'RunComfy Model node (learned timing)', learns: true, id: '10' },
 	{ key: 'wait1', label: 'HTTP Request + Wait 1 s + IF loop', waitSeconds: 1, id: '11' },
 	{ key: 'wait5', label: 'HTTP Request + Wait 5 s + IF loop', waitSeconds: 5, id: '15' },
-	{ key: 'fewest', label: 'RunComfy Model node, Polling Goal "Fewest Requests" (learned timing)', learns: true, id: '12', waitOptions: { pollingGoal: 'fewestRequests' } },
+	{
+		key: 'fewest',
+		label: 'RunComfy Model node, Polling Goal "Fewest Requests" (learned timing)',
+		learns: true,
+		id: '12',
+		waitOptions: { pollingGoal: 'fewestRequests' },
+	},
 ];
 const SPREAD = 0.2;
 const QUEUE_MS = 300;
@@ -63,13 +69,22 @@ function behindWebhook(wf, { key, modelApi, waitOptions }) {
 		position: [220, 0],
 		parameters: { fieldToSplitOut: 'body.items', options: {} },
 	};
-	const nodes = wf.nodes.filter((n) => !HEAD.has(n.name)).map((n) => {
-		if (n.name === 'Submit') return { ...n, parameters: { ...n.parameters, url: `=${modelApi}/v1/models/{{ $json.model }}` } };
-		if (n.name === 'RunComfy Model') {
-			return { ...n, parameters: { ...n.parameters, model: { __rl: true, mode: 'id', value: '={{ $json.model }}' }, ...(waitOptions ? { waitOptions } : {}) } };
-		}
-		return n;
-	});
+	const nodes = wf.nodes
+		.filter((n) => !HEAD.has(n.name))
+		.map((n) => {
+			if (n.name === 'Submit') return { ...n, parameters: { ...n.parameters, url: `=${modelApi}/v1/models/{{ $json.model }}` } };
+			if (n.name === 'RunComfy Model') {
+				return {
+					...n,
+					parameters: {
+						...n.parameters,
+						model: { __rl: true, mode: 'id', value: '={{ $json.model }}' },
+						...(waitOptions ? { waitOptions } : {}),
+					},
+				};
+			}
+			return n;
+		});
 	const connections = Object.fromEntries(Object.entries(wf.connections).filter(([from]) => !HEAD.has(from)));
 	const first = wf.connections['One Item per Prompt'].main[0][0].node;
 	connections.Webhook = { main: [[{ node: 'Items', type: 'main', index: 0 }]] };
@@ -110,7 +125,10 @@ class SandboxView {
 	 */
 	allFetched(model, count) {
 		const runs = this.runsOf(model);
-		return runs.length >= count && runs.every((r) => r.finishedAt != null && (this.byRequest.get(r.id)?.result ?? []).some((t) => t >= r.finishedAt));
+		return (
+			runs.length >= count &&
+			runs.every((r) => r.finishedAt != null && (this.byRequest.get(r.id)?.result ?? []).some((t) => t >= r.finishedAt))
+		);
 	}
 
 	/**
@@ -158,9 +176,13 @@ function summarise(runs) {
  */
 async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, sideBySide = {}, log }) {
 	await h.ensureN8n({ log });
-	const catalog = await (await fetch(`${sb.urls.modelApi}/v1/models?limit=500`, { headers: { authorization: `Bearer ${sb.token}` } })).json();
+	const catalog = await (
+		await fetch(`${sb.urls.modelApi}/v1/models?limit=500`, { headers: { authorization: `Bearer ${sb.token}` } })
+	).json();
 	// Models a bare { prompt } is valid for, one per (run time, pattern).
-	const usable = catalog.models.filter((m) => !m.model_id.startsWith('runcomfy/test/') && m.required_inputs.length === 1 && m.required_inputs[0] === 'prompt');
+	const usable = catalog.models.filter(
+		(m) => !m.model_id.startsWith('runcomfy/test/') && m.required_inputs.length === 1 && m.required_inputs[0] === 'prompt',
+	);
 	const needed = lengthsMs.length * PATTERNS.length;
 	if (usable.length < needed) throw new Error(`detection-n8n needs ${needed} prompt-only models, the sandbox has ${usable.length}`);
 	const modelFor = new Map();
@@ -180,14 +202,24 @@ async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, sideBySid
 	const view = new SandboxView(sb);
 	try {
 		const runComfy = h.sandboxCredential(sb);
-		const header = { id: h.newId(), name: 'RunComfy token (Header Auth)', type: 'httpHeaderAuth', data: { name: 'Authorization', value: `Bearer ${sb.token}` } };
+		const header = {
+			id: h.newId(),
+			name: 'RunComfy token (Header Auth)',
+			type: 'httpHeaderAuth',
+			data: { name: 'Authorization', value: `Bearer ${sb.token}` },
+		};
 		await h.importCredential(uf, [runComfy, header]);
 		const built = PATTERNS.map((p) =>
-			behindWebhook(p.learns ? nodeWorkflow({ n: 1, credential: runComfy }) : httpLoopWorkflow({ n: 1, waitSeconds: p.waitSeconds, modelApi: sb.urls.modelApi, headerCred: header }), {
-				key: p.key,
-				modelApi: sb.urls.modelApi,
-				waitOptions: p.waitOptions,
-			}),
+			behindWebhook(
+				p.learns
+					? nodeWorkflow({ n: 1, credential: runComfy })
+					: httpLoopWorkflow({ n: 1, waitSeconds: p.waitSeconds, modelApi: sb.urls.modelApi, headerCred: header }),
+				{
+					key: p.key,
+					modelApi: sb.urls.modelApi,
+					waitOptions: p.waitOptions,
+				},
+			),
 		);
 		const workflows = await h.importWorkflow(uf, built);
 		n8n = await h.startN8n(uf, { readyTimeoutMs: 180_000 });
@@ -207,11 +239,18 @@ async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, sideBySid
 		})();
 		const start = async (key, model, count, tag) => {
 			const body = { items: Array.from({ length: count }, (_, i) => ({ model, prompt: `detection ${tag} ${i}` })) };
-			const res = await fetch(`${n8n.url}/webhook/bench-detect-${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+			const res = await fetch(`${n8n.url}/webhook/bench-detect-${key}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+			});
 			if (res.status !== 200) throw new Error(`the ${key} webhook answered ${res.status}: ${await res.text()}`);
 		};
 		const untilFetched = (model, count, meanMs) =>
-			waitFor(`${count} runs of ${model} fetched`, async () => view.allFetched(model, count), { limitMs: meanMs * 3 + 180_000, intervalMs: 500 });
+			waitFor(`${count} runs of ${model} fetched`, async () => view.allFetched(model, count), {
+				limitMs: meanMs * 3 + 180_000,
+				intervalMs: 500,
+			});
 
 		const started = Date.now();
 		await Promise.all(
@@ -228,9 +267,17 @@ async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, sideBySid
 				const times = rounds[meanMs] || 1;
 				const together = sideBySide[meanMs] || 1;
 				for (let round = 1; round <= times; round++) {
-					log(`  detection-n8n: ${meanMs / 1000} s runs: ${PATTERNS.map((p) => p.key).join(', ')}, ${together} × ${n} runs each, side by side (round ${round}/${times})`);
-					await Promise.all(PATTERNS.flatMap((p) => Array.from({ length: together }, (_, k) => start(p.key, modelFor.get(`${meanMs}:${p.key}`), n, `round ${round}.${k + 1}`))));
-					await Promise.all(PATTERNS.map((p) => untilFetched(modelFor.get(`${meanMs}:${p.key}`), (p.learns ? warmup : 0) + round * together * n, meanMs)));
+					log(
+						`  detection-n8n: ${meanMs / 1000} s runs: ${PATTERNS.map((p) => p.key).join(', ')}, ${together} × ${n} runs each, side by side (round ${round}/${times})`,
+					);
+					await Promise.all(
+						PATTERNS.flatMap((p) =>
+							Array.from({ length: together }, (_, k) => start(p.key, modelFor.get(`${meanMs}:${p.key}`), n, `round ${round}.${k + 1}`)),
+						),
+					);
+					await Promise.all(
+						PATTERNS.map((p) => untilFetched(modelFor.get(`${meanMs}:${p.key}`), (p.learns ? warmup : 0) + round * together * n, meanMs)),
+					);
 				}
 				log(`  detection-n8n: ${meanMs / 1000} s runs done after ${((Date.now() - started) / 1000).toFixed(0)} s`);
 			}),
@@ -244,10 +291,14 @@ async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, sideBySid
 		const expected = Object.fromEntries(PATTERNS.map((p) => [p.key, (p.learns ? lengthsMs.length : 0) + measured]));
 		const executions = {};
 		for (const [i, p] of PATTERNS.entries()) {
-			const list = await waitFor(`the ${p.key} executions to end`, async () => {
-				const l = await n8n.rest.listExecutions({ workflowId: workflows[i].id, limit: 100 });
-				return l.length >= expected[p.key] && l.every((e) => !['new', 'running', 'waiting'].includes(e.status)) ? l : undefined;
-			}, { limitMs: 120_000, intervalMs: 500 });
+			const list = await waitFor(
+				`the ${p.key} executions to end`,
+				async () => {
+					const l = await n8n.rest.listExecutions({ workflowId: workflows[i].id, limit: 100 });
+					return l.length >= expected[p.key] && l.every((e) => !['new', 'running', 'waiting'].includes(e.status)) ? l : undefined;
+				},
+				{ limitMs: 120_000, intervalMs: 500 },
+			);
 			executions[p.key] = { total: list.length, succeeded: list.filter((e) => e.status === 'success').length };
 		}
 
@@ -298,7 +349,8 @@ function verdicts(d) {
 		const { node, wait1, wait5 } = row.patterns;
 		const delay = node.medianDelayMs < wait1.medianDelayMs ? 'beats' : 'does NOT beat';
 		const req = node.medianStatus < wait5.medianStatus ? 'beats' : node.medianStatus === wait5.medianStatus ? 'ties' : 'does NOT beat';
-		const why = req !== 'beats' && wait5.medianStatus <= 1 ? ' — the Wait 5 s loop sends the minimum, one request, and sees the end late' : '';
+		const why =
+			req !== 'beats' && wait5.medianStatus <= 1 ? ' — the Wait 5 s loop sends the minimum, one request, and sees the end late' : '';
 		return {
 			meanMs: row.meanMs,
 			delay,
@@ -325,13 +377,24 @@ function fewestVerdicts(d) {
 }
 
 function detectionN8nSection(d, table) {
-	const labels = { firstRun: 'RunComfy Model node, warm-up (first runs, nothing learned)', ...Object.fromEntries(PATTERNS.map((p) => [p.key, p.label])) };
+	const labels = {
+		firstRun: 'RunComfy Model node, warm-up (first runs, nothing learned)',
+		...Object.fromEntries(PATTERNS.map((p) => [p.key, p.label])),
+	};
 	const rows = [];
 	for (const row of d.rows) {
 		for (const [key, label] of Object.entries(labels)) {
 			const p = row.patterns[key];
 			if (!p) continue;
-			rows.push([`${row.meanMs / 1000} s`, label, String(p.runs), fmtDelay(p.medianDelayMs), fmtDelay(p.p90DelayMs), fmtReq(p.medianStatus), p.meanStatus.toFixed(1)]);
+			rows.push([
+				`${row.meanMs / 1000} s`,
+				label,
+				String(p.runs),
+				fmtDelay(p.medianDelayMs),
+				fmtDelay(p.p90DelayMs),
+				fmtReq(p.medianStatus),
+				p.meanStatus.toFixed(1),
+			]);
 		}
 	}
 	const ex = d.executions;
@@ -346,13 +409,19 @@ function detectionN8nSection(d, table) {
 			`Every (run time, pattern) uses a model of its own, and all of them run at the same time: per run time a warm-up execution of the node (${d.warmup} runs), ` +
 			`then the node, the Wait 1 s loop, the Wait 5 s loop and the node with "Fewest Requests" side by side with ${d.n} runs each` +
 			(d.rounds && Object.values(d.rounds).some((r) => r > 1)
-				? ` (${Object.values(d.rounds).map((r) => `${r}×`).join(' / ')} such executions one after the other for ${Object.keys(d.rounds).map((ms) => `${ms / 1000} s`).join(' / ')}, while the longest runs go on)`
+				? ` (${Object.values(d.rounds)
+						.map((r) => `${r}×`)
+						.join(' / ')} such executions one after the other for ${Object.keys(d.rounds)
+						.map((ms) => `${ms / 1000} s`)
+						.join(' / ')}, while the longest runs go on)`
 				: '') +
 			(d.sideBySide && Object.values(d.sideBySide).some((k) => k > 1)
 				? `; ${Object.entries(d.sideBySide)
 						.filter(([, k]) => k > 1)
 						.map(([ms, k]) => `for the ${ms / 1000} s runs, ${k} executions of each pattern start together`)
-						.join(', ')} (all runs of one loop execution are checked at the same instants, so one execution of ${d.n} runs says little about the loop's median)`
+						.join(
+							', ',
+						)} (all runs of one loop execution are checked at the same instants, so one execution of ${d.n} runs says little about the loop's median)`
 				: '') +
 			"; the node's figures count from its second execution of the model. " +
 			"Delay: from the run's end (the sandbox's schedule) to the first status or result request that saw it finished. " +
@@ -386,11 +455,18 @@ function detectionN8nSummary(d) {
 			.map(
 				(r) =>
 					`${r.meanMs / 1000} s: node ${fmtDelay(r.patterns.node.medianDelayMs)} / ${fmtReq(r.patterns.node.medianStatus)}, Wait 1 s ${fmtDelay(r.patterns.wait1.medianDelayMs)}, Wait 5 s ${fmtReq(r.patterns.wait5.medianStatus)}` +
-					(r.patterns.fewest ? `, "Fewest Requests" ${fmtDelay(r.patterns.fewest.medianDelayMs)} / ${fmtReq(r.patterns.fewest.medianStatus)}` : ''),
+					(r.patterns.fewest
+						? `, "Fewest Requests" ${fmtDelay(r.patterns.fewest.medianDelayMs)} / ${fmtReq(r.patterns.fewest.medianStatus)}`
+						: ''),
 			)
 			.join('; ') +
 		`. Beats Wait 1 s on delay at ${v.filter((x) => x.delay === 'beats').length}/${v.length} run times, Wait 5 s on requests at ${v.filter((x) => x.req === 'beats').length}/${v.length}` +
-		(v.some((x) => x.req === 'ties') ? ` (ties at ${v.filter((x) => x.req === 'ties').map((x) => `${x.meanMs / 1000} s`).join(', ')}).` : '.')
+		(v.some((x) => x.req === 'ties')
+			? ` (ties at ${v
+					.filter((x) => x.req === 'ties')
+					.map((x) => `${x.meanMs / 1000} s`)
+					.join(', ')}).`
+			: '.')
 	);
 }
 

@@ -275,7 +275,15 @@ function loadEngine(distDir = path.join(ROOT, 'dist')) {
  * Runs the whole comparison. Returns plain data for the report:
  * { runs, seed, rows: [{ meanMs, patterns: { wait1, wait5, backoff, learned }, bounds }] }.
  */
-async function detection({ durationsMs = [2000, 20_000, 60_000, 300_000], runs = 200, seed = 14, bounds = true, log = () => {}, engine = loadEngine(), targetDelayMs } = {}) {
+async function detection({
+	durationsMs = [2000, 20_000, 60_000, 300_000],
+	runs = 200,
+	seed = 14,
+	bounds = true,
+	log = () => {},
+	engine = loadEngine(),
+	targetDelayMs,
+} = {}) {
 	const rows = [];
 	for (const meanMs of durationsMs) {
 		log(`[bench] detection: ${runs} runs of ${meanMs / 1000} s`);
@@ -291,7 +299,10 @@ async function detection({ durationsMs = [2000, 20_000, 60_000, 300_000], runs =
 		const row = { meanMs, patterns };
 		if (bounds) {
 			const dist = exactCdf(meanMs, seed);
-			row.bounds = { requestsForHalfSecond: requestsLowerBound(dist, GOAL_DELAY_MS), delayForThreeRequests: delayLowerBound(dist, GOAL_REQUESTS) };
+			row.bounds = {
+				requestsForHalfSecond: requestsLowerBound(dist, GOAL_DELAY_MS),
+				delayForThreeRequests: delayLowerBound(dist, GOAL_REQUESTS),
+			};
 		}
 		rows.push(row);
 	}
@@ -318,13 +329,21 @@ function detectionSection(d, table) {
 		for (const [key, label] of Object.entries(labels)) {
 			const p = row.patterns[key];
 			if (!p) continue;
-			rows.push([`${row.meanMs / 1000} s`, label, fmtDelay(p.medianDelayMs), fmtDelay(p.p90DelayMs), fmtReq(p.medianRequests), p.meanRequests.toFixed(1)]);
+			rows.push([
+				`${row.meanMs / 1000} s`,
+				label,
+				fmtDelay(p.medianDelayMs),
+				fmtDelay(p.p90DelayMs),
+				fmtReq(p.medianRequests),
+				p.meanRequests.toFixed(1),
+			]);
 		}
 	}
 	const verdicts = d.rows.map((row) => {
 		const { learned, wait1, wait5 } = row.patterns;
 		const delay = learned.medianDelayMs < wait1.medianDelayMs ? 'beats' : 'does not beat';
-		const req = learned.medianRequests < wait5.medianRequests ? 'beats' : learned.medianRequests === wait5.medianRequests ? 'ties' : 'does not beat';
+		const req =
+			learned.medianRequests < wait5.medianRequests ? 'beats' : learned.medianRequests === wait5.medianRequests ? 'ties' : 'does not beat';
 		const minimum = wait5.medianRequests <= 1 && req !== 'beats' ? ': the loop sends the minimum, one request, and sees the end late' : '';
 		const goals = `median delay ${learned.medianDelayMs <= GOAL_DELAY_MS ? '≤' : '>'} 0.5 s, median requests ${learned.medianRequests <= GOAL_REQUESTS ? '≤' : '>'} 3`;
 		const { fewest } = row.patterns;
@@ -334,7 +353,7 @@ function detectionSection(d, table) {
 		return `- ${row.meanMs / 1000} s: ${delay} the Wait 1 s loop on delay (${fmtDelay(learned.medianDelayMs)} vs ${fmtDelay(wait1.medianDelayMs)}), ${req} the Wait 5 s loop on requests (${fmtReq(learned.medianRequests)} vs ${fmtReq(wait5.medianRequests)}${minimum}); ${goals}.${fewestGoals}`;
 	});
 	const out = [
-		'## Detection: from a run\'s end to the node seeing it (simulated)',
+		"## Detection: from a run's end to the node seeing it (simulated)",
 		'',
 		`${d.runs} runs per duration on the wait engine's fake clock (bench/lib/detection.js; seed ${d.seed}): each run queues for up to ${d.queueMaxMs} ms, ` +
 			'then takes mean × (1 + s), s bell-shaped within ±20 % (σ ≈ 6.7 %). The node runs the built wait engine with the options of Model → Run; ' +
@@ -368,12 +387,26 @@ function detectionSection(d, table) {
 	return out.join('\n');
 }
 
-module.exports = { detection, detectionSection, delayAndRequests, loadEngine, VirtualClock, requestsLowerBound, NODE_WAIT, GOAL_DELAY_MS, GOAL_REQUESTS, spreadOf, simulateLoop, simulatedPolls };
+module.exports = {
+	detection,
+	detectionSection,
+	delayAndRequests,
+	loadEngine,
+	VirtualClock,
+	requestsLowerBound,
+	NODE_WAIT,
+	GOAL_DELAY_MS,
+	GOAL_REQUESTS,
+	spreadOf,
+	simulateLoop,
+	simulatedPolls,
+};
 
 if (require.main === module) {
 	// Quick look without the rest of the suite: node bench/lib/detection.js [runs] (uses dist/; run npm run build first)
 	const runs = Number(process.argv[2]) || 200;
-	const simple = (head, rows) => [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+	const simple = (head, rows) =>
+		[`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 	detection({ runs, log: (m) => process.stderr.write(`${m}\n`), bounds: !process.env.NO_BOUNDS })
 		.then((d) => console.log(detectionSection(d, simple)))
 		.catch((error) => {

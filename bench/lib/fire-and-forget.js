@@ -97,7 +97,9 @@ function figures({ batch, ids, received, runA, peakRss, timedOut, sandboxLog, st
 		foreign: [...counts.keys()].filter((id) => !mine.has(id)).length,
 		withOutputs: received.filter((r) => r.fired.some((json) => json.status === 'succeeded' && json.outputs)).length,
 		deliveries: f.deliveryStats(sandboxLog, ids),
-		statusPolls: sandboxLog.filter((e) => e.api === 'serverless' && e.method === 'GET' && /\/requests\/[^/]+\/(status|result)$/.test(e.path)).length,
+		statusPolls: sandboxLog.filter(
+			(e) => e.api === 'serverless' && e.method === 'GET' && /\/requests\/[^/]+\/(status|result)$/.test(e.path),
+		).length,
 		aMs: batch.endedAt - batch.startedAt,
 		toLastBMs: lastB - batch.startedAt,
 		lastRunEndToLastBMs: lastB - lastRunEnd,
@@ -145,10 +147,14 @@ async function measureBatch(sb, { n, config, receiver = 'trigger', env = {}, int
 
 /** The whole section; `sb` is the benchmark's sandbox process (bench/lib/sandbox.js). */
 async function fireAndForget(sb, { n, runMs, spread, instances, duplicateRate, outOfOrderRate, intermediate = false, log }) {
-	log(`  fire-and-forget: ${n} deployment requests of ${runMs / 1000} s ±${Math.round(spread * 100)} % on ${instances} instances, ${duplicateRate * 100} % duplicates, ${outOfOrderRate * 100} % out of order`);
+	log(
+		`  fire-and-forget: ${n} deployment requests of ${runMs / 1000} s ±${Math.round(spread * 100)} % on ${instances} instances, ${duplicateRate * 100} % duplicates, ${outOfOrderRate * 100} % out of order`,
+	);
 	const config = sandboxConfig({ runMs, spread, instances, duplicateRate, outOfOrderRate });
 	const measured = await measureBatch(sb, { n, config, intermediate, log });
-	log(`    B ran ${measured.executions} times for ${measured.distinctIds} distinct ids (${measured.idsTwice} twice), last one ${fmtS(measured.toLastBMs)} after A started`);
+	log(
+		`    B ran ${measured.executions} times for ${measured.distinctIds} distinct ids (${measured.idsTwice} twice), last one ${fmtS(measured.toLastBMs)} after A started`,
+	);
 	return { n, runMs, spread, instances, duplicateRate, outOfOrderRate, intermediate, ...measured };
 }
 
@@ -160,7 +166,12 @@ async function fireAndForget(sb, { n, runMs, spread, instances, duplicateRate, o
  */
 const BURST_RECEIVERS = [
 	{ key: 'trigger', label: 'RunComfy Webhook Trigger, n8n defaults', receiver: 'trigger', env: {} },
-	{ key: 'lazy', label: 'RunComfy Webhook Trigger, `N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true`', receiver: 'trigger', env: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } },
+	{
+		key: 'lazy',
+		label: 'RunComfy Webhook Trigger, `N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true`',
+		receiver: 'trigger',
+		env: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' },
+	},
 	{ key: 'webhook', label: "n8n's plain Webhook node (no dedupe), n8n defaults", receiver: 'webhook', env: {} },
 ];
 
@@ -195,8 +206,22 @@ function fireAndForgetBurstSection(b, table) {
 		`The fire-and-forget workflows above, with every result arriving at once: ${b.n} requests of ${b.runMs / 1000} s ±${Math.round(b.spread * 100)} % on as many instances, no duplicates. Each receiver in an n8n of its own (\`n8n start\`, SQLite). What differs between them in n8n 2.41's source: for the whole webhook request of every start node except its plain Webhook node with fixed parameters, n8n takes an expression isolate (isolated-vm) and keeps one warm, so a delivery arriving while another is handled starts one of its own; with \`N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true\` it takes one only when an expression is evaluated. One batch per receiver: the late answers vary widely from one run to the next (docs/nodes/webhook-trigger.md).`,
 		'',
 		table(
-			['Receiver', 'Executions of B', 'Deliveries answered after RunComfy\'s 10 s (retried)', 'A\'s start → last B execution ended', 'Last run ended → last B execution ended', 'n8n RSS idle → peak'],
-			b.rows.map((r) => [r.label, String(r.executions), String(r.late), fmtS(r.toLastBMs), fmtS(r.lastRunEndToLastBMs), `${fmtMiB(r.rssIdle)} → ${fmtMiB(r.peakRss)}`]),
+			[
+				'Receiver',
+				'Executions of B',
+				"Deliveries answered after RunComfy's 10 s (retried)",
+				"A's start → last B execution ended",
+				'Last run ended → last B execution ended',
+				'n8n RSS idle → peak',
+			],
+			b.rows.map((r) => [
+				r.label,
+				String(r.executions),
+				String(r.late),
+				fmtS(r.toLastBMs),
+				fmtS(r.lastRunEndToLastBMs),
+				`${fmtMiB(r.rssIdle)} → ${fmtMiB(r.peakRss)}`,
+			]),
 		),
 	].join('\n');
 }
@@ -231,24 +256,38 @@ function fireAndForgetSection(r, table) {
 			'**Workflow B**: RunComfy Webhook Trigger (secret path token, queued and running events off) → No Op. ' +
 			`Each request runs ${r.runMs / 1000} s ±${Math.round(r.spread * 100)} % on the sandbox, at most ${r.instances} at once (the deployment's max instances; the others wait in its queue), which delivers its ${r.intermediate ? 'queued, running and final events' : 'final event'} to B; ` +
 			`${r.duplicateRate * 100} % of the delivered events are sent a second time and ${r.outOfOrderRate * 100} % are held back behind a later event (a final one behind the next delivery to the same URL, at most 1 s); a delivery not answered 2xx within 10 s (the live service's timeout) is retried with backoff. ` +
-			'Executions are counted through n8n\'s REST API once the sandbox has delivered every result; times are from the call to A\'s webhook.',
+			"Executions are counted through n8n's REST API once the sandbox has delivered every result; times are from the call to A's webhook.",
 		'',
 		table(
 			['Measure', 'Value'],
 			[
 				['Requests A submitted / answered "queued" at once', `${r.requests} / ${r.queuedAtOnce} (A's execution: ${r.aStatus})`],
-				['Executions of B', `${r.executions} (${Object.entries(r.executionsByStatus || {}).map(([k, v]) => `${v} ${k}`).join(', ')})${r.timedOut ? '; not all had ended 5 min after every result was delivered' : ''}`],
-				['Distinct request ids among them / of A\'s, missing / unknown', `${r.distinctIds} / ${r.missing} / ${r.foreign}`],
+				[
+					'Executions of B',
+					`${r.executions} (${Object.entries(r.executionsByStatus || {})
+						.map(([k, v]) => `${v} ${k}`)
+						.join(', ')})${r.timedOut ? '; not all had ended 5 min after every result was delivered' : ''}`,
+				],
+				["Distinct request ids among them / of A's, missing / unknown", `${r.distinctIds} / ${r.missing} / ${r.foreign}`],
 				['Request ids seen twice', String(r.idsTwice)],
 				['Executions carrying their outputs', String(r.withOutputs)],
 				['Deliveries the sandbox made (attempts)', `${d.attempts}: ${d.attempts - d.intermediate} final, ${d.intermediate} queued/running`],
 				['… of them duplicates / out of order / retries', `${d.duplicates} / ${d.outOfOrder} / ${d.retries}`],
 				['… final events answered 2xx (duplicates included)', `${d.finalAnswered} (${d.finalDuplicatesAnswered} duplicates)`],
-				['… not answered 2xx (retried)', `${d.notAnswered}${d.notAnswered ? ` (${Object.entries(d.notAnsweredBy || {}).map(([k, v]) => `${v} × ${k}`).join(', ')})` : ''}`],
+				[
+					'… not answered 2xx (retried)',
+					`${d.notAnswered}${
+						d.notAnswered
+							? ` (${Object.entries(d.notAnsweredBy || {})
+									.map(([k, v]) => `${v} × ${k}`)
+									.join(', ')})`
+							: ''
+					}`,
+				],
 				['Status / result requests (B confirms each finished request: one of each per request expected)', String(r.statusPolls)],
-				['A\'s start → A\'s answer', fmtS(r.aMs)],
-				['A\'s start → first run ended', fmtS(r.firstRunEndMs)],
-				['A\'s start → last B execution ended', fmtS(r.toLastBMs)],
+				["A's start → A's answer", fmtS(r.aMs)],
+				["A's start → first run ended", fmtS(r.firstRunEndMs)],
+				["A's start → last B execution ended", fmtS(r.toLastBMs)],
 				['Last run ended → last B execution ended', fmtS(r.lastRunEndToLastBMs)],
 				['n8n RSS idle → peak during the batch', `${fmtMiB(r.rssIdle)} → ${fmtMiB(r.peakRss)}`],
 			],
@@ -259,4 +298,11 @@ function fireAndForgetSection(r, table) {
 	].join('\n');
 }
 
-module.exports = { fireAndForget, fireAndForgetSection, fireAndForgetSummary, fireAndForgetBurst, fireAndForgetBurstSection, fireAndForgetBurstSummary };
+module.exports = {
+	fireAndForget,
+	fireAndForgetSection,
+	fireAndForgetSummary,
+	fireAndForgetBurst,
+	fireAndForgetBurstSection,
+	fireAndForgetBurstSummary,
+};

@@ -14,7 +14,13 @@ const path = require('path');
 const ROOT = path.resolve(__dirname, '..', '..');
 // One cache per checkout: node_modules may be shared by several (a symlink), and the transpiled files point at
 // this checkout's dist/.
-const CACHE = path.join(ROOT, 'node_modules', '.cache', 'runcomfy-bench', crypto.createHash('sha1').update(ROOT).digest('hex').slice(0, 12));
+const CACHE = path.join(
+	ROOT,
+	'node_modules',
+	'.cache',
+	'runcomfy-bench',
+	crypto.createHash('sha1').update(ROOT).digest('hex').slice(0, 12),
+);
 const ENTRY = path.join(ROOT, 'test', 'helpers', 'engine.ts');
 const PACKAGE_DIRS = ['credentials', 'nodes'];
 

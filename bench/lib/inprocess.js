@@ -25,7 +25,10 @@ const kindOf = (e) => {
 function countRequests(log) {
 	const counts = { submit: 0, status: 0, result: 0, catalog: 0, file: 0, other: 0, total: log.length };
 	for (const e of log) counts[kindOf(e)]++;
-	const submitted = log.filter((e) => kindOf(e) === 'submit').map((e) => e.createdId).filter(Boolean);
+	const submitted = log
+		.filter((e) => kindOf(e) === 'submit')
+		.map((e) => e.createdId)
+		.filter(Boolean);
 	counts.duplicateSubmits = submitted.length - new Set(submitted).size;
 	return counts;
 }
@@ -220,7 +223,9 @@ async function cpuWhileWaiting(ctx, { items, runMs, log }) {
 	const last = inWindow[inWindow.length - 1];
 	const windowMs = last && first ? last.t - first.t : 0;
 	const windowCpu = last && first ? last.cpu - first.cpu : 0;
-	const statusInWindow = log_.filter((e) => kindOf(e) === 'status' && e.time >= (first ? first.t : 0) && e.time <= (last ? last.t : 0)).length;
+	const statusInWindow = log_.filter(
+		(e) => kindOf(e) === 'status' && e.time >= (first ? first.t : 0) && e.time <= (last ? last.t : 0),
+	).length;
 	log(`  cpu: ${items} runs of ${runMs / 1000} s: ${totalCpu.toFixed(0)} ms CPU in ${(wall / 1000).toFixed(1)} s`);
 	return {
 		items,
@@ -274,4 +279,17 @@ async function pickers(ctx, { catalogExtra, repeats, log }) {
 	return { total, repeats, rows };
 }
 
-module.exports = { engineRetries, runNodeRetrying, runParams, batchThroughput, cpuWhileWaiting, pickers, countRequests, batchSpan, backoffPolls, pollTimes, kindOf, MODEL };
+module.exports = {
+	engineRetries,
+	runNodeRetrying,
+	runParams,
+	batchThroughput,
+	cpuWhileWaiting,
+	pickers,
+	countRequests,
+	batchSpan,
+	backoffPolls,
+	pollTimes,
+	kindOf,
+	MODEL,
+};

@@ -69,7 +69,9 @@ async function main() {
 	const cpuBreakdown = session ? breakdown((await post(session, 'Profiler.stop')).profile) : undefined;
 	if (res.error) throw new Error(`${n} items failed: ${res.error.message} ${res.error.description || ''}`);
 	const ok = res.items.filter((i) => i.json.status === 'succeeded').length;
-	process.stdout.write(`${JSON.stringify({ n, ok, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, startEpoch, rssBefore, maxRss, cpuBreakdown })}\n`);
+	process.stdout.write(
+		`${JSON.stringify({ n, ok, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, startEpoch, rssBefore, maxRss, cpuBreakdown })}\n`,
+	);
 	await harness.disposeEngine();
 }
 

@@ -47,7 +47,16 @@ async function itemsAtScale(sb, { sizes, runMs, profileSize, log }) {
 	return { runMs, rows, profiled };
 }
 
-const ORDER = ['package', 'n8n-workflow', 'n8n-core', 'node (http, net, timers)', 'v8 (builtins, native)', 'gc', 'other libraries', 'harness'];
+const ORDER = [
+	'package',
+	'n8n-workflow',
+	'n8n-core',
+	'node (http, net, timers)',
+	'v8 (builtins, native)',
+	'gc',
+	'other libraries',
+	'harness',
+];
 const WHAT = {
 	package: 'this package (dist/nodes, dist/credentials)',
 	'n8n-workflow': 'n8n-workflow (parameters, expressions)',
@@ -73,7 +82,16 @@ function itemsSection(it, { table, fmtS }) {
 	out.push('');
 	out.push(
 		table(
-			['Items', 'Node CPU per item', 'vs 1 item', 'Execution (wall)', 'Wall per item', 'Peak RSS (growth)', 'Submits / status / result per item', 'Succeeded'],
+			[
+				'Items',
+				'Node CPU per item',
+				'vs 1 item',
+				'Execution (wall)',
+				'Wall per item',
+				'Peak RSS (growth)',
+				'Submits / status / result per item',
+				'Succeeded',
+			],
 			it.rows.map((r) => [
 				String(r.n),
 				`${(r.cpuMs / r.n).toFixed(2)} ms`,
@@ -89,7 +107,9 @@ function itemsSection(it, { table, fmtS }) {
 	if (it.profiled && it.profiled.cpuBreakdown) {
 		const p = it.profiled;
 		const b = p.cpuBreakdown;
-		const busy = Object.entries(b).filter(([k]) => k !== 'idle').reduce((s, [, v]) => s + v, 0);
+		const busy = Object.entries(b)
+			.filter(([k]) => k !== 'idle')
+			.reduce((s, [, v]) => s + v, 0);
 		out.push('');
 		out.push(
 			`Where the CPU time of a profiled execution of ${p.n} items goes (V8's sampling profiler, self time by where the code comes from; ` +
@@ -110,7 +130,9 @@ function itemsSummary(it) {
 	const one = it.rows.find((r) => r.n === 1);
 	const parts = it.rows.map((r) => `${r.n}: ${(r.cpuMs / r.n).toFixed(2)} ms CPU per item, peak RSS ${fmtMiB(r.maxRss)}`);
 	const last = it.rows[it.rows.length - 1];
-	const req = last ? ` ${(last.requests.submit / last.n).toFixed(2)} submit, ${(last.requests.status / last.n).toFixed(2)} status and ${(last.requests.result / last.n).toFixed(2)} result requests per item at ${last.n}.` : '';
+	const req = last
+		? ` ${(last.requests.submit / last.n).toFixed(2)} submit, ${(last.requests.status / last.n).toFixed(2)} status and ${(last.requests.result / last.n).toFixed(2)} result requests per item at ${last.n}.`
+		: '';
 	return `Items at scale (one Model → Run execution): ${parts.join('; ')}${one ? ` (one item alone: ${one.cpuMs.toFixed(1)} ms CPU)` : ''}.${req}`;
 }
 

@@ -103,7 +103,8 @@ const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 const fmtS = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const fmtMiB = (bytes) => `${(bytes / MiB).toFixed(0)} MiB`;
-const fmtBytes = (bytes) => (bytes >= GiB ? `${(bytes / GiB).toFixed(bytes % GiB ? 2 : 0)} GiB` : bytes >= MiB ? `${(bytes / MiB).toFixed(0)} MiB` : `${bytes} bytes`);
+const fmtBytes = (bytes) =>
+	bytes >= GiB ? `${(bytes / GiB).toFixed(bytes % GiB ? 2 : 0)} GiB` : bytes >= MiB ? `${(bytes / MiB).toFixed(0)} MiB` : `${bytes} bytes`;
 /** The q-quantile (0..1) of the finite values, interpolated linearly; NaN when there are none. */
 const quantile = (xs, q) => {
 	const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);

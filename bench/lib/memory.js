@@ -15,7 +15,6 @@ const { gc, measurePeak, GiB, MiB } = require('./measure');
 
 const LARGE_MODEL = 'runcomfy/test/large-output';
 
-
 async function createPatternFile(file, bytes) {
 	const chunk = crypto.randomBytes(8 * MiB);
 	const fd = fs.openSync(file, 'w');
@@ -128,7 +127,13 @@ async function uploadToDataset(ctx, bytes) {
 		if (res.error) throw new Error(`upload failed: ${res.error.message} ${res.error.description || ''}`);
 		const received = await receivedBytes(sb, datasetId, 'clip_0001.mp4');
 		const out = res.items[0].json;
-		return { ...m, bytes, received, method: out.upload_method || (out.uploads && out.uploads[0] && out.uploads[0].upload_method), output: JSON.stringify(out).slice(0, 300) };
+		return {
+			...m,
+			bytes,
+			received,
+			method: out.upload_method || (out.uploads && out.uploads[0] && out.uploads[0].upload_method),
+			output: JSON.stringify(out).slice(0, 300),
+		};
 	} finally {
 		fs.rmSync(file, { force: true });
 	}
@@ -184,19 +189,39 @@ async function memory(ctx, { log, sizes }) {
 	out.node4gCapped = await downloadThroughNode(ctx, sizes.download4, 2048);
 	gc();
 	log('  memory: 4 GiB through the shared download path, cap raised');
-	out.shared4g = await downloadThroughSharedPath(ctx, `${sb.urls.files}/files/gen/${sizes.download4}/large_4g.mp4`, sizes.download4, sizes.download4 + GiB);
+	out.shared4g = await downloadThroughSharedPath(
+		ctx,
+		`${sb.urls.files}/files/gen/${sizes.download4}/large_4g.mp4`,
+		sizes.download4,
+		sizes.download4 + GiB,
+	);
 	gc();
 	log('  memory: 4 GiB chunked (no Content-Length) through the shared path with the 2 GiB cap');
-	out.chunkedCap = await downloadThroughSharedPath(ctx, `${sb.urls.files}/files/chunked/${sizes.download4}/large_chunked.mp4`, sizes.download4, 2 * GiB);
+	out.chunkedCap = await downloadThroughSharedPath(
+		ctx,
+		`${sb.urls.files}/files/chunked/${sizes.download4}/large_chunked.mp4`,
+		sizes.download4,
+		2 * GiB,
+	);
 	gc();
 	log('  memory: upload to a dataset (signed URL)');
 	out.upload = await uploadToDataset(ctx, sizes.upload);
 	gc();
 	log('  memory: upload from a URL to a dataset (Content-Length)');
-	out.uploadFromUrl = await uploadFromUrlToDataset(ctx, `${sb.urls.files}/files/gen/${sizes.uploadFromUrl}/clip_0002.mp4`, sizes.uploadFromUrl, false);
+	out.uploadFromUrl = await uploadFromUrlToDataset(
+		ctx,
+		`${sb.urls.files}/files/gen/${sizes.uploadFromUrl}/clip_0002.mp4`,
+		sizes.uploadFromUrl,
+		false,
+	);
 	gc();
 	log('  memory: upload from a URL, chunked, stopped at the 150 MB cap');
-	out.uploadFromUrlCapped = await uploadFromUrlToDataset(ctx, `${sb.urls.files}/files/chunked/${GiB}/clip_0003.mp4`, 150 * 1000 * 1000, true);
+	out.uploadFromUrlCapped = await uploadFromUrlToDataset(
+		ctx,
+		`${sb.urls.files}/files/chunked/${GiB}/clip_0003.mp4`,
+		150 * 1000 * 1000,
+		true,
+	);
 	gc();
 	return out;
 }

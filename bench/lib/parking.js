@@ -86,7 +86,8 @@ function treeCpuMs(pid) {
 function inProcessWorkflow(credential) {
 	const wf = parkingWorkflow({ credential, path: 'bench-in-process', name: 'Bench: deployment runs waited for in the execution' });
 	wf.nodes = wf.nodes.map((n) => {
-		if (n.name === 'Webhook') return { ...n, id: 'c7a1e000-0000-4000-8000-000000000011', webhookId: 'c7a1e000-0000-4000-8000-0000000000bb' };
+		if (n.name === 'Webhook')
+			return { ...n, id: 'c7a1e000-0000-4000-8000-000000000011', webhookId: 'c7a1e000-0000-4000-8000-0000000000bb' };
 		if (n.name === 'Run') return { ...n, parameters: { ...n.parameters, waitMode: 'inProcess' } };
 		return n;
 	});
@@ -132,31 +133,45 @@ async function runBatch(cluster, sb, { workflowId, path, n, runMs, maxWait, whil
 	await Promise.all(
 		Array.from({ length: n }, async (_, i) => {
 			const body = { items: [{ deployment: sb.stable.deployments.textToImage, prompt: `bench ${i}` }], maxWait, download: false };
-			await fetch(`${cluster.main().url}/webhook/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
-				async (res) => {
-					if (res.status !== 200) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
-				},
-			);
+			await fetch(`${cluster.main().url}/webhook/${path}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+			}).then(async (res) => {
+				if (res.status !== 200) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
+			});
 		}),
 	);
-	const allIds = await waitFor(`${n} executions started`, async () => {
-		const fresh = (await statusesOf(rest(), workflowId)).filter((e) => !known.has(String(e.id)));
-		return fresh.length >= n ? fresh.map((e) => String(e.id)) : undefined;
-	}, { limitMs: 120_000 });
+	const allIds = await waitFor(
+		`${n} executions started`,
+		async () => {
+			const fresh = (await statusesOf(rest(), workflowId)).filter((e) => !known.has(String(e.id)));
+			return fresh.length >= n ? fresh.map((e) => String(e.id)) : undefined;
+		},
+		{ limitMs: 120_000 },
+	);
 	ids.push(...allIds);
 	let parked;
 	if (whileParked) {
-		await waitFor('every execution parked', async () => {
-			const list = (await statusesOf(rest(), workflowId)).filter((e) => ids.includes(String(e.id)));
-			return list.length === n && list.every((e) => e.status === 'waiting') ? true : undefined;
-		}, { limitMs: 120_000, intervalMs: 200 });
+		await waitFor(
+			'every execution parked',
+			async () => {
+				const list = (await statusesOf(rest(), workflowId)).filter((e) => ids.includes(String(e.id)));
+				return list.length === n && list.every((e) => e.status === 'waiting') ? true : undefined;
+			},
+			{ limitMs: 120_000, intervalMs: 200 },
+		);
 		parked = { atMs: Date.now() - t0 };
 		await whileParked(ids, parked);
 	}
-	const ended = await waitFor('every execution ended', async () => {
-		const list = (await statusesOf(rest(), workflowId)).filter((e) => ids.includes(String(e.id)));
-		return list.length === n && list.every((e) => !['new', 'running', 'waiting'].includes(e.status)) ? list : undefined;
-	}, { limitMs: Math.max(600_000, n * runMs * 2), intervalMs: 500 });
+	const ended = await waitFor(
+		'every execution ended',
+		async () => {
+			const list = (await statusesOf(rest(), workflowId)).filter((e) => ids.includes(String(e.id)));
+			return list.length === n && list.every((e) => !['new', 'running', 'waiting'].includes(e.status)) ? list : undefined;
+		},
+		{ limitMs: Math.max(600_000, n * runMs * 2), intervalMs: 500 },
+	);
 	for (const t of samplers) clearTimeout(t);
 	const wallMs = performance.now() - started;
 	const lastStop = Math.max(...ended.map((e) => Date.parse(e.stoppedAt)));
@@ -165,8 +180,12 @@ async function runBatch(cluster, sb, { workflowId, path, n, runMs, maxWait, whil
 	const firstCallback = sandboxLog.find(isCallback);
 	const seqParked = parked && parked.lastSeq !== undefined ? parked.lastSeq : undefined;
 	const statusWhileParked =
-		seqParked === undefined ? undefined : sandboxLog.filter((e) => isStatus(e) && e.seq > seqParked && (!firstCallback || e.seq < firstCallback.seq)).length;
-	log(`    ${n} executions: ${ended.filter((e) => e.status === 'success').length} succeeded in ${((lastStop - firstStart) / 1000).toFixed(1)} s`);
+		seqParked === undefined
+			? undefined
+			: sandboxLog.filter((e) => isStatus(e) && e.seq > seqParked && (!firstCallback || e.seq < firstCallback.seq)).length;
+	log(
+		`    ${n} executions: ${ended.filter((e) => e.status === 'success').length} succeeded in ${((lastStop - firstStart) / 1000).toFixed(1)} s`,
+	);
 	return {
 		n,
 		runMs,
@@ -206,7 +225,10 @@ async function parkingAtScale(sb, { n, runMs, log }) {
 		generation++;
 		worker = await q.startWorker(
 			uf,
-			q.queueEnv(services, { WEBHOOK_URL: `http://127.0.0.1:${port}/`, N8N_EVENTBUS_LOGWRITER_LOGBASENAME: `n8nEventLog-worker-${generation}` }),
+			q.queueEnv(services, {
+				WEBHOOK_URL: `http://127.0.0.1:${port}/`,
+				N8N_EVENTBUS_LOGWRITER_LOGBASENAME: `n8nEventLog-worker-${generation}`,
+			}),
 			{ concurrency: 2, name: `worker-${generation}` },
 		);
 	};
@@ -227,7 +249,15 @@ async function parkingAtScale(sb, { n, runMs, log }) {
 		await startMain();
 		await startWorker();
 		// Warm-up (first execution of each process: module loading, connections): not reported.
-		await runBatch(cluster, sb, { workflowId: parkWf.id, path: 'bench-park', n: 2, runMs: 1000, maxWait: 600, whileParked: async () => {}, log });
+		await runBatch(cluster, sb, {
+			workflowId: parkWf.id,
+			path: 'bench-park',
+			n: 2,
+			runMs: 1000,
+			maxWait: 600,
+			whileParked: async () => {},
+			log,
+		});
 		const rssIdle = cluster.rss();
 
 		log(`  parking: ${n} executions × one ${runMs / 1000} s run, parked`);
@@ -304,16 +334,30 @@ function parkingSection(p, table) {
 			`the package installed as a community package. ${p.n} executions of Webhook → Split Out → RunComfy Deployment (Inference → Run, downloads off) → No Op are started at once; ` +
 			`each submits one deployment request that runs ${run} s on the sandbox, which calls back like the live service. ` +
 			'**Parked**: Wait Mode "Park Until RunComfy Calls Back" (one status check before parking, then the execution is stored as waiting until the callback). ' +
-			'**In the execution**: the default Wait Mode (the node polls; each execution holds one of the worker\'s slots). ' +
-			'Time: from the first execution\'s start to the last one\'s end (n8n\'s startedAt/stoppedAt). "While parked": status requests after every execution was stored as waiting and before the first callback. ' +
+			"**In the execution**: the default Wait Mode (the node polls; each execution holds one of the worker's slots). " +
+			"Time: from the first execution's start to the last one's end (n8n's startedAt/stoppedAt). \"While parked\": status requests after every execution was stored as waiting and before the first callback. " +
 			'RSS: resident memory of the n8n main and worker processes (with their task runners) halfway through the runs; CPU: their CPU time while the runs go on, before any callback; ' +
 			`idle before the batch: ${rssText(p.rssIdle)}.`,
 		'',
 		table(
-			['Mode', 'Succeeded', 'First start → last end', '÷ one run', 'Status requests while parked', 'Status / result requests / callback attempts', 'RSS halfway', `CPU from ${(0.25 * run).toFixed(1)} s to ${(0.9 * run).toFixed(1)} s`, 'Note'],
+			[
+				'Mode',
+				'Succeeded',
+				'First start → last end',
+				'÷ one run',
+				'Status requests while parked',
+				'Status / result requests / callback attempts',
+				'RSS halfway',
+				`CPU from ${(0.25 * run).toFixed(1)} s to ${(0.9 * run).toFixed(1)} s`,
+				'Note',
+			],
 			[
 				row('Parked', p.parked),
-				row('Parked, main + worker restarted while parked', p.restart, `restart took ${fmtS(p.restart.restartMs || 0)}; the worker came back with a fresh event log`),
+				row(
+					'Parked, main + worker restarted while parked',
+					p.restart,
+					`restart took ${fmtS(p.restart.restartMs || 0)}; the worker came back with a fresh event log`,
+				),
 				row('Waited for in the execution', p.inProcess),
 			],
 		),

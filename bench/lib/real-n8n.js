@@ -79,7 +79,14 @@ function httpLoopWorkflow({ n, waitSeconds, modelApi, headerCred }) {
 				webhookId: 'b0000000-0000-4000-8000-0000000000ff',
 				parameters: { resume: 'timeInterval', amount: waitSeconds, unit: 'seconds' },
 			},
-			httpNode('b0000000-0000-4000-8000-000000000005', 'Check Status', [880, 0], 'GET', `=${modelApi}/v1/requests/{{ $json.request_id }}/status`, headerCred),
+			httpNode(
+				'b0000000-0000-4000-8000-000000000005',
+				'Check Status',
+				[880, 0],
+				'GET',
+				`=${modelApi}/v1/requests/{{ $json.request_id }}/status`,
+				headerCred,
+			),
 			{
 				id: 'b0000000-0000-4000-8000-000000000006',
 				name: 'Completed?',
@@ -102,7 +109,14 @@ function httpLoopWorkflow({ n, waitSeconds, modelApi, headerCred }) {
 					options: {},
 				},
 			},
-			httpNode('b0000000-0000-4000-8000-000000000007', 'Get Result', [1320, -100], 'GET', `=${modelApi}/v1/requests/{{ $json.request_id }}/result`, headerCred),
+			httpNode(
+				'b0000000-0000-4000-8000-000000000007',
+				'Get Result',
+				[1320, -100],
+				'GET',
+				`=${modelApi}/v1/requests/{{ $json.request_id }}/result`,
+				headerCred,
+			),
 		],
 		connections: {
 			Start: { main: [[{ node: 'Prompts', type: 'main', index: 0 }]] },
@@ -171,9 +185,12 @@ async function executeScenario(uf, sb, wf, { runMs, resultNode, succeeded }) {
 		}
 		break;
 	}
-	if (!res.run) throw new Error(`n8n execute printed no execution (exit ${res.code}):\n${res.stdout.slice(-3000)}\n${res.stderr.slice(-3000)}`);
+	if (!res.run)
+		throw new Error(`n8n execute printed no execution (exit ${res.code}):\n${res.stdout.slice(-3000)}\n${res.stderr.slice(-3000)}`);
 	if (res.run.status !== 'success') {
-		throw new Error(`execution of "${wf.name}" ended ${res.run.status}: ${JSON.stringify(res.run.data.resultData.error || {}).slice(0, 1000)}`);
+		throw new Error(
+			`execution of "${wf.name}" ended ${res.run.status}: ${JSON.stringify(res.run.data.resultData.error || {}).slice(0, 1000)}`,
+		);
 	}
 	const execMs = Date.parse(res.run.stoppedAt) - Date.parse(res.run.startedAt);
 	const results = itemsOfAllRuns(res.run, resultNode).filter(succeeded).length;

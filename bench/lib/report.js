@@ -50,11 +50,7 @@ function batchSection(b) {
 	);
 	out.push('');
 	const rows = b.rows.map((r) => {
-		const seq = r.sequential
-			? fmtS(r.sequential.ms)
-			: r.sequentialEstimate
-				? `≈ ${fmtS(r.sequentialEstimate.ms)} (estimated)`
-				: '—';
+		const seq = r.sequential ? fmtS(r.sequential.ms) : r.sequentialEstimate ? `≈ ${fmtS(r.sequentialEstimate.ms)} (estimated)` : '—';
 		const seqMs = r.sequential ? r.sequential.ms : r.sequentialEstimate ? r.sequentialEstimate.ms : undefined;
 		return [
 			String(r.n),
@@ -67,13 +63,12 @@ function batchSection(b) {
 		];
 	});
 	out.push(
-		table(
-			['Runs', 'Default', 'vs 1 run', 'Parallel Status Checks = 1', 'vs 1 run', 'One at a time', 'One at a time ÷ default'],
-			rows,
-		),
+		table(['Runs', 'Default', 'vs 1 run', 'Parallel Status Checks = 1', 'vs 1 run', 'One at a time', 'One at a time ÷ default'], rows),
 	);
 	out.push('');
-	out.push('Where the time of the default batch goes (from the sandbox log): validating the items and reading the model schema before the first submit, submitting every item (4 submits in flight), then waiting until the last result was fetched.');
+	out.push(
+		'Where the time of the default batch goes (from the sandbox log): validating the items and reading the model schema before the first submit, submitting every item (4 submits in flight), then waiting until the last result was fetched.',
+	);
 	out.push('');
 	out.push(
 		table(
@@ -137,7 +132,16 @@ function requestsSection(b, cpu) {
 	if (cpu) add(`${cpu.items} × ${cpu.runMs / 1000} s, default`, cpu.items, cpu.runMs, { ok: cpu.ok, requests: cpu.requests });
 	out.push(
 		table(
-			['Batch', 'Status requests', 'Result requests', 'Submits', 'Submitted twice', 'Minimum status + result per run', "Node's plain backoff, status + result", 'Fixed 1 s polling, status + result'],
+			[
+				'Batch',
+				'Status requests',
+				'Result requests',
+				'Submits',
+				'Submitted twice',
+				'Minimum status + result per run',
+				"Node's plain backoff, status + result",
+				'Fixed 1 s polling, status + result',
+			],
 			rows,
 		),
 	);
@@ -154,9 +158,18 @@ function cpuSection(c) {
 		table(
 			['Measure', 'Value'],
 			[
-				['Whole execution (submit, wait, results)', `${c.totalCpuMs.toFixed(0)} ms CPU in ${fmtS(c.wallMs)} wall (${pct(c.totalCpuMs, c.wallMs)} of one core)`],
-				['Waiting window', `${c.windowCpuMs.toFixed(0)} ms CPU in ${fmtS(c.windowMs)} (${perSec.toFixed(1)} ms CPU per second = ${pct(c.windowCpuMs, c.windowMs)} of one core)`],
-				['Status requests in the window', `${c.statusInWindow} (${c.windowMs ? ((c.windowCpuMs / Math.max(1, c.statusInWindow))).toFixed(2) : '—'} ms CPU per request, all included)`],
+				[
+					'Whole execution (submit, wait, results)',
+					`${c.totalCpuMs.toFixed(0)} ms CPU in ${fmtS(c.wallMs)} wall (${pct(c.totalCpuMs, c.wallMs)} of one core)`,
+				],
+				[
+					'Waiting window',
+					`${c.windowCpuMs.toFixed(0)} ms CPU in ${fmtS(c.windowMs)} (${perSec.toFixed(1)} ms CPU per second = ${pct(c.windowCpuMs, c.windowMs)} of one core)`,
+				],
+				[
+					'Status requests in the window',
+					`${c.statusInWindow} (${c.windowMs ? (c.windowCpuMs / Math.max(1, c.statusInWindow)).toFixed(2) : '—'} ms CPU per request, all included)`,
+				],
 				['Runs completed', `${c.ok}/${c.items}`],
 			],
 		),
@@ -168,9 +181,12 @@ function memRow(label, m, size, note) {
 }
 
 function memorySection(m) {
-	const result = (x, fallback) => (x.stored ? `stored ${fmtBytes(x.stored)} on disk` : x.skipped ? `not kept: ${x.skipped.split(';')[0]}` : fallback);
+	const result = (x, fallback) =>
+		x.stored ? `stored ${fmtBytes(x.stored)} on disk` : x.skipped ? `not kept: ${x.skipped.split(';')[0]}` : fallback;
 	const rows = [
-		...(m.nodeSmall || []).map((x) => memRow('Model node downloads its output (Max Download Size 2048 MB)', x, x.bytes, result(x, 'nothing stored'))),
+		...(m.nodeSmall || []).map((x) =>
+			memRow('Model node downloads its output (Max Download Size 2048 MB)', x, x.bytes, result(x, 'nothing stored')),
+		),
 		memRow('Model node downloads its output (Max Download Size 2048 MB)', m.node1g, m.node1g.bytes, result(m.node1g, 'nothing stored')),
 		memRow(
 			`Model node, ${fmtBytes(m.node4gCapped.bytes)} output (Max Download Size 2048 MB)`,
@@ -178,7 +194,12 @@ function memorySection(m) {
 			m.node4gCapped.bytes,
 			result(m.node4gCapped, 'nothing stored'),
 		),
-		memRow(`Shared download path, cap ${fmtBytes(m.shared4g.maxBytes)}`, m.shared4g, m.shared4g.bytes, result(m.shared4g, 'nothing stored')),
+		memRow(
+			`Shared download path, cap ${fmtBytes(m.shared4g.maxBytes)}`,
+			m.shared4g,
+			m.shared4g.bytes,
+			result(m.shared4g, 'nothing stored'),
+		),
 		memRow(
 			`Shared download path, chunked (no Content-Length), cap ${fmtBytes(m.chunkedCap.maxBytes)}`,
 			m.chunkedCap,
@@ -211,12 +232,12 @@ function memorySection(m) {
 	return [
 		'## Memory (n8n binary data mode: filesystem)',
 		'',
-		'Peak resident memory (RSS) of the process running the engine, above its level when the node started: the kernel\'s ' +
+		"Peak resident memory (RSS) of the process running the engine, above its level when the node started: the kernel's " +
 			'peak counter (VmHWM, reset through /proc/self/clear_refs when the node starts) minus the RSS at that moment. ' +
-			'The file streams between the sandbox (its own process) and n8n\'s filesystem binary store. The Model node caps ' +
+			"The file streams between the sandbox (its own process) and n8n's filesystem binary store. The Model node caps " +
 			'downloads at 2 GiB (Max Download Size), so the 4 GiB output is measured twice: through the node (refused at the cap) ' +
 			'and through the same download code the node uses (nodes/shared/download, `downloadAll`) with the cap raised, inside a ' +
-			'real execution context. A 16 MiB download runs first and is not reported (one-time costs). In the chunked cases the size is only known while streaming, so the cap stops the transfer mid-way; the File column shows the bytes streamed until then. Upload From URL streams the file from the sandbox\'s file host into the dataset\'s direct upload (150 MB at most).',
+			"real execution context. A 16 MiB download runs first and is not reported (one-time costs). In the chunked cases the size is only known while streaming, so the cap stops the transfer mid-way; the File column shows the bytes streamed until then. Upload From URL streams the file from the sandbox's file host into the dataset's direct upload (150 MB at most).",
 		'',
 		table(['Case', 'File', 'Peak RSS growth', 'Growth ÷ file', 'Time', 'Result'], rows),
 	].join('\n');
@@ -233,7 +254,13 @@ function pickersSection(p, real) {
 	]);
 	if (real) {
 		for (const r of real.picker) {
-			rows.push(['real n8n editor API (HTTP → n8n → sandbox)', r.label, `${r.first.toFixed(1)} ms`, `${r.median.toFixed(1)} ms`, String(r.results)]);
+			rows.push([
+				'real n8n editor API (HTTP → n8n → sandbox)',
+				r.label,
+				`${r.first.toFixed(1)} ms`,
+				`${r.median.toFixed(1)} ms`,
+				String(r.results),
+			]);
 		}
 	}
 	return [
@@ -268,10 +295,13 @@ function realSection(r) {
 			'The loop: Edit Fields + Split Out (N prompts) → HTTP Request POST /v1/models/{model} (Header Auth) → Wait → HTTP Request GET …/status → ' +
 			'IF status = completed → HTTP Request GET …/result (false branch back to Wait); all items go round the loop together. ' +
 			'The node: the same N prompts → RunComfy Model (Run, default wait options, downloads off like the loop). ' +
-			'Execution time is n8n\'s own (startedAt → stoppedAt); requests from the sandbox log (the node also reads the model\'s schema once).',
+			"Execution time is n8n's own (startedAt → stoppedAt); requests from the sandbox log (the node also reads the model's schema once).",
 		'',
 		'Run times are fixed, so each pattern finishes at its first poll after the run ended. The node polls ' +
-			`at ${inproc.pollTimes(Math.max(...r.rows.map((x) => x.runMs))).map((t) => (t / 1000).toFixed(t % 1000 ? 2 : 0)).join(', ')} s (each interval ±10 % at random): ` +
+			`at ${inproc
+				.pollTimes(Math.max(...r.rows.map((x) => x.runMs)))
+				.map((t) => (t / 1000).toFixed(t % 1000 ? 2 : 0))
+				.join(', ')} s (each interval ±10 % at random): ` +
 			'a 2 s run is seen at about 2.5 s, a 20 s run at about 20.8 s or, when the jitter puts that poll before the end, at about 30.8 s. ' +
 			'A Wait N s loop polls every N s plus the time of one loop round. In the loop all items go round together, which is its best case; ' +
 			'a per-item loop (Loop Over Items) runs them one after another like "one at a time" above.',
@@ -290,7 +320,9 @@ function summaryLines(results) {
 			const r = hundred.default.ms / one.default.ms;
 			lines.push(
 				`Batch: 100 runs of ${b.runMs / 1000} s take ${r.toFixed(2)}× as long as one run in one execution (goal under 1.5×: ${r < 1.5 ? 'met' : 'not met'}); ` +
-					(hundred.sequential ? `one at a time they take ${(hundred.sequential.ms / hundred.default.ms).toFixed(0)}× as long as the batch.` : ''),
+					(hundred.sequential
+						? `one at a time they take ${(hundred.sequential.ms / hundred.default.ms).toFixed(0)}× as long as the batch.`
+						: ''),
 			);
 		}
 		const dup = b.rows.reduce((acc, r) => acc + r.default.requests.duplicateSubmits + r.concurrency1.requests.duplicateSubmits, 0);
@@ -310,7 +342,14 @@ function summaryLines(results) {
 	if (results.items) lines.push(itemsSummary(results.items));
 	if (results.memory) {
 		const m = results.memory;
-		const all = [...(m.nodeSmall || []), m.node1g, m.shared4g, m.chunkedCap, m.upload, ...(m.uploadFromUrl ? [m.uploadFromUrl, m.uploadFromUrlCapped] : [])];
+		const all = [
+			...(m.nodeSmall || []),
+			m.node1g,
+			m.shared4g,
+			m.chunkedCap,
+			m.upload,
+			...(m.uploadFromUrl ? [m.uploadFromUrl, m.uploadFromUrlCapped] : []),
+		];
 		const maxGrowth = Math.max(...all.map((x) => x.growth));
 		lines.push(
 			`Memory: peak RSS grows by at most ${(maxGrowth / MiB).toFixed(0)} MiB for files from ${fmtBytes(Math.min(...all.map((x) => Math.min(x.bytes, x.maxBytes || Infinity))))} to ${fmtBytes(Math.max(...all.map((x) => x.stored || 0)))} stored (filesystem binary mode): it does not grow with the file.`,
@@ -329,12 +368,16 @@ function summaryLines(results) {
 			const l = r.patterns.learned;
 			return `${r.meanMs / 1000} s: ${(l.medianDelayMs / 1000).toFixed(2)} s with ${l.medianRequests} (Wait 1 s loop ${(r.patterns.wait1.medianDelayMs / 1000).toFixed(2)} s; Wait 5 s loop ${r.patterns.wait5.medianRequests} requests)`;
 		});
-		lines.push(`Detection (simulated, learned timing, median delay and requests per run besides its one result fetch): ${parts.join('; ')}.`);
+		lines.push(
+			`Detection (simulated, learned timing, median delay and requests per run besides its one result fetch): ${parts.join('; ')}.`,
+		);
 	}
 	if (results.detectionBatch) {
 		const b = results.detectionBatch;
 		const parts = b.rows.map(
-			(r) => `${r.meanMs / 1000} s ${r.variants.timestamps.beat}/${b.seeds}` + (r.variants.sideBySide ? ` (${b.sideBySide} side by side: ${r.variants.sideBySide.beat}/${b.seeds})` : ''),
+			(r) =>
+				`${r.meanMs / 1000} s ${r.variants.timestamps.beat}/${b.seeds}` +
+				(r.variants.sideBySide ? ` (${b.sideBySide} side by side: ${r.variants.sideBySide.beat}/${b.seeds})` : ''),
 		);
 		lines.push(
 			`Detection, simulated like the real-n8n section (a first batch of ${b.batch} runs, then a measured batch of ${b.batch}) over ${b.seeds} seeds: measured executions that beat both the Wait 1 s loop on delay and the Wait 5 s loop on requests on the same runs: ${parts.join(', ')}.`,
@@ -373,11 +416,17 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	);
 	out.push('');
 	out.push(`- ${m.nproc} CPUs (${m.cpuModel}), ${(m.memory / GiB).toFixed(1)} GiB memory, ${m.platform}`);
-	out.push(`- load average (1 min) ${load.start.toFixed(2)} at the start, ${load.end.toFixed(2)} at the end (other work on the machine shows up here)`);
-	out.push(`- Node ${m.node}; n8n-core ${versions.core}, n8n-workflow ${versions.workflow} (in-process engine); n8n ${h.N8N_VERSION} (real n8n)`);
+	out.push(
+		`- load average (1 min) ${load.start.toFixed(2)} at the start, ${load.end.toFixed(2)} at the end (other work on the machine shows up here)`,
+	);
+	out.push(
+		`- Node ${m.node}; n8n-core ${versions.core}, n8n-workflow ${versions.workflow} (in-process engine); n8n ${h.N8N_VERSION} (real n8n)`,
+	);
 	out.push('- the sandbox (sandbox/, the local stand-in of the RunComfy API) in its own process on loopback');
 	out.push('');
-	out.push(`Reproduce: \`npm run bench\` (all sections, about ${Math.ceil((finished - started) / 60000)} min here; \`npm run bench -- --only=batch,cpu,memory,pickers,real\` for some sections; \`-- --quick\` to try it).`);
+	out.push(
+		`Reproduce: \`npm run bench\` (all sections, about ${Math.ceil((finished - started) / 60000)} min here; \`npm run bench -- --only=batch,cpu,memory,pickers,real\` for some sections; \`-- --quick\` to try it).`,
+	);
 	out.push('These are wall-clock figures of one run on one machine; the ratios matter more than the absolute times.');
 	if (results.engineRetries) {
 		out.push(

@@ -93,8 +93,16 @@ async function trainingWait({ jobs = 100, seed = 27, log = () => {}, engine = lo
 			plain.push(await simulate(engine, wait, job, false, seed + k));
 			stepped.push(await simulate(engine, wait, job, true, seed + k));
 		}
-		const row = { label: shape.label, steps: shape.steps, stepMs: shape.stepMs, backoff: delayAndRequests(plain), withSteps: delayAndRequests(stepped) };
-		log(`[bench]   training ${shape.label}: backoff ${(row.backoff.medianDelayMs / 1000).toFixed(1)} s / ${row.backoff.medianRequests}, with steps ${(row.withSteps.medianDelayMs / 1000).toFixed(2)} s / ${row.withSteps.medianRequests}`);
+		const row = {
+			label: shape.label,
+			steps: shape.steps,
+			stepMs: shape.stepMs,
+			backoff: delayAndRequests(plain),
+			withSteps: delayAndRequests(stepped),
+		};
+		log(
+			`[bench]   training ${shape.label}: backoff ${(row.backoff.medianDelayMs / 1000).toFixed(1)} s / ${row.backoff.medianRequests}, with steps ${(row.withSteps.medianDelayMs / 1000).toFixed(2)} s / ${row.withSteps.medianRequests}`,
+		);
 		rows.push(row);
 	}
 	return { jobs, seed, wait: { firstS: TRAINING_WAIT.pollIntervalSeconds, maxS: TRAINING_WAIT.maxPollIntervalSeconds }, rows };
@@ -109,7 +117,14 @@ function trainingWaitSection(t, table) {
 		`Training → Submit with *Wait for Completion*, ${t.jobs} jobs per length, each waited for twice on the same timeline: with the job's step progress read (where the remaining steps end at the pace seen) and without it (the plain backoff, ${t.wait.firstS} s growing ×1.5 to ${t.wait.maxS} s). Jobs are queued, load their model at step 0, pause every ${PAUSE_EVERY} steps for samples and a checkpoint, and save the final model after the last step (bench/lib/training-wait.js). Delay: from the job's end to the status request that shows it; requests: status requests per job.`,
 		'',
 		table(
-			['Job', 'Steps × step time', 'Backoff: median / p90 delay', 'Backoff: requests (median)', 'With steps: median / p90 delay', 'With steps: requests (median)'],
+			[
+				'Job',
+				'Steps × step time',
+				'Backoff: median / p90 delay',
+				'Backoff: requests (median)',
+				'With steps: median / p90 delay',
+				'With steps: requests (median)',
+			],
 			t.rows.map((r) => [
 				r.label,
 				`${r.steps} × ${(r.stepMs / 1000).toFixed(2)} s`,
@@ -124,7 +139,8 @@ function trainingWaitSection(t, table) {
 
 function trainingWaitSummary(t) {
 	const parts = t.rows.map(
-		(r) => `${r.label}: ${s(r.withSteps.medianDelayMs)} with ${r.withSteps.medianRequests} status requests (backoff ${s(r.backoff.medianDelayMs)} with ${r.backoff.medianRequests})`,
+		(r) =>
+			`${r.label}: ${s(r.withSteps.medianDelayMs)} with ${r.withSteps.medianRequests} status requests (backoff ${s(r.backoff.medianDelayMs)} with ${r.backoff.medianRequests})`,
 	);
 	return `Training waits (simulated, median delay from a job's end): ${parts.join('; ')}.`;
 }
@@ -133,7 +149,8 @@ module.exports = { trainingWait, trainingWaitSection, trainingWaitSummary };
 
 if (require.main === module) {
 	// Quick look: node bench/lib/training-wait.js [jobs] (uses dist/; build first)
-	const simple = (head, rows) => [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+	const simple = (head, rows) =>
+		[`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 	trainingWait({ jobs: Number(process.argv[2]) || 100, log: (m) => process.stderr.write(`${m}\n`) }).then(
 		(t) => console.log(trainingWaitSection(t, simple)),
 		(e) => {

@@ -1,9 +1,4 @@
-import type {
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-	IPollFunctions,
-} from 'n8n-workflow';
+import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { balanceEvent } from './events/balance';
@@ -63,8 +58,7 @@ export class RunComfyTrigger implements INodeType {
 					{
 						name: 'Training Job Finished, Failed or Stopped Early',
 						value: 'trainingJob',
-						description:
-							'A LoRA training job finishes, stops early (can be resumed), fails or is cancelled; again after each resume',
+						description: 'A LoRA training job finishes, stops early (can be resumed), fails or is cancelled; again after each resume',
 					},
 				],
 			},

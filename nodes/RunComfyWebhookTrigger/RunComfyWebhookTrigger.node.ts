@@ -1,10 +1,4 @@
-import type {
-	IHookFunctions,
-	INodeType,
-	INodeTypeDescription,
-	IWebhookFunctions,
-	IWebhookResponseData,
-} from 'n8n-workflow';
+import type { IHookFunctions, INodeType, INodeTypeDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { handleDelivery } from './handle';
@@ -26,7 +20,7 @@ export class RunComfyWebhookTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{ "Deployment Request Finished (Webhook)" }}',
-		description: 'Starts the workflow when RunComfy delivers the result of a deployment request to this node\'s URL',
+		description: "Starts the workflow when RunComfy delivers the result of a deployment request to this node's URL",
 		defaults: { name: 'RunComfy Webhook Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

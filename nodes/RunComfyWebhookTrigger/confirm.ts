@@ -33,7 +33,8 @@ export type Confirmation =
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** An answer the result endpoint gives a request that exists but has no result yet (the live service: 400). */
-const notReadyYet = (code: number | undefined): boolean => code !== undefined && code >= 400 && code < 500 && ![404, 408, 429].includes(code);
+const notReadyYet = (code: number | undefined): boolean =>
+	code !== undefined && code >= 400 && code < 500 && ![404, 408, 429].includes(code);
 
 /**
  * The result first: one call for a real final event (each call also reads the credential from n8n's database, and
@@ -95,13 +96,17 @@ export function judge(delivery: Delivery, truth: Truth, now: number): Confirmati
 			ok: false,
 			retry: false,
 			reason: delivery.deploymentId
-				? 'RunComfy\'s API does not know this request on this deployment (for this credential)'
+				? "RunComfy's API does not know this request on this deployment (for this credential)"
 				: 'the delivery names no deployment_id, so it cannot be confirmed',
 		};
 	}
 	if (!isTerminal(truth.state)) {
 		// The API may show the end a moment after RunComfy delivers it: a 503 makes RunComfy deliver again.
-		return { ok: false, retry: true, reason: `RunComfy's API does not show the request as ended yet (it says "${String(truth.record.status ?? truth.state)}")` };
+		return {
+			ok: false,
+			retry: true,
+			reason: `RunComfy's API does not show the request as ended yet (it says "${String(truth.record.status ?? truth.state)}")`,
+		};
 	}
 	if (truth.state !== delivery.state) {
 		const said = typeof truth.record.status === 'string' ? truth.record.status : truth.state;

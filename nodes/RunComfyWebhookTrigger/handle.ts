@@ -3,13 +3,7 @@
  * RunComfy itself (a thrown webhook() makes n8n answer 500 and still start a failed execution). A final event is
  * confirmed with the API first (./confirm.ts); the answer comes after that, before any download.
  */
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	IWebhookFunctions,
-	IWebhookResponseData,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import type { FoundUrl } from '../shared/download';
 import { DEFAULT_MAX_DOWNLOAD_MB } from '../shared/params';
@@ -60,7 +54,7 @@ export async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookRe
 	const token = String(ctx.getNodeParameter('pathToken', '') ?? '').trim();
 	const req = ctx.getRequestObject();
 	if (!PATH_TOKEN_PATTERN.test(token) || !sameSecret(lastPathSegment(req.originalUrl ?? req.url), token)) {
-		return answer(403, { received: false, error: 'This URL does not carry the trigger\'s secret path token' });
+		return answer(403, { received: false, error: "This URL does not carry the trigger's secret path token" });
 	}
 
 	const parsed = parseDelivery(ctx.getBodyData());
@@ -129,7 +123,9 @@ async function confirmWithApi(
 		ctx.getResponseObject().status(503).json({ received: false, retry: true, request_id: requestId, error: verdict.reason });
 		return { ignored: { noWebhookResponse: true } };
 	}
-	ctx.logger.warn(`RunComfy Webhook Trigger: ignored a "${delivery.word}" event the API does not confirm (${verdict.reason})`, { requestId });
+	ctx.logger.warn(`RunComfy Webhook Trigger: ignored a "${delivery.word}" event the API does not confirm (${verdict.reason})`, {
+		requestId,
+	});
 	return { ignored: { webhookResponse: { received: true, started: false, request_id: requestId, reason: verdict.reason } } };
 }
 

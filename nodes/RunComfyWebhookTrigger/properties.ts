@@ -20,8 +20,7 @@ export const webhookTriggerProperties: INodeProperties[] = [
 			{
 				name: 'Deployment Request Finished (Webhook)',
 				value: DEPLOYMENT_REQUEST_EVENT,
-				description:
-					'RunComfy delivers the result of a deployment request (succeeded, failed or cancelled) to this trigger\'s URL',
+				description: "RunComfy delivers the result of a deployment request (succeeded, failed or cancelled) to this trigger's URL",
 			},
 		],
 	},
@@ -59,7 +58,7 @@ export const webhookTriggerProperties: INodeProperties[] = [
 			? {
 					...p,
 					description:
-						'Whether to download the files of a succeeded request into binary data (data, data_1, ...). Only the credential\'s Allowed Download Hosts are fetched (the token is never sent to them). n8n answers RunComfy before downloading.',
+						"Whether to download the files of a succeeded request into binary data (data, data_1, ...). Only the credential's Allowed Download Hosts are fetched (the token is never sent to them). n8n answers RunComfy before downloading.",
 				}
 			: p,
 	),

@@ -11,8 +11,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
  * only the node's type tells (n8n gives every tool form of a node the type `<type>Tool`). n8n before n8n-core 2.3
  * has no `isToolExecution` at all.
  */
-export const isToolCall = (ctx: IExecuteFunctions): boolean =>
-	toolExecution(ctx) || (ctx.getNode().type ?? '').endsWith('Tool');
+export const isToolCall = (ctx: IExecuteFunctions): boolean => toolExecution(ctx) || (ctx.getNode().type ?? '').endsWith('Tool');
 
 function toolExecution(ctx: IExecuteFunctions): boolean {
 	try {

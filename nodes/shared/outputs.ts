@@ -116,7 +116,12 @@ export const skippedDownloadsNote: FilesNote = ({ skipped }) =>
  *   `file_index`, `file_url` and `file_path`, its binary in the chosen field itself, paired with the same input
  *   item. A file that was not downloaded still gets its item (the note says why). No files: `item` alone.
  */
-export function filesOnItems(item: INodeExecutionData, fetched: FetchedFiles, choice: DownloadChoice, note: FilesNote): INodeExecutionData[] {
+export function filesOnItems(
+	item: INodeExecutionData,
+	fetched: FetchedFiles,
+	choice: DownloadChoice,
+	note: FilesNote,
+): INodeExecutionData[] {
 	const { urls, downloaded, skipped } = fetched;
 	if (choice.layout === 'allOnOneItem' || urls.length === 0) {
 		const out: INodeExecutionData = { ...item, json: { ...item.json, ...note({ downloaded, skipped }) } };

@@ -36,7 +36,12 @@ export interface NumberRule {
 export const shown = (value: unknown): string => {
 	let text: string;
 	try {
-		text = typeof value === 'number' ? String(value) : typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value);
+		text =
+			typeof value === 'number'
+				? String(value)
+				: typeof value === 'string'
+					? JSON.stringify(value)
+					: String(JSON.stringify(value) ?? value);
 	} catch {
 		text = String(value);
 	}
@@ -92,7 +97,12 @@ export interface FormInputKind {
  * undefined, null or "", any input when it gave undefined (a missing column, a misspelt field). An empty text (""
  * or null, an empty cell) is left out like a field left empty.
  */
-export function refuseEmptyFormInputs(ctx: IExecuteFunctions, itemIndex: number, values: IDataObject, describe: (key: string) => FormInputKind): void {
+export function refuseEmptyFormInputs(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	values: IDataObject,
+	describe: (key: string) => FormInputKind,
+): void {
 	const empty = Object.keys(values).filter((key) => isEmptyValue(values[key]));
 	if (!empty.length) return;
 	const raw = ctx.getNodeParameter('inputs.value', itemIndex, {}, { rawExpressions: true }) as IDataObject | null;
@@ -142,9 +152,16 @@ export function readNumber(ctx: IExecuteFunctions, path: string, itemIndex: numb
  * An empty number: refused when an expression gave it or the field is a spending guard; otherwise (left empty in
  * the editor) undefined, for the caller's default.
  */
-export function emptyNumber(ctx: { getNode(): INode }, expression: string | undefined, value: unknown, rule: NumberRule, itemIndex: number): undefined {
+export function emptyNumber(
+	ctx: { getNode(): INode },
+	expression: string | undefined,
+	value: unknown,
+	rule: NumberRule,
+	itemIndex: number,
+): undefined {
 	const wanted = `a number (${rule.example})`;
-	if (expression !== undefined) throw refuseEmptyExpression(ctx, { label: rule.label, itemIndex, expression, value, wanted, outcome: rule.outcome });
+	if (expression !== undefined)
+		throw refuseEmptyExpression(ctx, { label: rule.label, itemIndex, expression, value, wanted, outcome: rule.outcome });
 	if (rule.guard) {
 		throw new NodeOperationError(ctx.getNode(), `"${rule.label}" of item ${itemIndex} is empty`, {
 			itemIndex,
@@ -159,7 +176,8 @@ export function readBoolean(ctx: IExecuteFunctions, path: string, itemIndex: num
 	const value = ctx.getNodeParameter(path, itemIndex, fallback) as unknown;
 	if (isEmptyValue(value)) {
 		const expression = rawExpression(ctx, path, itemIndex);
-		if (expression !== undefined) throw refuseEmptyExpression(ctx, { label, itemIndex, expression, value, wanted: 'true or false', fallback: String(fallback) });
+		if (expression !== undefined)
+			throw refuseEmptyExpression(ctx, { label, itemIndex, expression, value, wanted: 'true or false', fallback: String(fallback) });
 		return fallback;
 	}
 	if (typeof value === 'boolean') return value;
@@ -211,18 +229,26 @@ export function readDownloadOptions(ctx: IExecuteFunctions, itemIndex: number, d
 	});
 	const layout = ctx.getNodeParameter('outputFiles', itemIndex, 'allOnOneItem') as unknown;
 	if (!FILE_LAYOUTS.includes(layout as FileLayout)) {
-		throw new NodeOperationError(ctx.getNode(), `"Output Files" of item ${itemIndex} must be one of ${FILE_LAYOUTS.join(', ')}, but is ${shown(layout)}`, {
-			itemIndex,
-			description: 'Pick "All Files on One Item" or "One Item per File" from the list. Nothing was submitted.',
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`"Output Files" of item ${itemIndex} must be one of ${FILE_LAYOUTS.join(', ')}, but is ${shown(layout)}`,
+			{
+				itemIndex,
+				description: 'Pick "All Files on One Item" or "One Item per File" from the list. Nothing was submitted.',
+			},
+		);
 	}
 	const rawField = ctx.getNodeParameter('outputBinaryField', itemIndex, DEFAULT_BINARY_FIELD) as unknown;
 	const binaryField = typeof rawField === 'string' ? rawField.trim() : rawField;
 	if (typeof binaryField !== 'string' || !BINARY_FIELD_RE.test(binaryField)) {
-		throw new NodeOperationError(ctx.getNode(), `"Output Binary Field" of item ${itemIndex} is not a usable field name: ${shown(rawField)}`, {
-			itemIndex,
-			description: 'Use letters, digits, "_" or "-" only (up to 100), e.g. data or image. Nothing was submitted.',
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`"Output Binary Field" of item ${itemIndex} is not a usable field name: ${shown(rawField)}`,
+			{
+				itemIndex,
+				description: 'Use letters, digits, "_" or "-" only (up to 100), e.g. data or image. Nothing was submitted.',
+			},
+		);
 	}
 	return { enabled: true, maxBytes: Math.floor(mb * 1024 * 1024), layout: layout as FileLayout, binaryField };
 }

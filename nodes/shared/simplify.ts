@@ -13,8 +13,30 @@ import { readBoolean } from './params';
  * list) come last and appear only when asked for.
  */
 export const SIMPLE_FIELDS = {
-	deployment: ['id', 'name', 'status', 'is_enabled', 'workflow_id', 'workflow_version', 'hardware', 'updated_at', 'workflow_nodes', 'readme'],
-	model: ['model_id', 'display_name', 'description', 'categories', 'kind', 'base_price_usd', 'price_unit', 'model_url', 'required_inputs', 'input_schema'],
+	deployment: [
+		'id',
+		'name',
+		'status',
+		'is_enabled',
+		'workflow_id',
+		'workflow_version',
+		'hardware',
+		'updated_at',
+		'workflow_nodes',
+		'readme',
+	],
+	model: [
+		'model_id',
+		'display_name',
+		'description',
+		'categories',
+		'kind',
+		'base_price_usd',
+		'price_unit',
+		'model_url',
+		'required_inputs',
+		'input_schema',
+	],
 	trainingJob: ['job_id', 'name', 'status', 'service_status', 'progress', 'finished', 'error', 'finished_at', 'stop_reason', 'hint'],
 	dataset: ['id', 'name', 'status', 'error', 'file_count', 'missing_captions', 'warnings', 'created_at', 'updated_at'],
 } as const satisfies Record<string, readonly string[]>;
@@ -34,8 +56,7 @@ export const simplifyProperty: INodeProperties = {
  * "Simplify" of one item, read before any call: an expression that gives nothing (a missing column, an empty cell)
  * is refused, as every other switch of the package, rather than taken as on.
  */
-export const readSimplify = (ctx: IExecuteFunctions, itemIndex: number): boolean =>
-	readBoolean(ctx, 'simple', itemIndex, true, 'Simplify');
+export const readSimplify = (ctx: IExecuteFunctions, itemIndex: number): boolean => readBoolean(ctx, 'simple', itemIndex, true, 'Simplify');
 
 /** The record's fields that `resource` keeps, in that order; fields the record does not have are left out. */
 export function simplified(resource: SimpleResource, record: IDataObject): IDataObject {

@@ -50,7 +50,10 @@ export function normaliseStatus(raw: unknown, result?: IDataObject): RunState {
 		return normaliseStatus(word);
 	}
 	if (typeof raw !== 'string') return 'unknown';
-	const word = raw.trim().toLowerCase().replace(/[\s-]+/g, '_');
+	const word = raw
+		.trim()
+		.toLowerCase()
+		.replace(/[\s-]+/g, '_');
 	// Without the record there is no progress to classify: the safe reading is "can be resumed".
 	if (word === 'stopped') return 'stopped_incomplete';
 	return WORDS[word] ?? 'unknown';

@@ -182,7 +182,9 @@ function deliveryStats(log, ids) {
 		/** Attempts answered with something else than 2xx (n8n busy, ...), each retried. */
 		notAnswered: attempts.filter((e) => !answered(e)).length,
 		/** The not-2xx answers by kind: the HTTP status, or the error ('timeout': no answer within the sandbox's 10 s). */
-		notAnsweredBy: attempts.filter((e) => !answered(e)).reduce((by, e) => ({ ...by, [e.error || String(e.status)]: (by[e.error || String(e.status)] || 0) + 1 }), {}),
+		notAnsweredBy: attempts
+			.filter((e) => !answered(e))
+			.reduce((by, e) => ({ ...by, [e.error || String(e.status)]: (by[e.error || String(e.status)] || 0) + 1 }), {}),
 		retries: attempts.filter((e) => (e.attempt || 1) > 1).length,
 		finalAnswered: finals.filter(answered).length,
 		duplicates: attempts.filter((e) => e.duplicate).length,

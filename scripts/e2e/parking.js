@@ -86,7 +86,8 @@ async function waitFor(what, check, { limitMs = 60_000, intervalMs = 250 } = {})
 			lastError = error;
 		}
 		if (value) return value;
-		if (Date.now() - started > limitMs) throw new Error(`Timed out after ${limitMs} ms waiting for ${what}${lastError ? ` (last error: ${lastError.message})` : ''}`);
+		if (Date.now() - started > limitMs)
+			throw new Error(`Timed out after ${limitMs} ms waiting for ${what}${lastError ? ` (last error: ${lastError.message})` : ''}`);
 		await new Promise((resolve) => setTimeout(resolve, intervalMs));
 	}
 }
@@ -118,10 +119,14 @@ async function executionSummary(rest, workflowId, id) {
 
 /** Waits until the execution's status is one of `statuses` (e.g. ['waiting']); resolves with its summary. */
 async function waitForStatus(rest, workflowId, id, statuses, opts = {}) {
-	return await waitFor(`execution ${id} to be ${statuses.join(' or ')}`, async () => {
-		const e = await executionSummary(rest, workflowId, id);
-		return e && statuses.includes(e.status) ? e : undefined;
-	}, opts);
+	return await waitFor(
+		`execution ${id} to be ${statuses.join(' or ')}`,
+		async () => {
+			const e = await executionSummary(rest, workflowId, id);
+			return e && statuses.includes(e.status) ? e : undefined;
+		},
+		opts,
+	);
 }
 
 /**
@@ -139,4 +144,14 @@ function requestsByItem(runs) {
 	return runs.filter((r) => r.webhook).sort((a, b) => item(a) - item(b));
 }
 
-module.exports = { parkingWorkflow, twoParksWorkflow, waitFor, startRun, executionSummary, waitForStatus, deliveryInFlight, requestsByItem, PARKING_NODE_IDS: IDS };
+module.exports = {
+	parkingWorkflow,
+	twoParksWorkflow,
+	waitFor,
+	startRun,
+	executionSummary,
+	waitForStatus,
+	deliveryInFlight,
+	requestsByItem,
+	PARKING_NODE_IDS: IDS,
+};

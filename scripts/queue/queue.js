@@ -56,8 +56,7 @@ async function startServices({ stateDir, redisPort, pgPort, timeoutMs = 10 * 60 
 		QUEUE_REDIS_PORT: String(rPort),
 		QUEUE_PG_PORT: String(pPort),
 	};
-	const stopAll = (purge) =>
-		h.run('bash', [SERVICES_SCRIPT, 'stop', ...(purge ? ['--purge'] : [])], { env, timeoutMs: 120000 });
+	const stopAll = (purge) => h.run('bash', [SERVICES_SCRIPT, 'stop', ...(purge ? ['--purge'] : [])], { env, timeoutMs: 120000 });
 	let res;
 	try {
 		res = await h.run('bash', [SERVICES_SCRIPT, 'start'], { env, timeoutMs });
@@ -104,7 +103,6 @@ const workerChildren = new Set();
 process.on('exit', () => {
 	for (const child of workerChildren) killGroup(child, 'SIGKILL');
 });
-
 
 /**
  * Starts `n8n worker --concurrency=N` with the user folder's package, waits until its health endpoint
@@ -165,7 +163,9 @@ async function startWorker(userFolder, env, { concurrency = 2, name = 'worker', 
  */
 async function startCluster(userFolder, { services, workers = 2, concurrency = 2, env = {}, echo = false, log: logFn = log } = {}) {
 	const qenv = queueEnv(services, env);
-	logFn(`[queue] starting n8n main (queue mode, PostgreSQL :${services.env.DB_POSTGRESDB_PORT}, Redis :${services.env.QUEUE_BULL_REDIS_PORT})`);
+	logFn(
+		`[queue] starting n8n main (queue mode, PostgreSQL :${services.env.DB_POSTGRESDB_PORT}, Redis :${services.env.QUEUE_BULL_REDIS_PORT})`,
+	);
 	const main = await h.startN8n(userFolder, { env: qenv, echo, readyTimeoutMs: 180000 });
 	logFn(`[queue] main ready at ${main.url}; starting ${workers} worker(s), concurrency ${concurrency}`);
 	const settled = await Promise.allSettled(

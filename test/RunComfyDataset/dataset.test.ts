@@ -67,12 +67,15 @@ describe('Create, List, Get Status, Delete', () => {
 		expect(sb.state().datasets).toEqual([]);
 	});
 
-	it('reports an unknown dataset with the service\'s message; Continue on Fail keeps the item paired', async () => {
+	it("reports an unknown dataset with the service's message; Continue on Fail keeps the item paired", async () => {
 		const failed = await run(datasetParams('getStatus', 'no-such-dataset'));
 		expect(failed.status).toBe('error');
 		expect(failed.error?.message).toMatch(/not found|no-such-dataset/i);
 
-		const continued = await run(datasetParams('getStatus', 'no-such-dataset'), { continueOnFail: true, inputItems: [{ json: {} }, { json: {} }] });
+		const continued = await run(datasetParams('getStatus', 'no-such-dataset'), {
+			continueOnFail: true,
+			inputItems: [{ json: {} }, { json: {} }],
+		});
 		expect(continued.items).toHaveLength(2);
 		expect(continued.items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 		expect(continued.items[0].json.error).toEqual(expect.any(String));
@@ -112,7 +115,12 @@ describe('Get Upload URLs', () => {
 		expect(Object.keys(uploads).sort()).toEqual(['big.mp4', 'big.txt']);
 		expect(uploads['big.mp4']).toMatchObject({ method: 'PUT', headers: { 'Content-Type': 'video/mp4' } });
 		expect(uploads['big.mp4'].upload_url).toContain('size=200000000');
-		expect(sb.log().filter(isUploadEndpoint).map((e) => e.body)).toEqual([{ filenameToByteSize: { 'big.mp4': 200000000, 'big.txt': 12 } }]);
+		expect(
+			sb
+				.log()
+				.filter(isUploadEndpoint)
+				.map((e) => e.body),
+		).toEqual([{ filenameToByteSize: { 'big.mp4': 200000000, 'big.txt': 12 } }]);
 	});
 
 	it.each([
@@ -147,7 +155,7 @@ describe('Wait Until Ready', () => {
 		expect(sb.log().filter(isPoll).length).toBeGreaterThan(1);
 	});
 
-	it('fails with the service\'s error when the dataset becomes FAILED', async () => {
+	it("fails with the service's error when the dataset becomes FAILED", async () => {
 		const id = await createDataset(sb, 'broken');
 		await uploadTexts(sb, id, { 'fail_0001.jpg': 'x' });
 		const result = await run(datasetParams('waitUntilReady', id));
@@ -180,7 +188,12 @@ describe('Wait Until Ready', () => {
 		const a = await readyDataset(sb, 'multi-a');
 		const b = await readyDataset(sb, 'multi-b');
 		const result = await run(
-			{ resource: 'dataset', operation: 'waitUntilReady', dataset: { __rl: true, mode: 'id', value: '={{ $json.id }}' }, waitOptions: FAST_WAIT },
+			{
+				resource: 'dataset',
+				operation: 'waitUntilReady',
+				dataset: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+				waitOptions: FAST_WAIT,
+			},
 			{ inputItems: [{ json: { id: a } }, { json: { id: b } }, { json: { id: a } }] },
 		);
 		expect(result.items.map((i) => [i.json.id, i.json.status, i.pairedItem])).toEqual([

@@ -66,7 +66,15 @@ describe('Upload File', () => {
 		expect(result.unpairedItems).toBe(0);
 		expect(result.items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(result.items.map((i) => i.json)).toEqual([
-			expect.objectContaining({ dataset_id: id, file_name: 'img_0001.png', size_bytes: PNG.length, upload_method: 'direct', caption_file: 'img_0001.txt', dataset_status: 'READY', dataset_name: 'captioned' }),
+			expect.objectContaining({
+				dataset_id: id,
+				file_name: 'img_0001.png',
+				size_bytes: PNG.length,
+				upload_method: 'direct',
+				caption_file: 'img_0001.txt',
+				dataset_status: 'READY',
+				dataset_name: 'captioned',
+			}),
 			expect.objectContaining({ file_name: 'img_0002.png', caption_file: 'img_0002.txt', dataset_status: 'READY' }),
 			expect.objectContaining({ file_name: 'img_0003.png', dataset_status: 'READY' }),
 		]);
@@ -100,7 +108,10 @@ describe('Upload File', () => {
 		const result = await runNode({
 			node: datasetNode,
 			credentials: credentialsFor(sb),
-			parameters: datasetParams('uploadFile', id, { waitForCompletion: false, options: { fileName: '={{ $json.name }}.png', parallelUploads: 4 } }),
+			parameters: datasetParams('uploadFile', id, {
+				waitForCompletion: false,
+				options: { fileName: '={{ $json.name }}.png', parallelUploads: 4 },
+			}),
 			inputItems: [
 				image('camera-001.png', { name: 'face_1' }),
 				{ json: { name: 'face_2' }, binary: { data: { data: big, mimeType: 'image/png', fileName: 'camera-002.png' } } },
@@ -166,7 +177,7 @@ describe('Upload File', () => {
 	});
 
 	// Heavy by nature (200 MB written to n8n's binary store, then streamed): a generous timeout for loaded machines.
-	it('sends a 200 MB file through a signed URL, streamed from n8n\'s binary store: exact size, no token, sending before the file is read', async () => {
+	it("sends a 200 MB file through a signed URL, streamed from n8n's binary store: exact size, no token, sending before the file is read", async () => {
 		const id = await createDataset(sb, 'big-files');
 		const size = 200 * 1024 * 1024;
 		// Bytes the node has read from n8n's binary store, and how far it had read when storage got its first byte.
@@ -205,9 +216,19 @@ describe('Upload File', () => {
 			await trainer.close();
 		}
 		expect(result.error).toBeUndefined();
-		expect(result.items[0].json).toMatchObject({ file_name: 'clip.mp4', size_bytes: size, upload_method: 'signed', dataset_status: 'READY' });
+		expect(result.items[0].json).toMatchObject({
+			file_name: 'clip.mp4',
+			size_bytes: size,
+			upload_method: 'signed',
+			dataset_status: 'READY',
+		});
 		expect(filesOf(id)).toEqual({ 'clip.mp4': size });
-		expect(sb.log().filter(isUploadEndpoint).map((e) => e.body)).toEqual([{ filenameToByteSize: { 'clip.mp4': size } }]);
+		expect(
+			sb
+				.log()
+				.filter(isUploadEndpoint)
+				.map((e) => e.body),
+		).toEqual([{ filenameToByteSize: { 'clip.mp4': size } }]);
 		const puts = sb.log().filter(isSignedPut);
 		expect(puts).toHaveLength(1);
 		expect(puts[0].authorization).toBeUndefined();
@@ -235,26 +256,22 @@ describe('signed upload URL that expired', () => {
 			const endpoint = req.method === 'POST' && req.url?.endsWith('/get-upload-endpoint');
 			const expire = endpoint && handedOut++ < expiring;
 			if (endpoint) sb.configure({ signedUrlTtlMs: expire ? 0 : 900_000 });
-			const upstream = http.request(
-				new URL(req.url ?? '/', sb.urls.trainer),
-				{ method: req.method, headers: req.headers },
-				(answer) => {
-					const chunks: Buffer[] = [];
-					answer.on('data', (c: Buffer) => chunks.push(c));
-					answer.on('end', () => {
-						const body = Buffer.concat(chunks);
-						const send = () => {
-							res.writeHead(answer.statusCode ?? 502, answer.headers);
-							res.end(body);
-						};
-						if (!expire) return send();
-						const expires = Number(/expires=(\d+)/.exec(body.toString())?.[1]);
-						// hand the URL out only once its expiry time has passed
-						const whenExpired = () => (Date.now() > expires ? send() : setImmediate(whenExpired));
-						whenExpired();
-					});
-				},
-			);
+			const upstream = http.request(new URL(req.url ?? '/', sb.urls.trainer), { method: req.method, headers: req.headers }, (answer) => {
+				const chunks: Buffer[] = [];
+				answer.on('data', (c: Buffer) => chunks.push(c));
+				answer.on('end', () => {
+					const body = Buffer.concat(chunks);
+					const send = () => {
+						res.writeHead(answer.statusCode ?? 502, answer.headers);
+						res.end(body);
+					};
+					if (!expire) return send();
+					const expires = Number(/expires=(\d+)/.exec(body.toString())?.[1]);
+					// hand the URL out only once its expiry time has passed
+					const whenExpired = () => (Date.now() > expires ? send() : setImmediate(whenExpired));
+					whenExpired();
+				});
+			});
 			req.pipe(upstream);
 		});
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -278,8 +295,18 @@ describe('signed upload URL that expired', () => {
 			const size = 32 * 1024 * 1024;
 			await expect(signedUpload(proxy.url, id, size, () => bigStream(size))).resolves.toEqual({ attempts: 2 });
 			expect(sb.log().filter(isUploadEndpoint)).toHaveLength(2);
-			expect(sb.log().filter(isSignedPut).map((e) => e.status)).toEqual([403, 200]);
-			expect(sb.log().filter(isSignedPut).every((e) => e.authorization === undefined)).toBe(true);
+			expect(
+				sb
+					.log()
+					.filter(isSignedPut)
+					.map((e) => e.status),
+			).toEqual([403, 200]);
+			expect(
+				sb
+					.log()
+					.filter(isSignedPut)
+					.every((e) => e.authorization === undefined),
+			).toBe(true);
 			expect(filesOf(id)).toEqual({ 'long.mp4': size });
 		} finally {
 			await proxy.close();
@@ -290,14 +317,21 @@ describe('signed upload URL that expired', () => {
 		const id = await createDataset(sb, 'expiry-bad');
 		const proxy = await expiringProxy(5);
 		try {
-			const error = await signedUpload(proxy.url, id, 1000, () => Buffer.alloc(1000)).catch((e: Error & { description?: string; httpCode?: string }) => e);
+			const error = await signedUpload(proxy.url, id, 1000, () => Buffer.alloc(1000)).catch(
+				(e: Error & { description?: string; httpCode?: string }) => e,
+			);
 			expect(error).toBeInstanceOf(Error);
 			const failure = error as Error & { description?: string; httpCode?: string };
 			expect(failure.message).toMatch(/^Uploading long\.mp4 through a signed URL failed twice: .*HTTP 403.*Request has expired/);
 			expect(failure.description).toMatch(/a fresh upload URL did not help/);
 			expect(failure.httpCode).toBe('403');
 			expect(sb.log().filter(isUploadEndpoint)).toHaveLength(2);
-			expect(sb.log().filter(isSignedPut).map((e) => e.status)).toEqual([403, 403]);
+			expect(
+				sb
+					.log()
+					.filter(isSignedPut)
+					.map((e) => e.status),
+			).toEqual([403, 403]);
 			expect(filesOf(id)).toEqual({});
 		} finally {
 			await proxy.close();
@@ -323,6 +357,9 @@ describe('Upload Caption', () => {
 			['img_0001.txt', 'img_0001.jpg', null],
 			['clip.txt', null, null],
 		]);
-		expect(filesOf(id)).toMatchObject({ 'img_0001.txt': Buffer.byteLength('a photo of p3r5on'), 'clip.txt': Buffer.byteLength('p3r5on walking') });
+		expect(filesOf(id)).toMatchObject({
+			'img_0001.txt': Buffer.byteLength('a photo of p3r5on'),
+			'clip.txt': Buffer.byteLength('p3r5on walking'),
+		});
 	});
 });

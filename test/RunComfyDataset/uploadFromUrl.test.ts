@@ -29,11 +29,19 @@ const FAKE_DNS: Record<string, string[]> = {
 	'cgnat.example': ['100.64.0.9'],
 };
 const lookups: string[] = [];
-const fakeLookup = ((hostname: string, _options: unknown, callback: (e: Error | null, a: Array<{ address: string; family: number }>) => void) => {
+const fakeLookup = ((
+	hostname: string,
+	_options: unknown,
+	callback: (e: Error | null, a: Array<{ address: string; family: number }>) => void,
+) => {
 	lookups.push(hostname);
 	const found = FAKE_DNS[hostname];
 	if (!found) callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
-	else callback(null, found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+	else
+		callback(
+			null,
+			found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+		);
 }) as unknown as LookupFunction;
 
 // n8n's OutboundHttp (the service behind helpers.getSecureEgressFilter) answers with the fake lookup.
@@ -111,12 +119,21 @@ describe('Upload From URL', () => {
 		expect(fetched).toHaveLength(2);
 		expect(fetched.every((e) => e.authorization === undefined)).toBe(true);
 		// client-side fetch: the service got multipart uploads, never a source_url
-		expect(sb.log().filter(isDatasetUpload).map((e) => Object.keys(e.body as object))).toEqual([['file'], ['file']]);
+		expect(
+			sb
+				.log()
+				.filter(isDatasetUpload)
+				.map((e) => Object.keys(e.body as object)),
+		).toEqual([['file'], ['file']]);
 	});
 
 	it('names the file from a Content-Disposition with a stray "%" (no URIError)', async () => {
 		const id = await createDataset(sb, 'disposition');
-		const result = await runNode({ node: datasetNode, credentials: credentialsFor(sb), parameters: datasetParams('uploadFromUrl', id, { url: host.url('/?id=1') }) });
+		const result = await runNode({
+			node: datasetNode,
+			credentials: credentialsFor(sb),
+			parameters: datasetParams('uploadFromUrl', id, { url: host.url('/?id=1') }),
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json).toMatchObject({ file_name: '100%.png', size_bytes: 3 });
 		expect(filesOf(id)).toEqual({ '100%.png': 3 });
@@ -126,7 +143,11 @@ describe('Upload From URL', () => {
 		// Literal loopback hosts: even a regression would only reach the sandbox, whose log then shows the request.
 		const port = () => new URL(sb.urls.files).port;
 		it.each([
-			["localhost (the sandbox's foreign host)", () => `${sb.urls.foreignFiles}/files/a.png`, 'localhost is a loopback address (this machine)'],
+			[
+				"localhost (the sandbox's foreign host)",
+				() => `${sb.urls.foreignFiles}/files/a.png`,
+				'localhost is a loopback address (this machine)',
+			],
 			['a *.localhost name', () => `http://files.localhost:${port()}/files/a.png`, 'files.localhost is a loopback address (this machine)'],
 			['IPv6 loopback', () => `http://[::1]:${port()}/files/a.png`, '[::1] is a loopback address (this machine)'],
 			['127.0.0.1', () => `${sb.urls.files}/files/a.png`, '127.0.0.1 is a loopback address (this machine)'],
@@ -151,13 +172,21 @@ describe('Upload From URL', () => {
 		});
 
 		it.each([
-			['http://169.254.169.254.nip.io/latest/meta-data/iam/security-credentials/', '169.254.169.254', 'a link-local address (e.g. a cloud metadata service)'],
+			[
+				'http://169.254.169.254.nip.io/latest/meta-data/iam/security-credentials/',
+				'169.254.169.254',
+				'a link-local address (e.g. a cloud metadata service)',
+			],
 			['http://redis:6379/', '10.0.0.7', 'a private network address'],
 			['http://cgnat.example/a.png', '100.64.0.9', 'a carrier-grade NAT address (100.64.0.0/10, inside a provider network)'],
 		])('resolves %s through n8n (→ %s) and refuses it before connecting', async (url, address, label) => {
 			const id = await createDataset(sb, 'resolved');
 			sb.clearLog();
-			const result = await runNode({ node: datasetNode, credentials: credentialsFor(sb, { allowedDownloadHosts: '*' }), parameters: datasetParams('uploadFromUrl', id, { url }) });
+			const result = await runNode({
+				node: datasetNode,
+				credentials: credentialsFor(sb, { allowedDownloadHosts: '*' }),
+				parameters: datasetParams('uploadFromUrl', id, { url }),
+			});
 			const name = new URL(url).hostname;
 			expect(result.error?.message).toBe(`Cannot upload from "${url}": ${name} resolves to ${address}, ${label}`);
 			expect(result.error?.description).toContain(`add its host (${name}) to "Allowed Download Hosts"`);
@@ -171,7 +200,11 @@ describe('Upload From URL', () => {
 			for (const allowed of ['*', '*.localhost']) {
 				sb.clearLog();
 				const url = `${sb.urls.foreignFiles}/files/a.png`;
-				const result = await runNode({ node: datasetNode, credentials: credentialsFor(sb, { allowedDownloadHosts: allowed }), parameters: datasetParams('uploadFromUrl', id, { url }) });
+				const result = await runNode({
+					node: datasetNode,
+					credentials: credentialsFor(sb, { allowedDownloadHosts: allowed }),
+					parameters: datasetParams('uploadFromUrl', id, { url }),
+				});
 				expect(result.error?.message).toBe(`Cannot upload from "${url}": localhost is a loopback address (this machine)`);
 				expect(result.error?.description).toContain('add its host (localhost) to "Allowed Download Hosts"');
 				expect(sb.log()).toHaveLength(0);
@@ -188,7 +221,12 @@ describe('Upload From URL', () => {
 			});
 			expect(result.error).toBeUndefined();
 			expect(result.items[0].json).toMatchObject({ file_name: 'server.png', upload_method: 'direct' });
-			expect(sb.log().filter((e) => e.api === 'foreign' && e.method === 'GET').map((e) => e.path)).toEqual(['/files/internal/server.png']);
+			expect(
+				sb
+					.log()
+					.filter((e) => e.api === 'foreign' && e.method === 'GET')
+					.map((e) => e.path),
+			).toEqual(['/files/internal/server.png']);
 			expect(Object.keys(filesOf(id))).toEqual(['server.png']);
 		});
 
@@ -209,7 +247,11 @@ describe('Upload From URL', () => {
 				const id = await createDataset(sb, 'redirected');
 				sb.clearLog();
 				const start = redirector.url('/photo.png');
-				const refused = await runNode({ node: datasetNode, credentials: credentialsFor(sb), parameters: datasetParams('uploadFromUrl', id, { url: start }) });
+				const refused = await runNode({
+					node: datasetNode,
+					credentials: credentialsFor(sb),
+					parameters: datasetParams('uploadFromUrl', id, { url: start }),
+				});
 				expect(refused.error?.message).toBe(
 					`Cannot upload from "${start}": it redirects to ${sb.urls.foreignFiles}/files/moved/photo.png, and localhost is a loopback address (this machine); the redirect was not followed`,
 				);
@@ -217,7 +259,11 @@ describe('Upload From URL', () => {
 				expect(sb.log()).toHaveLength(0);
 
 				const meta = redirector.url('/meta.png');
-				const refusedMeta = await runNode({ node: datasetNode, credentials: credentialsFor(sb), parameters: datasetParams('uploadFromUrl', id, { url: meta }) });
+				const refusedMeta = await runNode({
+					node: datasetNode,
+					credentials: credentialsFor(sb),
+					parameters: datasetParams('uploadFromUrl', id, { url: meta }),
+				});
 				expect(refusedMeta.error?.message).toBe(
 					`Cannot upload from "${meta}": it redirects to http://169.254.169.254.nip.io/latest/meta-data/, and 169.254.169.254.nip.io resolves to 169.254.169.254, a link-local address (e.g. a cloud metadata service); the redirect was not followed`,
 				);
@@ -230,7 +276,12 @@ describe('Upload From URL', () => {
 				});
 				expect(followed.error).toBeUndefined();
 				expect(followed.items[0].json).toMatchObject({ file_name: 'photo.png', source_url: start });
-				expect(sb.log().filter((e) => e.api === 'foreign').map((e) => e.path)).toEqual(['/files/moved/photo.png']);
+				expect(
+					sb
+						.log()
+						.filter((e) => e.api === 'foreign')
+						.map((e) => e.path),
+				).toEqual(['/files/moved/photo.png']);
 				expect(Object.keys(filesOf(id))).toEqual(['photo.png']);
 			} finally {
 				await redirector.stop();
@@ -241,10 +292,19 @@ describe('Upload From URL', () => {
 	it('says what the file host answered when it is not the file (HTTP 404), uploading nothing', async () => {
 		const id = await createDataset(sb, 'gone');
 		const url = `${sb.urls.files}/files/outputs/no-such-request/0.png`;
-		const result = await runNode({ node: datasetNode, credentials: credentialsFor(sb), parameters: datasetParams('uploadFromUrl', id, { url }) });
+		const result = await runNode({
+			node: datasetNode,
+			credentials: credentialsFor(sb),
+			parameters: datasetParams('uploadFromUrl', id, { url }),
+		});
 		expect(result.error?.message).toBe(`Cannot upload from "${url}": the file host answered HTTP 404`);
 		expect(result.error?.description).toMatch(/opens the file in a browser/);
-		expect(sb.log().filter((e) => e.api === 'files').map((e) => e.status)).toEqual([404]);
+		expect(
+			sb
+				.log()
+				.filter((e) => e.api === 'files')
+				.map((e) => e.status),
+		).toEqual([404]);
 		expect(trainerCalls(sb).filter(isDatasetUpload)).toHaveLength(0);
 	});
 
@@ -256,7 +316,9 @@ describe('Upload From URL', () => {
 			parameters: datasetParams('uploadFromUrl', id, { url: `${sb.urls.files}/files/gen/150000001/huge.mp4` }),
 		});
 		expect(result.status).toBe('error');
-		expect(result.error?.message).toBe(`The file at ${sb.urls.files}/files/gen/150000001/huge.mp4 is larger than 150 MB (150000001 bytes declared)`);
+		expect(result.error?.message).toBe(
+			`The file at ${sb.urls.files}/files/gen/150000001/huge.mp4 is larger than 150 MB (150000001 bytes declared)`,
+		);
 		expect(result.error?.description).toMatch(/use Upload File/);
 		expect(trainerCalls(sb).filter(isDatasetUpload)).toHaveLength(0);
 	});
@@ -294,7 +356,11 @@ describe('Upload From URL', () => {
 
 	it('streams a file with Content-Length into the upload with the exact size', async () => {
 		const id = await createDataset(sb, 'sized');
-		const result = await runNode({ node: datasetNode, credentials: credentialsFor(sb), parameters: datasetParams('uploadFromUrl', id, { url: host.url('/sized/5000000/frame.png') }) });
+		const result = await runNode({
+			node: datasetNode,
+			credentials: credentialsFor(sb),
+			parameters: datasetParams('uploadFromUrl', id, { url: host.url('/sized/5000000/frame.png') }),
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json).toMatchObject({ file_name: 'frame.png', size_bytes: 5_000_000 });
 		expect(filesOf(id)).toEqual({ 'frame.png': 5_000_000 });
@@ -306,9 +372,18 @@ describe('Upload From URL', () => {
 		const id = await createDataset(sb, 'retried');
 		// seed 8: the first upload answers 500, the second goes through
 		sb.configure({ faults: { rate5xx: 0.5, seed: 8, pathPrefixes: [`/prod/v1/trainers/datasets/${id}/upload`] } });
-		const result = await runNode({ node: datasetNode, credentials: credentialsFor(sb), parameters: datasetParams('uploadFromUrl', id, { url: host.url('/sized/1000/retry.png') }) });
+		const result = await runNode({
+			node: datasetNode,
+			credentials: credentialsFor(sb),
+			parameters: datasetParams('uploadFromUrl', id, { url: host.url('/sized/1000/retry.png') }),
+		});
 		expect(result.error).toBeUndefined();
-		expect(sb.log().filter(isDatasetUpload).map((e) => e.status)).toEqual([500, 200]);
+		expect(
+			sb
+				.log()
+				.filter(isDatasetUpload)
+				.map((e) => e.status),
+		).toEqual([500, 200]);
 		expect(host.hits.map((h) => h.url)).toEqual(['/sized/1000/retry.png', '/sized/1000/retry.png']);
 		expect(filesOf(id)).toEqual({ 'retry.png': 1000 });
 	});

@@ -64,7 +64,12 @@ describe('RunComfy Deployment as a tool', () => {
 		const requestId = await submitInference(sb, dep);
 		await runReaches(sb, requestId, 'completed');
 		const args = { deployment_id: dep, request_id: requestId };
-		const status = await callTool(sb, node, { resource: 'inference', operation: 'getStatus', deploymentId: deployment, requestId: fromAI('request_id') }, args);
+		const status = await callTool(
+			sb,
+			node,
+			{ resource: 'inference', operation: 'getStatus', deploymentId: deployment, requestId: fromAI('request_id') },
+			args,
+		);
 		const [s] = expectCompact(sb, status);
 		expect(s.json).toMatchObject({ deployment_id: dep, request_id: requestId, status: 'completed' });
 		expectSummary(s.json, requestId, 'completed');

@@ -63,7 +63,12 @@ describe('Deliver Results To', () => {
 		expect(first.query).toMatchObject({ webhook: url });
 		expect(second.query.webhook).toBeUndefined();
 		// Only the waited request was polled.
-		const polled = new Set(sb.log().filter(isStatus).map((e) => e.path.split('/requests/')[1]?.split('/')[0]));
+		const polled = new Set(
+			sb
+				.log()
+				.filter(isStatus)
+				.map((e) => e.path.split('/requests/')[1]?.split('/')[0]),
+		);
 		expect([...polled]).toEqual([second.createdId]);
 	});
 

@@ -52,7 +52,14 @@ describe('Deployment → List', () => {
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			parameters: { resource: 'deployment', operation: 'getAll', ids: ` ${t2i} `, includePayload: true, includeReadme: true, simple: false },
+			parameters: {
+				resource: 'deployment',
+				operation: 'getAll',
+				ids: ` ${t2i} `,
+				includePayload: true,
+				includeReadme: true,
+				simple: false,
+			},
 		});
 		expect(result.items).toHaveLength(1);
 		const [item] = result.items;
@@ -267,7 +274,13 @@ describe('Deployment picker (listSearch searchDeployments)', () => {
 		const all = await listSearch({ node, method: 'searchDeployments', credentials: credentialsFor(sb), parameters: {} });
 		expect(all.results).toContainEqual({ name: 'paused-text-to-image — paused', value: deploymentId(sb, 'paused-text-to-image') });
 		expect(all.results).toContainEqual({ name: 'sdxl-text-to-image — standby, enabled', value: deploymentId(sb, 'sdxl-text-to-image') });
-		const some = await listSearch({ node, method: 'searchDeployments', credentials: credentialsFor(sb), parameters: {}, filter: 'IMAGE-TO' });
+		const some = await listSearch({
+			node,
+			method: 'searchDeployments',
+			credentials: credentialsFor(sb),
+			parameters: {},
+			filter: 'IMAGE-TO',
+		});
 		expect(some.results.map((r) => r.value).sort()).toEqual(
 			[deploymentId(sb, 'flux-image-to-image'), deploymentId(sb, 'wan-image-to-video')].sort(),
 		);

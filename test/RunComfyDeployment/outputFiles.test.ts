@@ -62,7 +62,12 @@ describe('Inference → Run: Output Files', () => {
 		expect(result.items.map((i) => i.json.request_deleted)).toEqual([true, true, true]);
 		const deletes = sb.log().filter(isRequestDelete);
 		expect(deletes).toHaveLength(1);
-		const lastDownload = Math.max(...sb.log().filter((e) => e.api === 'files').map((e) => e.seq));
+		const lastDownload = Math.max(
+			...sb
+				.log()
+				.filter((e) => e.api === 'files')
+				.map((e) => e.seq),
+		);
 		expect(deletes[0].seq).toBeGreaterThan(lastDownload);
 	});
 

@@ -6,18 +6,7 @@
 import type { INodeParameters, ResourceMapperField } from 'n8n-workflow';
 
 import { loadOptions, resourceMapping, runNode } from '../helpers/engine';
-import {
-	FAST,
-	FAST_WAIT,
-	credentialsFor,
-	deploymentId,
-	inferenceBodies,
-	inferences,
-	locator,
-	node,
-	runJson,
-	useSandbox,
-} from './setup';
+import { FAST, FAST_WAIT, credentialsFor, deploymentId, inferenceBodies, inferences, locator, node, runJson, useSandbox } from './setup';
 
 const sb = useSandbox();
 beforeEach(() => sb.reset(FAST));
@@ -72,8 +61,19 @@ describe('Override fields from the saved workflow (resourceMapper getWorkflowInp
 		for (const link of ['6.clip', '3.model', '3.positive', '8.samples', '9.images']) expect(byId[link]).toBeUndefined();
 		// ordered by node id
 		expect(fields.map((f) => f.id)).toEqual([
-			'3.seed', '3.steps', '3.cfg', '3.sampler_name', '3.scheduler', '3.denoise',
-			'4.ckpt_name', '5.width', '5.height', '5.batch_size', '6.text', '7.text', '9.filename_prefix',
+			'3.seed',
+			'3.steps',
+			'3.cfg',
+			'3.sampler_name',
+			'3.scheduler',
+			'3.denoise',
+			'4.ckpt_name',
+			'5.width',
+			'5.height',
+			'5.batch_size',
+			'6.text',
+			'7.text',
+			'9.filename_prefix',
 		]);
 	});
 
@@ -122,26 +122,39 @@ describe('Run: what is sent', () => {
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			parameters: runJson(id, { 6: { inputs: { text: 'a cat' } } }, {
-				waitForCompletion: false,
-				options: {
-					extraData: '{"api_key_comfy_org": "comfyui-abc"}',
-					webhookUrl: 'https://hooks.example.com/runcomfy',
-					webhookIntermediateStatus: true,
+			parameters: runJson(
+				id,
+				{ 6: { inputs: { text: 'a cat' } } },
+				{
+					waitForCompletion: false,
+					options: {
+						extraData: '{"api_key_comfy_org": "comfyui-abc"}',
+						webhookUrl: 'https://hooks.example.com/runcomfy',
+						webhookIntermediateStatus: true,
+					},
 				},
-			}),
+			),
 		});
 		expect(result.error).toBeUndefined();
 		const [call] = inferences(sb);
 		expect(call.body).toEqual({ overrides: { '6': { inputs: { text: 'a cat' } } }, extra_data: { api_key_comfy_org: 'comfyui-abc' } });
 		expect(call.query).toMatchObject({ webhook: 'https://hooks.example.com/runcomfy', webhook_intermediate_status: 'true' });
-		expect(result.items[0].json).toMatchObject({ deployment_id: id, request_id: call.createdId, status: 'queued', service_status: 'in_queue' });
+		expect(result.items[0].json).toMatchObject({
+			deployment_id: id,
+			request_id: call.createdId,
+			status: 'queued',
+			service_status: 'in_queue',
+		});
 	});
 
 	it('Full Workflow mode sends workflow_api_json instead of overrides', async () => {
 		const id = deploymentId(sb, 'sdxl-text-to-image');
 		const workflow = {
-			1: { class_type: 'LoadImage', inputs: { image: 'https://files.example.com/in.png', upload: 'image' }, _meta: { title: 'Load Image' } },
+			1: {
+				class_type: 'LoadImage',
+				inputs: { image: 'https://files.example.com/in.png', upload: 'image' },
+				_meta: { title: 'Load Image' },
+			},
 			2: { class_type: 'SaveImage', inputs: { filename_prefix: 'mine', images: ['1', 0] } },
 		};
 		const result = await runNode({
@@ -162,9 +175,13 @@ describe('Run: what is sent', () => {
 			node,
 			credentials: credentialsFor(sb),
 			inputItems: [{ json: { prompt: 'watercolor' }, binary: { photo: { data: png, mimeType: 'image/png', fileName: 'in.png' } } }],
-			parameters: runJson(id, { 6: { inputs: { text: 'watercolor' } } }, {
-				binaryInputs: { files: [{ nodeId: '10', inputName: 'image', binaryPropertyName: 'photo' }] },
-			}),
+			parameters: runJson(
+				id,
+				{ 6: { inputs: { text: 'watercolor' } } },
+				{
+					binaryInputs: { files: [{ nodeId: '10', inputName: 'image', binaryPropertyName: 'photo' }] },
+				},
+			),
 		});
 		expect(result.error).toBeUndefined();
 		expect(inferenceBodies(sb)).toEqual([
@@ -231,13 +248,20 @@ describe('Run: checked before sending (no inference call)', () => {
 
 	it('invalid JSON, and JSON that is not an object', async () => {
 		const id = deploymentId(sb, 'sdxl-text-to-image');
-		await expectRefused({ ...runJson(id, {}), overridesJson: '{"6": {inputs: 1}' }, '"Overrides (JSON)" is not valid JSON', /double quotes/);
+		await expectRefused(
+			{ ...runJson(id, {}), overridesJson: '{"6": {inputs: 1}' },
+			'"Overrides (JSON)" is not valid JSON',
+			/double quotes/,
+		);
 		await expectRefused({ ...runJson(id, {}), overridesJson: '[1, 2]' }, '"Overrides (JSON)" must be a JSON object, not an array');
 		await expectRefused(
 			runJson(id, { 6: { inputs: { text: 'x' } } }, { options: { extraData: '{oops' } }),
 			'"Extra Data (JSON)" is not valid JSON',
 		);
-		await expectRefused({ ...runJson(id, {}), inputMode: 'fullWorkflow', workflowJson: '{"1": {"inputs": {}}}' }, /not in ComfyUI's API format: node 1 lacks "class_type"/);
+		await expectRefused(
+			{ ...runJson(id, {}), inputMode: 'fullWorkflow', workflowJson: '{"1": {"inputs": {}}}' },
+			/not in ComfyUI's API format: node 1 lacks "class_type"/,
+		);
 	});
 
 	it('an empty body is refused as the contract says', async () => {
@@ -250,9 +274,9 @@ describe('Run: checked before sending (no inference call)', () => {
 	it('a form value of the wrong type: n8n refuses a literal, the node an expression result', async () => {
 		const id = deploymentId(sb, 'sdxl-text-to-image');
 		const fields = await fieldsOf(id);
-		await expect(runNode({ node, credentials: credentialsFor(sb), parameters: runForm(id, fields, { '3.steps': 'many' }) })).rejects.toThrow(
-			"'3.steps' expects a number but we got 'many'",
-		);
+		await expect(
+			runNode({ node, credentials: credentialsFor(sb), parameters: runForm(id, fields, { '3.steps': 'many' }) }),
+		).rejects.toThrow("'3.steps' expects a number but we got 'many'");
 		await expectRefused(runForm(id, fields, { '3.steps': '={{ "many" }}' }), 'KSampler #3 → steps must be a number, got "many"');
 	});
 
@@ -288,9 +312,16 @@ describe('Run: checked before sending (no inference call)', () => {
 		const id = deploymentId(sb, 'flux-image-to-image');
 		const base = runJson(id, { 6: { inputs: { text: 'x' } } });
 		const bin = (files: Array<Record<string, string>>) => ({ ...base, binaryInputs: { files } });
-		await expectRefused(bin([{ nodeId: '10', inputName: 'image', binaryPropertyName: 'photo' }]), 'Binary Input: the item has no binary field "photo"');
+		await expectRefused(
+			bin([{ nodeId: '10', inputName: 'image', binaryPropertyName: 'photo' }]),
+			'Binary Input: the item has no binary field "photo"',
+		);
 		await expectRefused(bin([{ nodeId: '42', inputName: 'image' }]), 'Binary Input: node "42" is not in the deployment\'s workflow');
-		await expectRefused(bin([{ nodeId: '10', inputName: 'picture' }]), 'Binary Input: Load Image #10 has no input "picture"', /Its inputs: image, upload/);
+		await expectRefused(
+			bin([{ nodeId: '10', inputName: 'picture' }]),
+			'Binary Input: Load Image #10 has no input "picture"',
+			/Its inputs: image, upload/,
+		);
 	});
 
 	it('several bad items are reported together; under Continue on Fail good items still run', async () => {

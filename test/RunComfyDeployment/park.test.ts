@@ -49,8 +49,7 @@ async function park(extra: INodeParameters = {}, deployments?: string[]): Promis
 	});
 }
 
-const stackItems = (r: RunNodeResult): INodeExecutionData[] =>
-	r.run.data.executionData?.nodeExecutionStack[0]?.data.main[0] ?? [];
+const stackItems = (r: RunNodeResult): INodeExecutionData[] => r.run.data.executionData?.nodeExecutionStack[0]?.data.main[0] ?? [];
 
 const requestIds = (r: RunNodeResult) => r.items.map((i) => String(i.json.request_id));
 
@@ -144,7 +143,10 @@ describe('parking a batch', () => {
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			parameters: parkParams({ overridesJson: '{"6": {"inputs": {"text": "x"}}}', deploymentId: locator(deploymentId(sb, 'sdxl-text-to-image'), 'id') }),
+			parameters: parkParams({
+				overridesJson: '{"6": {"inputs": {"text": "x"}}}',
+				deploymentId: locator(deploymentId(sb, 'sdxl-text-to-image'), 'id'),
+			}),
 			asTool: true,
 		});
 		expect(result.status).toBe('success');
@@ -178,7 +180,9 @@ describe('the public URL check', () => {
 		['http://127.0.0.1:5678/webhook-waiting/7?signature=x', 'http://127.0.0.1:41000', undefined],
 		['http://192.168.1.20:5678/webhook-waiting/7?signature=x', 'http://10.0.0.8:8080', undefined],
 	])('resume URL %s with the service at %s: %s', (resumeUrl, service, refusal) => {
-		const ctx = { getNode: () => ({ name: 'Run', type: 'x', typeVersion: 1, position: [0, 0], parameters: {} }) } as unknown as Parameters<typeof assertReachable>[0];
+		const ctx = { getNode: () => ({ name: 'Run', type: 'x', typeVersion: 1, position: [0, 0], parameters: {} }) } as unknown as Parameters<
+			typeof assertReachable
+		>[0];
 		const check = () => assertReachable(ctx, resumeUrl, service, 'serverless');
 		if (refusal === undefined) expect(check).not.toThrow();
 		else expect(check).toThrow(new RegExp(refusal.replace(/[[\]]/g, '\\$&')));
@@ -191,8 +195,12 @@ describe('the public URL check', () => {
 			parameters: parkParams({ deploymentId: locator(deploymentId(sb, 'sdxl-text-to-image'), 'id') }),
 			inputItems: [{ json: { prompt: 'x' } }],
 		});
-		expect(result.error?.message).toBe('RunComfy cannot call back this n8n: its resume URL is on localhost, a loopback address (this machine)');
-		expect(result.error?.description).toMatch(/Set the N8N_WEBHOOK_URL environment variable \(WEBHOOK_URL in older n8n\) of every n8n process, .* Nothing was submitted\.$/);
+		expect(result.error?.message).toBe(
+			'RunComfy cannot call back this n8n: its resume URL is on localhost, a loopback address (this machine)',
+		);
+		expect(result.error?.description).toMatch(
+			/Set the N8N_WEBHOOK_URL environment variable \(WEBHOOK_URL in older n8n\) of every n8n process, .* Nothing was submitted\.$/,
+		);
 		expect(looked).toEqual([]);
 		expect(sb.log()).toHaveLength(0);
 	});
@@ -260,7 +268,12 @@ describe('the webhook of a parked batch', () => {
 		expect(first.status).toBe(200);
 		expect(first.response.workflowData).toBeUndefined();
 		// Only the next request was checked (it has not ended), nothing fetched.
-		expect(sb.log().filter(isStatus).map((e) => e.path)).toEqual([expect.stringContaining(ids[1])]);
+		expect(
+			sb
+				.log()
+				.filter(isStatus)
+				.map((e) => e.path),
+		).toEqual([expect.stringContaining(ids[1])]);
 		expect(sb.log().filter(isResult)).toHaveLength(0);
 
 		await release();
@@ -273,7 +286,12 @@ describe('the webhook of a parked batch', () => {
 		expect(last.response.noWebhookResponse).toBe(true);
 		// Request 0 is known to have ended (its callback came): only request 1 is checked; then one result fetch
 		// and one download per request.
-		expect(sb.log().filter(isStatus).map((e) => e.path)).toEqual([expect.stringContaining(ids[1])]);
+		expect(
+			sb
+				.log()
+				.filter(isStatus)
+				.map((e) => e.path),
+		).toEqual([expect.stringContaining(ids[1])]);
 		expect(sb.log().filter(isResult)).toHaveLength(3);
 		expect(sb.log().filter((e) => e.api === 'files')).toHaveLength(3);
 		expect(out.map((i) => [i.json.request_id, i.json.status, i.json.delivered_by, i.pairedItem])).toEqual([
@@ -326,7 +344,10 @@ describe('the webhook of a parked batch', () => {
 		const answers = await Promise.all(ids.map(async (_, i) => await call(result, String(i), events[i])));
 		expect(answers.map((a) => a.status)).toEqual(ids.map(() => 200));
 		expect(answers.filter((a) => a.response.workflowData !== undefined)).toHaveLength(1);
-		const statuses = sb.log().filter(isStatus).map((e) => e.path);
+		const statuses = sb
+			.log()
+			.filter(isStatus)
+			.map((e) => e.path);
 		expect(new Set(statuses).size).toBe(statuses.length);
 		expect(statuses.length).toBeLessThanOrEqual(5);
 		expect(sb.log().filter(isResult)).toHaveLength(6);

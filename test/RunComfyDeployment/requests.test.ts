@@ -56,7 +56,13 @@ describe('Get Status', () => {
 		await submit();
 		const second = await submit();
 		const queued = await runNode({ node, credentials: credentialsFor(sb), parameters: op('getStatus', second.id, second.requestId) });
-		expect(queued.items[0].json).toMatchObject({ deployment_id: second.id, request_id: second.requestId, status: 'queued', service_status: 'in_queue', queue_position: 2 });
+		expect(queued.items[0].json).toMatchObject({
+			deployment_id: second.id,
+			request_id: second.requestId,
+			status: 'queued',
+			service_status: 'in_queue',
+			queue_position: 2,
+		});
 
 		sb.reset({ runDurationMs: 60_000, queueMs: 0 });
 		const running = await submit();
@@ -119,7 +125,11 @@ describe('Cancel', () => {
 	it('contract: answered cancelled at once', async () => {
 		sb.configure({ runDurationMs: 60_000 });
 		const { id, requestId } = await submit();
-		const result = await runNode({ node, credentials: credentialsFor(sb), parameters: op('cancel', id, requestId, { waitOptions: FAST_WAIT }) });
+		const result = await runNode({
+			node,
+			credentials: credentialsFor(sb),
+			parameters: op('cancel', id, requestId, { waitOptions: FAST_WAIT }),
+		});
 		expect(result.items[0].json).toMatchObject({ deployment_id: id, request_id: requestId, cancel_outcome: 'cancelled' });
 		expect(stateOf(requestId)).toBe('cancelled');
 		expect(sb.log().filter(isStatus)).toEqual([]);
@@ -130,7 +140,11 @@ describe('Cancel', () => {
 		async (american) => {
 			// The sandbox turns the request cancelled at the second status poll (not after cancelDelayMs of wall time, which a
 			// busy machine can pass before the first poll), so the follow-up is seen on every run.
-			sb.configure({ runDurationMs: 60_000, cancelDelayMs: 60_000, quirks: { deploymentCancelRequested: true, americanCanceled: american } });
+			sb.configure({
+				runDurationMs: 60_000,
+				cancelDelayMs: 60_000,
+				quirks: { deploymentCancelRequested: true, americanCanceled: american },
+			});
 			const { id, requestId } = await submit();
 			const result = await runNode({
 				node,
@@ -156,7 +170,11 @@ describe('Cancel', () => {
 			credentials: credentialsFor(sb),
 			parameters: op('cancel', id, requestId, { waitForCompletion: false }),
 		});
-		expect(result.items[0].json).toMatchObject({ status: 'cancelling', service_status: 'cancellation_requested', cancel_outcome: 'cancellation_requested' });
+		expect(result.items[0].json).toMatchObject({
+			status: 'cancelling',
+			service_status: 'cancellation_requested',
+			cancel_outcome: 'cancellation_requested',
+		});
 		expect(sb.log().filter(isStatus)).toEqual([]);
 	});
 
@@ -164,7 +182,11 @@ describe('Cancel', () => {
 		sb.configure({ quirks: { deploymentCancelRequested: live } });
 		const { id, requestId } = await submit();
 		await untilState(requestId, 'completed');
-		const result = await runNode({ node, credentials: credentialsFor(sb), parameters: op('cancel', id, requestId, { waitOptions: FAST_WAIT }) });
+		const result = await runNode({
+			node,
+			credentials: credentialsFor(sb),
+			parameters: op('cancel', id, requestId, { waitOptions: FAST_WAIT }),
+		});
 		expect(result.status).toBe('success');
 		expect(result.items[0].json.cancel_outcome).toBe('not_cancellable');
 		expect(stateOf(requestId)).toBe('completed');
@@ -191,7 +213,14 @@ describe('Call Instance Proxy', () => {
 		const stats = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			parameters: { resource: 'inference', operation: 'callInstanceProxy', deploymentId: locator(id), instanceId, path: '/api/system_stats', body: '' },
+			parameters: {
+				resource: 'inference',
+				operation: 'callInstanceProxy',
+				deploymentId: locator(id),
+				instanceId,
+				path: '/api/system_stats',
+				body: '',
+			},
 		});
 		expect(stats.error).toBeUndefined();
 		expect(stats.items[0].json).toMatchObject({

@@ -77,7 +77,9 @@ describe('Run and wait', () => {
 		const lastSubmit = Math.max(...log.filter((e) => inferences(sb).includes(e)).map((e) => e.seq));
 		const firstStatus = Math.min(...log.filter(isStatus).map((e) => e.seq));
 		expect(lastSubmit).toBeLessThan(firstStatus);
-		expect(inferences(sb).map((e) => (e.body as { overrides: Record<string, { inputs: { text: string } }> }).overrides['6'].inputs.text)).toEqual(prompts);
+		expect(
+			inferences(sb).map((e) => (e.body as { overrides: Record<string, { inputs: { text: string } }> }).overrides['6'].inputs.text),
+		).toEqual(prompts);
 		expect(log.filter(isResult)).toHaveLength(4);
 		expect(result.items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
 		expect(new Set(result.items.map((i) => i.json.request_id)).size).toBe(4);
@@ -125,7 +127,9 @@ describe('Run and wait', () => {
 		});
 		const json = result.items[0].json;
 		expect(json.request_deleted).toBe(false);
-		expect(json.skipped_downloads).toEqual([expect.objectContaining({ path: 'outputs["9"].images[0].url', reason: expect.stringMatching(/not in the allowed download hosts/) })]);
+		expect(json.skipped_downloads).toEqual([
+			expect.objectContaining({ path: 'outputs["9"].images[0].url', reason: expect.stringMatching(/not in the allowed download hosts/) }),
+		]);
 		expect(result.items[0].binary).toBeUndefined();
 		expect(sb.log().filter(isRequestDelete)).toEqual([]);
 		expect(sb.log().filter((e) => e.api === 'files')).toEqual([]);
@@ -303,7 +307,12 @@ describe('Live-service quirks', () => {
 		const accepted = inferences(sb).filter((e) => e.status < 300);
 		expect(accepted).toHaveLength(1);
 		expect(accepted[0].path).toMatch(/^\/prod\/v1\//);
-		expect(sb.log().filter(isResult).every((e) => e.path.startsWith('/prod/v1/'))).toBe(true);
+		expect(
+			sb
+				.log()
+				.filter(isResult)
+				.every((e) => e.path.startsWith('/prod/v1/')),
+		).toBe(true);
 		// the refused v2 attempt created nothing
 		expect(sb.state().runs).toHaveLength(1);
 	});
@@ -318,15 +327,18 @@ describe('Live-service quirks', () => {
 		expect(result.items[0].binary?.data).toBeDefined();
 	});
 
-	it.each([false, true])('errors as HTTP 200 with error_code (%s) are still errors: the refused inference creates nothing', async (http200) => {
-		sb.configure({ quirks: { errorsAsHttp200: http200 } });
-		const id = deploymentId(sb, 'sdxl-text-to-image');
-		sb.configure({ walletMicrodollars: 0 });
-		const result = await runNode({ node, credentials: credentialsFor(sb), parameters: runJson(id, PROMPT) });
-		expect(result.status).toBe('error');
-		expect(result.error?.message).toMatch(/10001|InsufficientFunds/);
-		expect(sb.state().runs).toEqual([]);
-	});
+	it.each([false, true])(
+		'errors as HTTP 200 with error_code (%s) are still errors: the refused inference creates nothing',
+		async (http200) => {
+			sb.configure({ quirks: { errorsAsHttp200: http200 } });
+			const id = deploymentId(sb, 'sdxl-text-to-image');
+			sb.configure({ walletMicrodollars: 0 });
+			const result = await runNode({ node, credentials: credentialsFor(sb), parameters: runJson(id, PROMPT) });
+			expect(result.status).toBe('error');
+			expect(result.error?.message).toMatch(/10001|InsufficientFunds/);
+			expect(sb.state().runs).toEqual([]);
+		},
+	);
 });
 
 describe('As an AI tool', () => {

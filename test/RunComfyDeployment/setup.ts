@@ -26,7 +26,10 @@ export function useSandbox(config: SandboxConfig = FAST): Sandbox {
 export { credentialsFor, until } from '../helpers/sandboxSetup';
 
 /** The deployments the sandbox seeds, looked up by name (their ids are the sandbox's business). */
-export function deploymentId(sb: Sandbox, name: 'sdxl-text-to-image' | 'flux-image-to-image' | 'paused-text-to-image' | 'wan-image-to-video'): string {
+export function deploymentId(
+	sb: Sandbox,
+	name: 'sdxl-text-to-image' | 'flux-image-to-image' | 'paused-text-to-image' | 'wan-image-to-video',
+): string {
 	const found = sb.state().deployments.find((d) => d.name === name);
 	if (!found) throw new Error(`The sandbox has no deployment "${name}"`);
 	return found.id;

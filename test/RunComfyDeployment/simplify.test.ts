@@ -13,7 +13,8 @@ beforeEach(() => sb.reset(FAST));
 /** The simplified fields of a deployment without the workflow or readme, in order. */
 const BASE = ['id', 'name', 'status', 'is_enabled', 'workflow_id', 'workflow_version', 'hardware', 'updated_at'];
 
-const run = async (parameters: object) => await runNode({ node, credentials: credentialsFor(sb), parameters: { resource: 'deployment', ...parameters } });
+const run = async (parameters: object) =>
+	await runNode({ node, credentials: credentialsFor(sb), parameters: { resource: 'deployment', ...parameters } });
 
 describe.each([
 	['get', (id: string) => ({ operation: 'get', deploymentId: locator(id, 'id') })],
@@ -41,7 +42,12 @@ describe.each([
 	it('Simplify off: the whole record, with the instance limits and the saved workflow', async () => {
 		const id = deploymentId(sb, 'flux-image-to-image');
 		const { json } = (await run({ ...params(id), includePayload: true, simple: false })).items[0];
-		expect(json).toMatchObject({ id, min_instances: expect.any(Number), max_instances: expect.any(Number), created_at: expect.any(String) });
+		expect(json).toMatchObject({
+			id,
+			min_instances: expect.any(Number),
+			max_instances: expect.any(Number),
+			created_at: expect.any(String),
+		});
 		expect(json.payload).toHaveProperty('workflow_api_json');
 		expect(Object.keys(json).length).toBeGreaterThan(10);
 	});

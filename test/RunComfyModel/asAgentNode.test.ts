@@ -43,7 +43,13 @@ describe('RunComfy Model as an AI Agent 3.x tool node (isToolExecution() false)'
 		sb.configure({ modelDurations: { [MODEL_OK]: 3_600_000 } });
 		const clock = virtualWaitClock();
 		try {
-			const result = await callTool(sb, node, { ...RUN, waitOptions: {} }, { model_id: MODEL_OK, inputs: { prompt: 'a slow fox' } }, 'agentNode');
+			const result = await callTool(
+				sb,
+				node,
+				{ ...RUN, waitOptions: {} },
+				{ model_id: MODEL_OK, inputs: { prompt: 'a slow fox' } },
+				'agentNode',
+			);
 			const [item] = expectCompact(sb, result);
 			const requestId = String(item.json.request_id);
 			expect(item.json).toMatchObject({ status: 'running', still_running: true });

@@ -107,13 +107,18 @@ describe('RunComfy Model as a tool', () => {
 	it('get_model_request_status: the request id and its status', async () => {
 		const requestId = await submitModelRun(sb);
 		await runReaches(sb, requestId, 'completed');
-		const result = await callTool(sb, node, { resource: 'model', operation: 'getStatus', requestId: fromAI('request_id') }, { request_id: requestId });
+		const result = await callTool(
+			sb,
+			node,
+			{ resource: 'model', operation: 'getStatus', requestId: fromAI('request_id') },
+			{ request_id: requestId },
+		);
 		const [item] = expectCompact(sb, result);
 		expect(item.json).toMatchObject({ request_id: requestId, status: 'completed' });
 		expectSummary(item.json, requestId, 'completed');
 	});
 
-	it('list_models: the models matching the agent\'s search, without input schemas', async () => {
+	it("list_models: the models matching the agent's search, without input schemas", async () => {
 		const result = await callTool(
 			sb,
 			node,

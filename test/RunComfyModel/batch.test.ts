@@ -32,11 +32,15 @@ describe('a batch of many items', () => {
 			node,
 			credentials: credentialsFor(sb),
 			inputItems,
-			parameters: runParams(MODELS.flash, {}, {
-				inputsJson: '={{ JSON.stringify({ prompt: $json.prompt }) }}',
-				downloadOutputs: false,
-				waitOptions: { ...FAST_WAIT, concurrency: 8 },
-			}),
+			parameters: runParams(
+				MODELS.flash,
+				{},
+				{
+					inputsJson: '={{ JSON.stringify({ prompt: $json.prompt }) }}',
+					downloadOutputs: false,
+					waitOptions: { ...FAST_WAIT, concurrency: 8 },
+				},
+			),
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items).toHaveLength(N);
@@ -157,7 +161,11 @@ describe('timeouts', () => {
 		expect(running.json).toMatchObject({ timed_out: true, cancel_outcome: 'not_cancellable', still_running: true });
 		expect(queued.json).toMatchObject({ timed_out: true, cancel_outcome: 'cancelled', still_running: false });
 		const cancels = sb.log().filter(isCancel).map(requestIdOf).sort();
-		expect(cancels).toEqual(submits(sb).map((e) => e.createdId).sort());
+		expect(cancels).toEqual(
+			submits(sb)
+				.map((e) => e.createdId)
+				.sort(),
+		);
 		const states = new Map(sb.state().runs.map((r) => [r.id, r.status]));
 		expect(states.get(String(queued.json.request_id))).toBe('cancelled');
 		expect(states.get(String(running.json.request_id))).toBe('in_progress');

@@ -67,7 +67,7 @@ describe('Catalog → Get Many Models', () => {
 		]);
 	});
 
-	it('Skip First starts at that offset, like the API\'s offset: the same models as a page read directly', async () => {
+	it("Skip First starts at that offset, like the API's offset: the same models as a page read directly", async () => {
 		const all = await runNode({
 			node,
 			credentials: credentialsFor(sb),
@@ -116,7 +116,7 @@ describe('Catalog → Get Many Categories, Get Model; Account → Get Balance', 
 		});
 	});
 
-	it('an unknown model id is the service\'s 404001 ResourceNotFound, naming the id', async () => {
+	it("an unknown model id is the service's 404001 ResourceNotFound, naming the id", async () => {
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
@@ -270,7 +270,7 @@ describe('Inputs mapper fields (resourceMapping getModelInputs)', () => {
 		expect(fields.get('enable_safety_checker')).toMatchObject({ type: 'boolean', defaultValue: true });
 	});
 
-	it('switching model gives that model\'s fields; no model gives none', async () => {
+	it("switching model gives that model's fields; no model gives none", async () => {
 		const a = await fieldsFor(MODELS.flash);
 		const b = await fieldsFor(MODELS.imageToVideo);
 		expect([...a.keys()]).not.toEqual([...b.keys()]);

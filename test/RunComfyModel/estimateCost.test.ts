@@ -118,14 +118,28 @@ describe('Model → Estimate Cost', () => {
 
 describe('pricing rules (estimateRun)', () => {
 	const entry = (over: Partial<ModelEntry>): ModelEntry =>
-		({ model_id: 'acme/x/v1', base_price_usd: 0.5, price_unit: 'output', input_schema: { type: 'object', properties: {} }, ...over }) as ModelEntry;
+		({
+			model_id: 'acme/x/v1',
+			base_price_usd: 0.5,
+			price_unit: 'output',
+			input_schema: { type: 'object', properties: {} },
+			...over,
+		}) as ModelEntry;
 
 	it.each([
-		['an unknown unit', entry({ price_unit: 'megapixel' }), /acme\/x\/v1 is priced per "megapixel", which this node cannot count before running/],
+		[
+			'an unknown unit',
+			entry({ price_unit: 'megapixel' }),
+			/acme\/x\/v1 is priced per "megapixel", which this node cannot count before running/,
+		],
 		['no unit at all', entry({ price_unit: undefined as unknown as string }), /priced per "unknown unit"/],
 		['no base price', entry({ base_price_usd: undefined as unknown as number }), /the catalog gives no base price for acme\/x\/v1/],
 		['a negative base price', entry({ base_price_usd: -1 }), /no base price/],
-		['a per-second model without a duration', entry({ price_unit: 'second' }), /priced per second of output, and its length cannot be read/],
+		[
+			'a per-second model without a duration',
+			entry({ price_unit: 'second' }),
+			/priced per second of output, and its length cannot be read/,
+		],
 	])('%s: not estimated, with the reason', (_what, model, reason) => {
 		const result = estimateRun(model, { prompt: 'x' });
 		expect(result.estimated).toBe(false);
@@ -135,7 +149,10 @@ describe('pricing rules (estimateRun)', () => {
 	it('counts outputs and seconds from the request, else the schema default; money rounded to microdollars', () => {
 		expect(estimateRun(entry({ base_price_usd: 0.1 }), { num_outputs: 3 })).toMatchObject({ estimated: true, usd: 0.3, units: 3 });
 		expect(estimateRun(entry({ price_unit: 'second', base_price_usd: 0.07 }), { duration: '8s' })).toMatchObject({ usd: 0.56, units: 8 });
-		const withDefault = entry({ price_unit: 'second', input_schema: { type: 'object', properties: { seconds: { type: 'integer', default: 6 } } } } as Partial<ModelEntry>);
+		const withDefault = entry({
+			price_unit: 'second',
+			input_schema: { type: 'object', properties: { seconds: { type: 'integer', default: 6 } } },
+		} as Partial<ModelEntry>);
 		expect(estimateRun(withDefault, {})).toMatchObject({ usd: 3, units: 6 });
 		expect(estimateRun(entry({ base_price_usd: 0.0000014 }), { num_images: 3 })).toMatchObject({ usd: 0.000004 });
 	});

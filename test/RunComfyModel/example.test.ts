@@ -32,16 +32,30 @@ describe('examples/text-to-image-then-video.json', () => {
 			'Generate Start Images': { main: [[{ node: 'Animate Each Image', type: 'main', index: 0 }]] },
 		});
 		const images = nodeNamed('Generate Start Images').parameters as INodeParameters;
-		expect(images).toMatchObject({ operation: 'run', model: { value: MODELS.flash }, outputFiles: 'oneItemPerFile', outputBinaryField: 'image' });
+		expect(images).toMatchObject({
+			operation: 'run',
+			model: { value: MODELS.flash },
+			outputFiles: 'oneItemPerFile',
+			outputBinaryField: 'image',
+		});
 		const videos = nodeNamed('Animate Each Image').parameters as INodeParameters;
-		expect(videos).toMatchObject({ operation: 'run', model: { value: MODELS.imageToVideo }, inputs: { value: { image_url: '={{ $json.file_url }}' } } });
+		expect(videos).toMatchObject({
+			operation: 'run',
+			model: { value: MODELS.imageToVideo },
+			inputs: { value: { image_url: '={{ $json.file_url }}' } },
+		});
 		for (const n of example.nodes.filter((x) => x.type === 'n8n-nodes-runcomfy.runComfyModel')) {
 			expect(n.credentials).toEqual({ runComfyApi: { id: null, name: 'RunComfy account' } });
 		}
 	});
 
 	it('each generated image becomes one image-to-video run, fed with that image’s own URL', async () => {
-		const images = await runNode({ node, credentials: credentialsFor(sb), parameters: paramsOf('Generate Start Images'), nodeName: 'Generate Start Images' });
+		const images = await runNode({
+			node,
+			credentials: credentialsFor(sb),
+			parameters: paramsOf('Generate Start Images'),
+			nodeName: 'Generate Start Images',
+		});
 		expect(images.error).toBeUndefined();
 		expect(images.items).toHaveLength(2);
 		const imageUrls = images.items.map((i) => i.json.file_url as string);

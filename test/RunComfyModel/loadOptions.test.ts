@@ -85,9 +85,9 @@ describe('category options with a credential (n8n engine, sandbox)', () => {
 	it('a wrong token still fails (the editor shows the API error), never an empty list', async () => {
 		const wrong = { ...credentialsFor(sb), accessToken: 'wrong-token' };
 		for (const method of ['getCategoryFilterOptions', 'getCategories']) {
-			await expect(
-				loadOptions({ node, method, credentials: wrong, parameters: { resource: 'model', operation: 'run' } }),
-			).rejects.toThrow(/401|unauthori[sz]ed|token|credential/i);
+			await expect(loadOptions({ node, method, credentials: wrong, parameters: { resource: 'model', operation: 'run' } })).rejects.toThrow(
+				/401|unauthori[sz]ed|token|credential/i,
+			);
 		}
 		const calls = sb.log().filter((e) => e.path === '/v1/models/categories');
 		expect(calls.length).toBeGreaterThanOrEqual(2);

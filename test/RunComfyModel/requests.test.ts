@@ -84,7 +84,7 @@ describe('Get Status / Get Result / Cancel', () => {
 		expect(states.get(running)).toBe('in_progress');
 	});
 
-	it('an unknown request id is the service\'s not-found error, naming the id', async () => {
+	it("an unknown request id is the service's not-found error, naming the id", async () => {
 		sb.reset({});
 		const result = await op('getStatus', '00000000-0000-4000-8000-000000000000');
 		expect(result.status).toBe('error');

@@ -19,7 +19,11 @@ describe('Model → Run: the poll expected to see the end asks for the result', 
 			node,
 			credentials: credentialsFor(sb),
 			inputItems: [{ json: {} }],
-			parameters: runParams(MODELS.flash, { prompt: 'a lighthouse' }, { downloadOutputs: false, waitOptions: { ...FAST_WAIT, learnRunTimes } }),
+			parameters: runParams(
+				MODELS.flash,
+				{ prompt: 'a lighthouse' },
+				{ downloadOutputs: false, waitOptions: { ...FAST_WAIT, learnRunTimes } },
+			),
 		});
 		expect(result.error).toBeUndefined();
 		const json = result.items[0].json;
@@ -48,20 +52,23 @@ describe('Model → Run: the poll expected to see the end asks for the result', 
 		expect(Object.keys(next.json).sort()).toEqual(Object.keys(first.json).sort());
 	});
 
-	it.each([false, true])('a run slower than learned (result asked for too early, 400 form: %s) is still seen and fetched', async (notReady400) => {
-		await run();
-		// far slower than learned, so the learned result request finds it going even when a loaded machine sends it late
-		sb.configure({ runDurationMs: 8_000, quirks: { resultNotReady400: notReady400 } });
-		try {
-			const slow = await run();
-			expect(slow.json).toMatchObject({ status: 'succeeded', cost: expect.any(Number) });
-			// One result request found it going; status polls followed; one result fetch at the end.
-			expect(slow.status).toBeGreaterThanOrEqual(1);
-			expect(slow.result).toBe(2);
-		} finally {
-			sb.configure({ runDurationMs: 1_500, quirks: { resultNotReady400: false } });
-		}
-	});
+	it.each([false, true])(
+		'a run slower than learned (result asked for too early, 400 form: %s) is still seen and fetched',
+		async (notReady400) => {
+			await run();
+			// far slower than learned, so the learned result request finds it going even when a loaded machine sends it late
+			sb.configure({ runDurationMs: 8_000, quirks: { resultNotReady400: notReady400 } });
+			try {
+				const slow = await run();
+				expect(slow.json).toMatchObject({ status: 'succeeded', cost: expect.any(Number) });
+				// One result request found it going; status polls followed; one result fetch at the end.
+				expect(slow.status).toBeGreaterThanOrEqual(1);
+				expect(slow.result).toBe(2);
+			} finally {
+				sb.configure({ runDurationMs: 1_500, quirks: { resultNotReady400: false } });
+			}
+		},
+	);
 
 	it('Learn Run Times off: the run teaches nothing, and the next run of a learned model polls its status first', async () => {
 		const off = await run(false);

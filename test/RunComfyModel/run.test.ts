@@ -5,18 +5,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { resourceMapping, runNode } from '../helpers/engine';
-import {
-	FAST,
-	FAST_WAIT,
-	MODELS,
-	credentialsFor,
-	isResult,
-	node,
-	paidCalls,
-	runParams,
-	submits,
-	useSandbox,
-} from './setup';
+import { FAST, FAST_WAIT, MODELS, credentialsFor, isResult, node, paidCalls, runParams, submits, useSandbox } from './setup';
 
 const sb = useSandbox();
 beforeEach(() => sb.reset(FAST));
@@ -80,10 +69,14 @@ describe('Run with JSON inputs and the LoRA field', () => {
 			node,
 			credentials: credentialsFor(sb),
 			inputItems: [{ json: { text: 'first' } }, { json: { text: 'second' } }],
-			parameters: runParams(MODELS.flash, {}, {
-				inputsJson: '={{ JSON.stringify({ prompt: $json.text, seed: 7 }) }}',
-				downloadOutputs: false,
-			}),
+			parameters: runParams(
+				MODELS.flash,
+				{},
+				{
+					inputsJson: '={{ JSON.stringify({ prompt: $json.text, seed: 7 }) }}',
+					downloadOutputs: false,
+				},
+			),
 		});
 		expect(result.error).toBeUndefined();
 		expect(submittedBodies()).toEqual([
@@ -105,10 +98,14 @@ describe('Run with JSON inputs and the LoRA field', () => {
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			parameters: runParams(MODELS.lora, { prompt: 'tok a portrait', lora: { path: 'old.safetensors', scale: 0.8 } }, {
-				lora: url,
-				downloadOutputs: false,
-			}),
+			parameters: runParams(
+				MODELS.lora,
+				{ prompt: 'tok a portrait', lora: { path: 'old.safetensors', scale: 0.8 } },
+				{
+					lora: url,
+					downloadOutputs: false,
+				},
+			),
 		});
 		expect(result.error).toBeUndefined();
 		expect(submittedBodies()).toEqual([{ prompt: 'tok a portrait', lora: { path: url, scale: 0.8 } }]);

@@ -72,7 +72,7 @@ describe('Bad input: one clear error, no paid call', () => {
 		expect(paidCalls(sb)).toBe(0);
 	});
 
-	it('an unknown model id is the service\'s 404001 with the id, before any paid call', async () => {
+	it("an unknown model id is the service's 404001 with the id, before any paid call", async () => {
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),

@@ -11,9 +11,20 @@ const sb = useSandbox();
 beforeEach(() => sb.clearLog());
 
 /** The simplified fields of a catalog entry, in order (the flash model has every one of them). */
-const BASE = ['model_id', 'display_name', 'description', 'categories', 'kind', 'base_price_usd', 'price_unit', 'model_url', 'required_inputs'];
+const BASE = [
+	'model_id',
+	'display_name',
+	'description',
+	'categories',
+	'kind',
+	'base_price_usd',
+	'price_unit',
+	'model_url',
+	'required_inputs',
+];
 
-const run = async (parameters: object) => await runNode({ node, credentials: credentialsFor(sb), parameters: { resource: 'catalog', ...parameters } });
+const run = async (parameters: object) =>
+	await runNode({ node, credentials: credentialsFor(sb), parameters: { resource: 'catalog', ...parameters } });
 const catalogCalls = () => sb.log().filter((e) => e.api === 'model');
 
 describe.each([
@@ -32,7 +43,12 @@ describe.each([
 
 	it('Simplify off: the whole catalog entry (publisher, inputs, batch sizes, ...)', async () => {
 		const { json } = (await run({ ...params(MODELS.flash), simple: false })).items[0];
-		expect(json).toMatchObject({ model_id: MODELS.flash, publisher: 'blackforestlabs', inputs: expect.any(Array), supported_batch_size: expect.any(Array) });
+		expect(json).toMatchObject({
+			model_id: MODELS.flash,
+			publisher: 'blackforestlabs',
+			inputs: expect.any(Array),
+			supported_batch_size: expect.any(Array),
+		});
 		expect(Object.keys(json).length).toBeGreaterThan(10);
 	});
 
@@ -53,7 +69,9 @@ describe.each([
 
 describe('Catalog → Get Many Models with Include Input Schemas', () => {
 	it('simplified, each model keeps its input schema: ten fields', async () => {
-		const { json } = (await run({ operation: 'getManyModels', limit: 1, filters: { search: MODELS.flash }, options: { includeSchema: true } })).items[0];
+		const { json } = (
+			await run({ operation: 'getManyModels', limit: 1, filters: { search: MODELS.flash }, options: { includeSchema: true } })
+		).items[0];
 		expect(Object.keys(json)).toEqual([...BASE, 'input_schema']);
 		expect(json.input_schema).toMatchObject({ type: 'object', required: ['prompt'] });
 	});

@@ -20,7 +20,11 @@ describe('Model → Run: failed status polls are retried by the wait engine alon
 			credentials: credentialsFor(sb),
 			continueOnFail: true,
 			inputItems: [{ json: {} }],
-			parameters: runParams(MODELS.flash, { prompt: 'a lighthouse' }, { downloadOutputs: false, waitOptions: { ...FAST_WAIT, learnRunTimes: false } }),
+			parameters: runParams(
+				MODELS.flash,
+				{ prompt: 'a lighthouse' },
+				{ downloadOutputs: false, waitOptions: { ...FAST_WAIT, learnRunTimes: false } },
+			),
 		});
 		const json = result.items[0].json;
 		const id = String(json.request_id);

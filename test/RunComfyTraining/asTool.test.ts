@@ -17,7 +17,12 @@ describe('RunComfy Training as a tool', () => {
 		await readyDataset(sb, 'dogs');
 		const jobId = await submitJob(sb, 'fox_lora', 'dogs', 10);
 		await jobReaches(sb, jobId, (j) => j.status === 'STOPPED');
-		const result = await callTool(sb, training, { resource: 'trainingJob', operation: 'getStatus', jobId: fromAI('job_id') }, { job_id: jobId });
+		const result = await callTool(
+			sb,
+			training,
+			{ resource: 'trainingJob', operation: 'getStatus', jobId: fromAI('job_id') },
+			{ job_id: jobId },
+		);
 		const [item] = expectCompact(sb, result);
 		expect(item.json).toMatchObject({ job_id: jobId, status: 'succeeded', service_status: 'STOPPED', finished: true });
 		expectSummary(item.json, jobId, 'succeeded');

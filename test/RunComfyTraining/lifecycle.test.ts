@@ -55,7 +55,12 @@ describe('a job stopped early (server reclaimed) and resumed', () => {
 
 		const resumed = await run({ operation: 'resume', jobId, gpuType: 'HOPPER_141', gpuCount: 1, waitForCompletion: true });
 		expect(resumed.error).toBeUndefined();
-		expect(sb.log().filter(isJobCall('resume')).map((e) => e.body)).toEqual([{ gpu_type: 'HOPPER_141', gpu_count: 1 }]);
+		expect(
+			sb
+				.log()
+				.filter(isJobCall('resume'))
+				.map((e) => e.body),
+		).toEqual([{ gpu_type: 'HOPPER_141', gpu_count: 1 }]);
 		expect(resumed.items[0].json).toMatchObject({
 			job_id: jobId,
 			gpu_type: 'HOPPER_141',
@@ -70,10 +75,15 @@ describe('a job stopped early (server reclaimed) and resumed', () => {
 	it('fails a waiting submit with "stopped early" and the way out; Continue on Fail keeps the job id and progress', async () => {
 		const failed = await run({ operation: 'submit', configMode: 'text', configText: config('preempt_a'), waitForCompletion: true });
 		const jobId = sb.state().jobs[0].id;
-		expect(failed.error?.message).toBe(`Training job ${jobId} stopped early at step 20 of 40: Job failed: server was reclaimed. (TRAINING_ERROR)`);
+		expect(failed.error?.message).toBe(
+			`Training job ${jobId} stopped early at step 20 of 40: Job failed: server was reclaimed. (TRAINING_ERROR)`,
+		);
 		expect(failed.error?.description).toMatch(/Resume it with the Resume operation/);
 
-		const kept = await run({ operation: 'submit', configMode: 'text', configText: config('preempt_b'), waitForCompletion: true }, { continueOnFail: true });
+		const kept = await run(
+			{ operation: 'submit', configMode: 'text', configText: config('preempt_b'), waitForCompletion: true },
+			{ continueOnFail: true },
+		);
 		expect(kept.items[0].json).toMatchObject({ job_id: sb.state().jobs[1].id, status: 'stopped', progress: { current: 20, total: 40 } });
 		expect(kept.items[0].json.error).toMatch(/stopped early/);
 	});
@@ -85,7 +95,11 @@ describe('Get Status and Get Result', () => {
 		const jobId = await submit('running_job', { configText: config('running_job', { steps: 100000 }) });
 		await until(() => jobState(jobId).current_step >= 12, 'a first checkpoint');
 		const status = await run({ operation: 'getStatus', jobId });
-		const json = status.items[0].json as { status: string; progress: { current: number; total: number; percent: number }; finished: boolean };
+		const json = status.items[0].json as {
+			status: string;
+			progress: { current: number; total: number; percent: number };
+			finished: boolean;
+		};
 		expect(json.status).toBe('running');
 		expect(json.finished).toBe(false);
 		expect(json.progress.total).toBe(100000);
@@ -99,7 +113,12 @@ describe('Get Status and Get Result', () => {
 		const jobId = await submit('done_job');
 		await until(() => jobState(jobId).status === 'STOPPED', 'the job finishes');
 		const status = await run({ operation: 'getStatus', jobId });
-		expect(status.items[0].json).toMatchObject({ status: 'succeeded', service_status: 'STOPPED', finished: true, progress: { current: 40, total: 40, percent: 100 } });
+		expect(status.items[0].json).toMatchObject({
+			status: 'succeeded',
+			service_status: 'STOPPED',
+			finished: true,
+			progress: { current: 40, total: 40, percent: 100 },
+		});
 		expect(status.items[0].json.hint).toBeUndefined();
 	});
 
@@ -149,7 +168,10 @@ describe('Cancel, Edit and Resume', () => {
 	});
 
 	it('fixes a FAILED job by editing its config, then resumes it', async () => {
-		const failed = await run({ operation: 'submit', configMode: 'text', configText: config('fixable', { model: 'fail/model' }), waitForCompletion: true }, { continueOnFail: true });
+		const failed = await run(
+			{ operation: 'submit', configMode: 'text', configText: config('fixable', { model: 'fail/model' }), waitForCompletion: true },
+			{ continueOnFail: true },
+		);
 		const jobId = failed.items[0].json.job_id as string;
 		expect(failed.items[0].json.error).toMatch(/fail\/model is not a valid model identifier/);
 		expect(jobState(jobId).status).toBe('FAILED');
@@ -165,7 +187,11 @@ describe('Cancel, Edit and Resume', () => {
 		sb.clearLog();
 		const gpu = await run({ operation: 'resume', jobId, gpuType: 'HOPPER_141', gpuCount: 8 });
 		expect(gpu.error?.message).toMatch(/^8 GPUs are available only with ADA_80_PLUS/);
-		const badPath = await run({ operation: 'edit', jobId, configText: config('preempt_rules').replace('/app/ai-toolkit/output', 'output') });
+		const badPath = await run({
+			operation: 'edit',
+			jobId,
+			configText: config('preempt_rules').replace('/app/ai-toolkit/output', 'output'),
+		});
 		expect(badPath.error?.message).toContain('training_folder is "output" but must be "/app/ai-toolkit/output"');
 		expect(sb.log().filter((e) => e.method === 'POST')).toHaveLength(0);
 		expect(sb.log().filter(isJobSubmit)).toHaveLength(0);

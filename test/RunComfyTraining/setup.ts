@@ -32,11 +32,7 @@ export { createDataset, readyDataset, uploadTexts } from '../helpers/sandboxCall
 export const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 
 /** Runs the node on a training job with fast polling (`parameters` override both). */
-export async function runTraining(
-	sb: Sandbox,
-	parameters: INodeParameters,
-	extra: Partial<RunNodeOptions> = {},
-): Promise<RunNodeResult> {
+export async function runTraining(sb: Sandbox, parameters: INodeParameters, extra: Partial<RunNodeOptions> = {}): Promise<RunNodeResult> {
 	return await runNode({
 		node,
 		credentials: credentialsFor(sb),

@@ -32,7 +32,13 @@ describe('Training Job → Get Status', () => {
 		expect(result.error).toBeUndefined();
 		const { json } = result.items[0];
 		expect(Object.keys(json)).toEqual(FINISHED);
-		expect(json).toMatchObject({ job_id: jobId, status: 'succeeded', service_status: 'STOPPED', finished: true, progress: { current: 40, total: 40 } });
+		expect(json).toMatchObject({
+			job_id: jobId,
+			status: 'succeeded',
+			service_status: 'STOPPED',
+			finished: true,
+			progress: { current: 40, total: 40 },
+		});
 	});
 
 	it('simplified, a job stopped early keeps why and how to resume it: ten fields', async () => {
@@ -52,7 +58,12 @@ describe('Training Job → Get Status', () => {
 
 	it('an AI agent gets the simplified form with its summary', async () => {
 		const jobId = await stoppedJob('fox_lora');
-		const result = await callTool(sb, node, { resource: 'trainingJob', operation: 'getStatus', jobId: fromAI('job_id') }, { job_id: jobId });
+		const result = await callTool(
+			sb,
+			node,
+			{ resource: 'trainingJob', operation: 'getStatus', jobId: fromAI('job_id') },
+			{ job_id: jobId },
+		);
 		const [item] = expectCompact(sb, result);
 		expect(Object.keys(item.json)).toEqual([...FINISHED, 'summary']);
 		expectSummary(item.json, jobId, 'succeeded');

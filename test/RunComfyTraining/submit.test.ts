@@ -27,7 +27,8 @@ const sb = useSandbox();
 beforeEach(() => sb.reset(FAST));
 
 const submits = () => sb.log().filter(isJobSubmit);
-const submitted = () => submits().map((e) => e.body as { config_file: string; config_file_format: string; gpu_type: string; gpu_count?: number });
+const submitted = () =>
+	submits().map((e) => e.body as { config_file: string; config_file_format: string; gpu_type: string; gpu_count?: number });
 
 function simpleParams(datasetId: string, extra: INodeParameters = {}): INodeParameters {
 	return {
@@ -50,7 +51,15 @@ function simpleParams(datasetId: string, extra: INodeParameters = {}): INodePara
 }
 
 function textParams(configText: string, extra: INodeParameters = {}): INodeParameters {
-	return { resource: 'trainingJob', operation: 'submit', configMode: 'text', configText, waitForCompletion: false, waitOptions: FAST_WAIT, ...extra };
+	return {
+		resource: 'trainingJob',
+		operation: 'submit',
+		configMode: 'text',
+		configText,
+		waitForCompletion: false,
+		waitOptions: FAST_WAIT,
+		...extra,
+	};
 }
 
 const yamlConfig = (o: { name?: string; folder?: string; dataset?: string; steps?: number } = {}) => `job: extension
@@ -71,7 +80,7 @@ const run = async (parameters: INodeParameters, extra: Partial<Parameters<typeof
 	await runNode({ node, credentials: credentialsFor(sb), parameters, ...extra });
 
 describe('Simple form', () => {
-	it('writes a valid ai-toolkit config with the dataset\'s name in folder_path and submits it once', async () => {
+	it("writes a valid ai-toolkit config with the dataset's name in folder_path and submits it once", async () => {
 		const datasetId = await readyDataset(sb, 'portraits-v2');
 		const result = await run(simpleParams(datasetId));
 		expect(result.error).toBeUndefined();
@@ -147,7 +156,7 @@ describe('Simple form', () => {
 		expect(sb.log().filter((e) => e.api === 'trainer')).toHaveLength(0);
 	});
 
-	it('offers the account\'s datasets in the picker', async () => {
+	it("offers the account's datasets in the picker", async () => {
 		await readyDataset(sb, 'picker-ds');
 		const found = await listSearch({ node, method: 'searchDatasets', credentials: credentialsFor(sb), parameters: {} });
 		expect(found.results.map((r) => r.name)).toEqual(['picker-ds — READY']);
@@ -170,7 +179,19 @@ describe('YAML or JSON config', () => {
 	});
 
 	it('sends JSON exactly as given, as format json (also when mapped as an object)', async () => {
-		const config = { job: 'extension', config: { name: 'json_lora', process: [{ training_folder: '/app/ai-toolkit/output', datasets: [{ folder_path: '/app/ai-toolkit/datasets/ready-ds' }], train: { steps: 20 } }] } };
+		const config = {
+			job: 'extension',
+			config: {
+				name: 'json_lora',
+				process: [
+					{
+						training_folder: '/app/ai-toolkit/output',
+						datasets: [{ folder_path: '/app/ai-toolkit/datasets/ready-ds' }],
+						train: { steps: 20 },
+					},
+				],
+			},
+		};
 		const text = JSON.stringify(config, null, 4);
 		const asText = await run(textParams(text));
 		expect(asText.error).toBeUndefined();
@@ -206,7 +227,7 @@ describe('YAML or JSON config', () => {
 		expect(submits()).toHaveLength(0);
 	});
 
-	it('refuses the dataset\'s id in folder_path and names the right path', async () => {
+	it("refuses the dataset's id in folder_path and names the right path", async () => {
 		const id = sb.state().datasets[0].id;
 		const result = await run(textParams(yamlConfig({ dataset: `/app/ai-toolkit/datasets/${id}` })));
 		expect(result.error?.message).toBe(
@@ -248,7 +269,11 @@ describe('YAML or JSON config', () => {
 		const sent = await run(textParams(withAlias));
 		expect(sent.error).toBeUndefined();
 		expect(submitted()[0].config_file).toBe(withAlias);
-		expect(sent.items[0].json.warnings).toEqual([expect.stringMatching(/could not read this YAML \(Aliases .*\), so training_folder, the dataset folder_path and the dataset's state were not checked/)]);
+		expect(sent.items[0].json.warnings).toEqual([
+			expect.stringMatching(
+				/could not read this YAML \(Aliases .*\), so training_folder, the dataset folder_path and the dataset's state were not checked/,
+			),
+		]);
 	});
 
 	it('lets the service decide about keys it does not find, and says so', async () => {
@@ -327,7 +352,9 @@ describe('Wait for Completion', () => {
 			progress: { current: 40, total: 40, percent: 100 },
 			latest_checkpoint_url: `${base}/p3r5on_v1.safetensors`,
 			lora: { path: `${base}/p3r5on_v1.safetensors` },
-			checkpoint_urls: [10, 20, 30].map((s) => `${base}/p3r5on_v1_${String(s).padStart(9, '0')}.safetensors`).concat(`${base}/p3r5on_v1.safetensors`),
+			checkpoint_urls: [10, 20, 30]
+				.map((s) => `${base}/p3r5on_v1_${String(s).padStart(9, '0')}.safetensors`)
+				.concat(`${base}/p3r5on_v1.safetensors`),
 		});
 		expect(json.artifact_urls).toEqual(expect.arrayContaining([{ path: 'artifacts.config.path', url: `${base}/config.yaml` }]));
 		expect((json.sample_urls as string[]).length).toBe(8);
@@ -351,7 +378,11 @@ describe('Wait for Completion', () => {
 		let result;
 		try {
 			result = await run(
-				simpleParams(datasetId, { steps: 400, waitForCompletion: true, waitOptions: { pollIntervalSeconds: 0.4, maxPollIntervalSeconds: 60 } }),
+				simpleParams(datasetId, {
+					steps: 400,
+					waitForCompletion: true,
+					waitOptions: { pollIntervalSeconds: 0.4, maxPollIntervalSeconds: 60 },
+				}),
 			);
 		} finally {
 			spy.mockRestore();
@@ -368,7 +399,12 @@ describe('Wait for Completion', () => {
 	it('downloads the latest checkpoint and the samples when asked, through the shared download path', async () => {
 		const datasetId = await readyDataset(sb, 'dl-ds');
 		const result = await run(
-			simpleParams(datasetId, { waitForCompletion: true, downloadOutputs: true, artifactsToDownload: ['latestCheckpoint', 'samples'], samplePrompts: 'one' }),
+			simpleParams(datasetId, {
+				waitForCompletion: true,
+				downloadOutputs: true,
+				artifactsToDownload: ['latestCheckpoint', 'samples'],
+				samplePrompts: 'one',
+			}),
 		);
 		expect(result.error).toBeUndefined();
 		const binary = result.items[0].binary ?? {};
@@ -380,7 +416,7 @@ describe('Wait for Completion', () => {
 		expect((await result.readBinary(result.items[0], 'data')).length).toBeGreaterThan(0);
 	});
 
-	it('fails with the job\'s error and its id when training fails; Continue on Fail keeps the id', async () => {
+	it("fails with the job's error and its id when training fails; Continue on Fail keeps the id", async () => {
 		const datasetId = await readyDataset(sb, 'fail-ds');
 		const result = await run(simpleParams(datasetId, { jobName: 'will_fail', waitForCompletion: true }));
 		const job = sb.state().jobs[0];
@@ -403,7 +439,9 @@ describe('Wait for Completion', () => {
 		const job = sb.state().jobs[0];
 		expect(failed.error?.message).toMatch(new RegExp(`^Training job ${job.id} did not finish within 0.2 s \\(status: (running|queued)\\)`));
 		expect(failed.error?.description).toMatch(/keeps going on RunComfy/);
-		const still = await run(simpleParams(datasetId, { jobName: 'second', waitForCompletion: true, waitOptions: { ...short, onTimeout: 'returnRunning' } }));
+		const still = await run(
+			simpleParams(datasetId, { jobName: 'second', waitForCompletion: true, waitOptions: { ...short, onTimeout: 'returnRunning' } }),
+		);
 		expect(still.items[0].json).toMatchObject({ job_id: sb.state().jobs[1].id, still_running: true });
 		expect(sb.log().filter(isJobCall('cancel'))).toHaveLength(0);
 		expect(sb.state().jobs.map((j) => j.status)).toEqual(['RUNNING', 'RUNNING']);
@@ -414,7 +452,10 @@ describe('Wait for Completion', () => {
 		const datasetId = await readyDataset(sb, 'stop-ds');
 		const result = await run(simpleParams(datasetId, { waitForCompletion: true, waitOptions: { ...FAST_WAIT, maxWaitSeconds: 60 } }), {
 			onStart: (stop) => {
-				void until(() => sb.log().some((e) => e.method === 'GET' && e.path.endsWith('/status') && e.path.includes('/jobs/')), 'a status poll').then(stop);
+				void until(
+					() => sb.log().some((e) => e.method === 'GET' && e.path.endsWith('/status') && e.path.includes('/jobs/')),
+					'a status poll',
+				).then(stop);
 			},
 		});
 		expect(result.stopped).toBe(true);

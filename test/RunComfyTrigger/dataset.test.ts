@@ -2,17 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { Sandbox } from '../../sandbox';
 import { listSearch } from '../helpers/engine';
-import {
-	DATASETS,
-	client,
-	createDataset,
-	credentialsFor,
-	datasetReaches,
-	openSandbox,
-	pollOnce,
-	trigger,
-	uploadPair,
-} from './setup';
+import { DATASETS, client, createDataset, credentialsFor, datasetReaches, openSandbox, pollOnce, trigger, uploadPair } from './setup';
 
 // Most tests start from datasets already READY or FAILED and ask the first poll to fire for those too.
 const params = (id: string, more = '') => ({
@@ -172,7 +162,7 @@ describe('RunComfy Trigger: dataset ready or failed', () => {
 		expect(await pollOnce(sb, allParams(false), {})).toBeNull();
 	});
 
-	it('offers the Dataset node\'s dataset picker', async () => {
+	it("offers the Dataset node's dataset picker", async () => {
 		await createDataset(sb, 'cats');
 		const dogs = await createDataset(sb, 'dogs');
 		const found = await listSearch({

@@ -4,7 +4,7 @@ import { RunComfyTrigger } from '../../nodes/RunComfyTrigger/RunComfyTrigger.nod
 describe('RunComfy Trigger description', () => {
 	const { description } = new RunComfyTrigger();
 
-	it('follows n8n\'s polling-trigger conventions', () => {
+	it("follows n8n's polling-trigger conventions", () => {
 		expect(description.name).toBe('runComfyTrigger');
 		expect(description.name).toMatch(/Trigger$/);
 		expect(description.displayName).toBe('RunComfy Trigger');
@@ -30,7 +30,7 @@ describe('RunComfy Trigger description', () => {
 		expect(fieldsOf('balanceBelow')).toEqual(['thresholdUsd', 'fireForExisting']);
 	});
 
-	it('reuses the Dataset and Deployment nodes\' pickers', async () => {
+	it("reuses the Dataset and Deployment nodes' pickers", async () => {
 		const { searchDatasets } = await import('../../nodes/RunComfyDataset/methods/listSearch');
 		const { searchDeployments } = await import('../../nodes/RunComfyDeployment/methods/listSearch');
 		const trigger = new RunComfyTrigger();

@@ -16,7 +16,12 @@ import {
 } from './setup';
 
 // Most tests start from runs that already finished, so they ask the first poll to fire for those too.
-const modelParams = (requestIds: string, fireForExisting = true) => ({ event: 'request', requestType: 'model', requestIds, fireForExisting });
+const modelParams = (requestIds: string, fireForExisting = true) => ({
+	event: 'request',
+	requestType: 'model',
+	requestIds,
+	fireForExisting,
+});
 const deploymentParams = (deploymentId: string, requestIds: string) => ({
 	event: 'request',
 	requestType: 'deployment',
@@ -156,7 +161,7 @@ describe('RunComfy Trigger: request finished', () => {
 		});
 	});
 
-	it('offers the Deployment node\'s deployment picker', async () => {
+	it("offers the Deployment node's deployment picker", async () => {
 		const found = await listSearch({
 			node: trigger,
 			method: 'searchDeployments',

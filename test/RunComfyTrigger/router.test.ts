@@ -39,9 +39,12 @@ function fakePollFunctions(parameters: IDataObject, mode: 'trigger' | 'manual'):
 	const ctx: Partial<IPollFunctions> = {
 		getNode: () => node,
 		getMode: () => mode,
-		getNodeParameter: ((name: string, fallback?: unknown) => (name in parameters ? parameters[name] : fallback)) as IPollFunctions['getNodeParameter'],
+		getNodeParameter: ((name: string, fallback?: unknown) =>
+			name in parameters ? parameters[name] : fallback) as IPollFunctions['getNodeParameter'],
 		getWorkflowStaticData: (type: string) => (type === 'global' ? global : {}),
-		helpers: { returnJsonArray: (items: IDataObject | IDataObject[]) => [items].flat().map((json) => ({ json })) } as IPollFunctions['helpers'],
+		helpers: {
+			returnJsonArray: (items: IDataObject | IDataObject[]) => [items].flat().map((json) => ({ json })),
+		} as IPollFunctions['helpers'],
 	};
 	return { ctx: ctx as IPollFunctions, global };
 }

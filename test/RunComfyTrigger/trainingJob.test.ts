@@ -1,16 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Sandbox } from '../../sandbox';
-import {
-	JOBS,
-	client,
-	jobReaches,
-	jobState,
-	openSandbox,
-	pollOnce,
-	readyDataset,
-	submitJob,
-} from './setup';
+import { JOBS, client, jobReaches, jobState, openSandbox, pollOnce, readyDataset, submitJob } from './setup';
 
 // The tests start from jobs that already ended and ask the first poll to fire for those too.
 const params = (jobIds: string) => ({ event: 'trainingJob', jobIds, fireForExisting: true });

@@ -110,7 +110,7 @@ describe('RunComfy Webhook Trigger: deliveries', () => {
 		for (const url of [`/webhook/${DEFAULT_WEBHOOK_ID}/wrong-token-0123456789`, `/webhook/${DEFAULT_WEBHOOK_ID}`, '/webhook/x/']) {
 			const refused = await send(success(rid), url);
 			expect(refused).toMatchObject({ status: 403, started: false });
-			expect(refused.body).toEqual({ received: false, error: 'This URL does not carry the trigger\'s secret path token' });
+			expect(refused.body).toEqual({ received: false, error: "This URL does not carry the trigger's secret path token" });
 		}
 		// The token in the query is not the path: refused too.
 		expect((await send(success(rid), `/webhook/${DEFAULT_WEBHOOK_ID}/x?token=${ROUTE_SEGMENT}`)).status).toBe(403);
@@ -142,7 +142,10 @@ describe('RunComfy Webhook Trigger: deliveries', () => {
 		// Later retries of any of them start nothing either.
 		expect(started(await Promise.all(ids.slice(0, 10).map(async (id) => await send(success(id)))))).toHaveLength(0);
 		// The copies of one request shared one result fetch; the repeats asked nothing.
-		const asked = sb.log().filter((e) => e.api === 'serverless').map((e) => `${e.method} ${e.path}`);
+		const asked = sb
+			.log()
+			.filter((e) => e.api === 'serverless')
+			.map((e) => `${e.method} ${e.path}`);
 		expect([...asked].sort()).toEqual(ids.map((id) => `GET /prod/v2/deployments/${dep}/requests/${id}/result`).sort());
 		// The parallel ones all loaded the same copy and one save was in flight at a time (a further one only per
 		// SAVE_RETRY_MS), then one retry completed it: a few writes of the workflow row, not one per fired delivery
@@ -200,7 +203,12 @@ describe('RunComfy Webhook Trigger: deliveries', () => {
 	});
 
 	it('reads "output" (LoRA deployments) instead of "outputs"', () => {
-		const parsed = parseDelivery({ request_id: 'r-lora', deployment_id: dep, status: 'succeeded', output: { images: [`${sb.urls.files}/files/lora.png`] } });
+		const parsed = parseDelivery({
+			request_id: 'r-lora',
+			deployment_id: dep,
+			status: 'succeeded',
+			output: { images: [`${sb.urls.files}/files/lora.png`] },
+		});
 		if (!parsed.ok) throw new Error('not parsed');
 		expect(deliveryItem(parsed.delivery).output_urls).toEqual([{ path: 'output.images[0]', url: `${sb.urls.files}/files/lora.png` }]);
 	});
@@ -222,7 +230,11 @@ describe('RunComfy Webhook Trigger: deliveries', () => {
 
 	it('answers 400 to a delivery it cannot read and 200 to a status that is no event; starts nothing', async () => {
 		const { send } = setup();
-		expect(await send({ status: 'succeeded' })).toMatchObject({ status: 400, started: false, body: { error: 'The delivery has no request_id' } });
+		expect(await send({ status: 'succeeded' })).toMatchObject({
+			status: 400,
+			started: false,
+			body: { error: 'The delivery has no request_id' },
+		});
 		expect(await send('not json')).toMatchObject({ status: 400, started: false });
 		const rid = await cancelledRequest(sb, dep);
 		const requested = await send(event(rid, 'cancellation_requested'));

@@ -81,12 +81,21 @@ describe('examples/fire-and-forget-submit.json and fire-and-forget-receive.json'
 			options: { webhookUrl: '' },
 		});
 		// A token in a public example would be everyone's: the user sets one, and publishing refuses none.
-		expect(triggerNode.parameters).toEqual({ event: 'deploymentRequest', pathToken: '', includeIntermediate: false, downloadOutputs: true });
+		expect(triggerNode.parameters).toEqual({
+			event: 'deploymentRequest',
+			pathToken: '',
+			includeIntermediate: false,
+			downloadOutputs: true,
+		});
 		expect(receiveExample.connections).toEqual({
 			'RunComfy Webhook Trigger': { main: [[{ node: 'Succeeded?', type: 'main', index: 0 }]] },
-			'Succeeded?': { main: [[{ node: 'Use the Images', type: 'main', index: 0 }], [{ node: 'Handle the Failure', type: 'main', index: 0 }]] },
+			'Succeeded?': {
+				main: [[{ node: 'Use the Images', type: 'main', index: 0 }], [{ node: 'Handle the Failure', type: 'main', index: 0 }]],
+			},
 		});
-		expect(JSON.stringify(nodeNamed(receiveExample, 'Succeeded?').parameters)).toContain('"leftValue":"={{ $json.status }}","rightValue":"succeeded"');
+		expect(JSON.stringify(nodeNamed(receiveExample, 'Succeeded?').parameters)).toContain(
+			'"leftValue":"={{ $json.status }}","rightValue":"succeeded"',
+		);
 		for (const node of [submitNode, triggerNode]) expect(node.credentials).toEqual({ runComfyApi: { id: null, name: 'RunComfy account' } });
 	});
 

@@ -11,7 +11,17 @@ import { RETENTION_MS } from '../../nodes/RunComfyWebhookTrigger/ledger';
 import { deliver } from '../helpers/engine-trigger';
 import type { DeliveryResult, StaticDataStore } from '../helpers/engine-trigger';
 import type { RunComfyCredentialData } from '../helpers/engine';
-import { client, credentialsFor, failedRequest, finishedRequests, openSandbox, resultOf, runReaches, submitInference, webhookTrigger } from './setup';
+import {
+	client,
+	credentialsFor,
+	failedRequest,
+	finishedRequests,
+	openSandbox,
+	resultOf,
+	runReaches,
+	submitInference,
+	webhookTrigger,
+} from './setup';
 
 const ROUTE_SEGMENT = 'Fq8rT2vX9mK4pR7sLw3nYb6c';
 const params: INodeParameters = { event: 'deploymentRequest', pathToken: ROUTE_SEGMENT };
@@ -142,7 +152,10 @@ describe('RunComfy Webhook Trigger: forged final events are confirmed with the A
 		expect(await send(event(rid, 'succeeded', { outputs: forgedOutputs() }))).toMatchObject({ status: 200, started: false });
 		const real = await send(event(rid, 'failed'));
 		expect(real.started).toBe(true);
-		expect(real.items[0].json).toMatchObject({ event: 'request.failed', error: [expect.objectContaining({ error: 'CUDA error: out of memory' })] });
+		expect(real.items[0].json).toMatchObject({
+			event: 'request.failed',
+			error: [expect.objectContaining({ error: 'CUDA error: out of memory' })],
+		});
 	});
 
 	it('when the API cannot confirm (a token it refuses), answers 503 so RunComfy delivers again, and records nothing', async () => {

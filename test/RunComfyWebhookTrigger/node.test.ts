@@ -164,26 +164,14 @@ describe('RunComfy Webhook Trigger: downloads and restarts', () => {
 		expect((await send(webhookTrigger)).started).toBe(true);
 
 		// A new n8n process: the node's module loaded afresh (nothing in memory), the static data as saved.
-		let Restarted: typeof RunComfyWebhookTrigger | undefined;
-		jest.isolateModules(() => {
-			// eslint-disable-next-line @typescript-eslint/no-require-imports
-			Restarted = (require('../../nodes/RunComfyWebhookTrigger/RunComfyWebhookTrigger.node') as {
-				RunComfyWebhookTrigger: typeof RunComfyWebhookTrigger;
-			}).RunComfyWebhookTrigger;
-		});
+		const Restarted = freshNodeClass();
 		expect(Restarted).toBeDefined();
 		expect(Restarted).not.toBe(RunComfyWebhookTrigger);
 		const afterRestart = await send(new Restarted!());
 		expect(afterRestart).toMatchObject({ status: 200, started: false, body: { reason: 'already delivered' } });
 
 		// Without the saved copy, the fresh process would have started it again.
-		let Unsaved: typeof RunComfyWebhookTrigger | undefined;
-		jest.isolateModules(() => {
-			// eslint-disable-next-line @typescript-eslint/no-require-imports
-			Unsaved = (require('../../nodes/RunComfyWebhookTrigger/RunComfyWebhookTrigger.node') as {
-				RunComfyWebhookTrigger: typeof RunComfyWebhookTrigger;
-			}).RunComfyWebhookTrigger;
-		});
+		const Unsaved = freshNodeClass();
 		const fresh = await deliver({
 			node: new Unsaved!(),
 			parameters: params,
@@ -195,3 +183,16 @@ describe('RunComfy Webhook Trigger: downloads and restarts', () => {
 		expect(fresh.started).toBe(true);
 	});
 });
+
+/** The node's class from its module loaded afresh (nothing in memory), as a new n8n process loads it. */
+function freshNodeClass(): typeof RunComfyWebhookTrigger | undefined {
+	let fresh: typeof RunComfyWebhookTrigger | undefined;
+	jest.isolateModules(() => {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const loaded = require('../../nodes/RunComfyWebhookTrigger/RunComfyWebhookTrigger.node') as {
+			RunComfyWebhookTrigger: typeof RunComfyWebhookTrigger;
+		};
+		fresh = loaded.RunComfyWebhookTrigger;
+	});
+	return fresh;
+}

@@ -11,7 +11,11 @@ import * as handle from '../../nodes/RunComfyWebhookTrigger/handle';
 import { testNode } from '../helpers/testNode';
 import { webhookTrigger } from './setup';
 
-const node = testNode({ id: 'webhook-trigger-under-test', name: 'RunComfy Webhook Trigger', type: 'n8n-nodes-runcomfy.runComfyWebhookTrigger' });
+const node = testNode({
+	id: 'webhook-trigger-under-test',
+	name: 'RunComfy Webhook Trigger',
+	type: 'n8n-nodes-runcomfy.runComfyWebhookTrigger',
+});
 
 function fakeContext<T extends IHookFunctions | IWebhookFunctions>(pathToken: string): T {
 	const parameters: Record<string, unknown> = { event: 'deploymentRequest', pathToken };
@@ -33,7 +37,7 @@ describe('RunComfy Webhook Trigger: entry points', () => {
 		expect(Object.keys(webhookTrigger.webhookMethods)).toEqual(['default']);
 	});
 
-	it('every delivery reaches handleDelivery with the webhook\'s context; its answer is the node\'s', async () => {
+	it("every delivery reaches handleDelivery with the webhook's context; its answer is the node's", async () => {
 		const answer = { webhookResponse: { received: true } };
 		const spy = jest.spyOn(handle, 'handleDelivery').mockResolvedValue(answer);
 		const ctx = fakeContext<IWebhookFunctions>(ROUTE_SEGMENT);

@@ -23,7 +23,8 @@ export async function openSandbox(config: SandboxConfig = {}): Promise<Sandbox> 
 
 /** The result record of a request, as the sandbox's API returns it. */
 export async function resultOf(sb: Sandbox, deploymentId: string, requestId: string): Promise<IDataObject> {
-	return (await client(sb).get(`${sb.urls.serverless}/prod/v2/deployments/${deploymentId}/requests/${requestId}/result`)).data as IDataObject;
+	return (await client(sb).get(`${sb.urls.serverless}/prod/v2/deployments/${deploymentId}/requests/${requestId}/result`))
+		.data as IDataObject;
 }
 
 /** `n` requests on the deployment, each one finished (completed in the sandbox's own state). */

@@ -33,7 +33,13 @@ describe('credential test request', () => {
 		expect(result.status).toBe('OK');
 		const log = sb.log();
 		expect(log).toHaveLength(1);
-		expect(log[0]).toMatchObject({ api: 'serverless', method: 'GET', path: '/prod/v2/balance', status: 200, authorization: `Bearer ${sb.token}` });
+		expect(log[0]).toMatchObject({
+			api: 'serverless',
+			method: 'GET',
+			path: '/prod/v2/balance',
+			status: 200,
+			authorization: `Bearer ${sb.token}`,
+		});
 	});
 
 	it('passes with a zero balance (a zero balance is not an error)', async () => {
@@ -115,7 +121,7 @@ describe("n8n's injected domain fields", () => {
 		expect(names).not.toContain('allowedHttpRequestDomains');
 	});
 
-	it("describe the same wildcard rule as n8n's own lists (\"*.example.com\" is subdomains only)", () => {
+	it('describe the same wildcard rule as n8n\'s own lists ("*.example.com" is subdomains only)', () => {
 		const field = new RunComfyApi().properties.find((p) => p.name === 'allowedDownloadHosts');
 		expect(field?.description).toMatch(/"\*\.example\.com" its subdomains only/);
 	});

@@ -12,7 +12,17 @@ import type { CredentialJson, UserFolder } from '../../scripts/e2e/n8n';
 import { answer, lastToolResult, startFakeLlm, textOf, toolResults } from '../helpers/fakeLlm';
 import { jobReaches, readyDataset, submitJob } from '../helpers/sandboxCalls';
 import type { ChatRequest, FakeLlm, Reply } from '../helpers/fakeLlm';
-import { CAP_USD, FLUX, FLUX_PRO, agentWorkflow, deploymentAndTrainingTools, modelTools, openAiCredential, parseToolResult, toolFor } from './agentKit';
+import {
+	CAP_USD,
+	FLUX,
+	FLUX_PRO,
+	agentWorkflow,
+	deploymentAndTrainingTools,
+	modelTools,
+	openAiCredential,
+	parseToolResult,
+	toolFor,
+} from './agentKit';
 import type { ToolNode } from './agentKit';
 
 const TEST_TIMEOUT = 4 * 60 * 1000;
@@ -33,7 +43,10 @@ const call =
 const submits = () => sandbox.log().filter((e) => e.api === 'model' && e.method === 'POST' && /^\/v1\/models\//.test(e.path));
 
 async function runAgent(agentVersion: number, prompt: string, tools: ToolNode[] = modelTools()) {
-	const wf = await h.importWorkflow(userFolder, agentWorkflow({ name: `Agent ${agentVersion}`, prompt, agentVersion, tools, runcomfy, openAi }));
+	const wf = await h.importWorkflow(
+		userFolder,
+		agentWorkflow({ name: `Agent ${agentVersion}`, prompt, agentVersion, tools, runcomfy, openAi }),
+	);
 	sandbox.clearLog();
 	llm.requests.length = 0;
 	const res = await h.execute(userFolder, wf.id, { timeoutMs: TEST_TIMEOUT });
@@ -46,15 +59,18 @@ async function runAgent(agentVersion: number, prompt: string, tools: ToolNode[] 
 // The sandbox merges fault settings: switch off the one a retry test sets.
 beforeEach(() => sandbox.configure({ faults: { rate5xx: 0 } }));
 
-beforeAll(async () => {
-	await h.ensureN8n();
-	await h.ensureBuilt();
-	userFolder = h.createUserFolder();
-	sandbox = await startSandbox({ runDurationMs: 300, queueMs: 20, modelDurations: { [FLUX_PRO]: 10 * 60 * 1000 } });
-	llm = await startFakeLlm();
-	runcomfy = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
-	openAi = await h.importCredential(userFolder, openAiCredential(llm.baseUrl));
-}, 15 * 60 * 1000);
+beforeAll(
+	async () => {
+		await h.ensureN8n();
+		await h.ensureBuilt();
+		userFolder = h.createUserFolder();
+		sandbox = await startSandbox({ runDurationMs: 300, queueMs: 20, modelDurations: { [FLUX_PRO]: 10 * 60 * 1000 } });
+		llm = await startFakeLlm();
+		runcomfy = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
+		openAi = await h.importCredential(userFolder, openAiCredential(llm.baseUrl));
+	},
+	15 * 60 * 1000,
+);
 
 afterAll(async () => {
 	await llm?.close();
@@ -63,99 +79,125 @@ afterAll(async () => {
 });
 
 describe.each([3.1, 2.2])('AI Agent %s in a real n8n with the RunComfy tools', (agentVersion) => {
-	it('estimates, runs (one submit) and gets compact JSON with the output URL', async () => {
-		llm.script([
-			call('Estimate Cost', { model_id: FLUX, inputs: { prompt: 'a red fox' } }),
-			call('Run Model', { model_id: FLUX, inputs: { prompt: 'a red fox' }, max_wait_seconds: 60 }),
-			(req) => answer(`done: ${lastToolResult(req)}`),
-		]);
-		const { run, printed } = await runAgent(agentVersion, 'Price a red fox picture, then make it.');
-		expect([run.status, printed.slice(-2000)]).toEqual(['success', expect.anything()]);
-		expect(llm.remaining()).toBe(0);
-		const [estimate, result] = toolResults(llm.requests.at(-1) as ChatRequest).map(parseToolResult);
-		expect(estimate).toMatchObject({ model_id: FLUX, estimated: true });
-		expect(typeof estimate.estimated_cost_usd).toBe('number');
-		const id = String(result.request_id);
-		expect(result).toMatchObject({ status: 'succeeded' });
-		expect(typeof result.summary).toBe('string');
-		expect(String(result.summary)).toContain(id);
-		expect(JSON.stringify(result.output_urls)).toMatch(/http:\/\/127\.0\.0\.1:\d+\/files\//);
-		expect(submits()).toHaveLength(1);
-		expect(sandbox.log().filter((e) => e.api === 'files')).toEqual([]);
-	}, TEST_TIMEOUT);
+	it(
+		'estimates, runs (one submit) and gets compact JSON with the output URL',
+		async () => {
+			llm.script([
+				call('Estimate Cost', { model_id: FLUX, inputs: { prompt: 'a red fox' } }),
+				call('Run Model', { model_id: FLUX, inputs: { prompt: 'a red fox' }, max_wait_seconds: 60 }),
+				(req) => answer(`done: ${lastToolResult(req)}`),
+			]);
+			const { run, printed } = await runAgent(agentVersion, 'Price a red fox picture, then make it.');
+			expect([run.status, printed.slice(-2000)]).toEqual(['success', expect.anything()]);
+			expect(llm.remaining()).toBe(0);
+			const [estimate, result] = toolResults(llm.requests.at(-1) as ChatRequest).map(parseToolResult);
+			expect(estimate).toMatchObject({ model_id: FLUX, estimated: true });
+			expect(typeof estimate.estimated_cost_usd).toBe('number');
+			const id = String(result.request_id);
+			expect(result).toMatchObject({ status: 'succeeded' });
+			expect(typeof result.summary).toBe('string');
+			expect(String(result.summary)).toContain(id);
+			expect(JSON.stringify(result.output_urls)).toMatch(/http:\/\/127\.0\.0\.1:\d+\/files\//);
+			expect(submits()).toHaveLength(1);
+			expect(sandbox.log().filter((e) => e.api === 'files')).toEqual([]);
+		},
+		TEST_TIMEOUT,
+	);
 
-	it('a long run comes back as still running within the agent bound; the agent follows up with Get Status by its id', async () => {
-		llm.script([
-			call('Run Model', { model_id: FLUX_PRO, inputs: { prompt: 'a slow fox' }, max_wait_seconds: 2 }),
-			call('Get Status', (req) => ({ request_id: parseToolResult(lastToolResult(req)).request_id })),
-			(req) => answer(`still going: ${lastToolResult(req)}`),
-		]);
-		const { run } = await runAgent(agentVersion, 'Make a slow fox picture.');
-		expect(run.status).toBe('success');
-		expect(llm.remaining()).toBe(0);
-		const [first, status] = toolResults(llm.requests.at(-1) as ChatRequest).map(parseToolResult);
-		const id = String(first.request_id);
-		expect(first).toMatchObject({ still_running: true, status: 'running' });
-		expect(first.error).toBeUndefined();
-		expect(String(first.summary)).toContain(id);
-		expect(status).toMatchObject({ request_id: id, status: 'running' });
-		expect(submits()).toHaveLength(1);
-		expect(sandbox.log().filter((e) => e.path.endsWith('/cancel'))).toEqual([]);
-	}, TEST_TIMEOUT);
+	it(
+		'a long run comes back as still running within the agent bound; the agent follows up with Get Status by its id',
+		async () => {
+			llm.script([
+				call('Run Model', { model_id: FLUX_PRO, inputs: { prompt: 'a slow fox' }, max_wait_seconds: 2 }),
+				call('Get Status', (req) => ({ request_id: parseToolResult(lastToolResult(req)).request_id })),
+				(req) => answer(`still going: ${lastToolResult(req)}`),
+			]);
+			const { run } = await runAgent(agentVersion, 'Make a slow fox picture.');
+			expect(run.status).toBe('success');
+			expect(llm.remaining()).toBe(0);
+			const [first, status] = toolResults(llm.requests.at(-1) as ChatRequest).map(parseToolResult);
+			const id = String(first.request_id);
+			expect(first).toMatchObject({ still_running: true, status: 'running' });
+			expect(first.error).toBeUndefined();
+			expect(String(first.summary)).toContain(id);
+			expect(status).toMatchObject({ request_id: id, status: 'running' });
+			expect(submits()).toHaveLength(1);
+			expect(sandbox.log().filter((e) => e.path.endsWith('/cancel'))).toEqual([]);
+		},
+		TEST_TIMEOUT,
+	);
 
-	it('Max Estimated Cost refuses an over-budget call with nothing paid, and the model reads the refusal', async () => {
-		llm.script([
-			call('Run Model', { model_id: FLUX, inputs: { prompt: 'four foxes', num_images: 4 }, max_wait_seconds: 60 }),
-			(req) => answer(`refused: ${lastToolResult(req)}`),
-		]);
-		const { run } = await runAgent(agentVersion, 'Make four fox pictures.');
-		expect(run.status).toBe('success');
-		const refusal = lastToolResult(llm.requests.at(-1) as ChatRequest);
-		expect(refusal).toMatch(/Max Estimated Cost/i);
-		expect(refusal).toContain(String(CAP_USD));
-		expect(submits()).toHaveLength(0);
-	}, TEST_TIMEOUT);
+	it(
+		'Max Estimated Cost refuses an over-budget call with nothing paid, and the model reads the refusal',
+		async () => {
+			llm.script([
+				call('Run Model', { model_id: FLUX, inputs: { prompt: 'four foxes', num_images: 4 }, max_wait_seconds: 60 }),
+				(req) => answer(`refused: ${lastToolResult(req)}`),
+			]);
+			const { run } = await runAgent(agentVersion, 'Make four fox pictures.');
+			expect(run.status).toBe('success');
+			const refusal = lastToolResult(llm.requests.at(-1) as ChatRequest);
+			expect(refusal).toMatch(/Max Estimated Cost/i);
+			expect(refusal).toContain(String(CAP_USD));
+			expect(submits()).toHaveLength(0);
+		},
+		TEST_TIMEOUT,
+	);
 
-	it('Deployment → Inference → Run and Training → Get Status as tools: compact answers, one submit', async () => {
-		const dataset = `dogs${String(agentVersion).replace('.', '')}`;
-		await readyDataset(sandbox, dataset);
-		const jobId = await submitJob(sandbox, 'fox_lora', dataset, 10);
-		await jobReaches(sandbox, jobId, (j) => j.status === 'STOPPED');
-		const deploymentId = sandbox.stable.deployments.textToImage;
-		llm.script([
-			call('Run Deployment', { deployment_id: deploymentId, overrides: { '6': { inputs: { text: 'a red fox' } } } }),
-			call('Training Status', { job_id: jobId }),
-			(req) => answer(`done: ${toolResults(req).join(' | ')}`),
-		]);
-		const { run } = await runAgent(agentVersion, 'Run the deployment and check the training.', deploymentAndTrainingTools());
-		expect(run.status).toBe('success');
-		const [inference, training] = toolResults(llm.requests.at(-1) as ChatRequest).map(parseToolResult);
-		expect(inference).toMatchObject({ status: 'succeeded' });
-		expect(String(inference.summary)).toContain(String(inference.request_id));
-		expect(JSON.stringify(inference)).toMatch(/http:\/\/127\.0\.0\.1:\d+\/files\//);
-		expect(training).toMatchObject({ job_id: jobId, status: 'succeeded', finished: true });
-		// Simplify is on by default: the agent gets the short status record, not the GPU fields or the result URL.
-		expect(training.gpu_type).toBeUndefined();
-		expect(training.result_url).toBeUndefined();
-		const inferenceSubmits = sandbox.log().filter((e) => e.method === 'POST' && e.path.endsWith('/inference'));
-		expect(inferenceSubmits).toHaveLength(1);
-		expect(sandbox.log().filter((e) => e.api === 'files')).toEqual([]);
-	}, TEST_TIMEOUT);
+	it(
+		'Deployment → Inference → Run and Training → Get Status as tools: compact answers, one submit',
+		async () => {
+			const dataset = `dogs${String(agentVersion).replace('.', '')}`;
+			await readyDataset(sandbox, dataset);
+			const jobId = await submitJob(sandbox, 'fox_lora', dataset, 10);
+			await jobReaches(sandbox, jobId, (j) => j.status === 'STOPPED');
+			const deploymentId = sandbox.stable.deployments.textToImage;
+			llm.script([
+				call('Run Deployment', { deployment_id: deploymentId, overrides: { '6': { inputs: { text: 'a red fox' } } } }),
+				call('Training Status', { job_id: jobId }),
+				(req) => answer(`done: ${toolResults(req).join(' | ')}`),
+			]);
+			const { run } = await runAgent(agentVersion, 'Run the deployment and check the training.', deploymentAndTrainingTools());
+			expect(run.status).toBe('success');
+			const [inference, training] = toolResults(llm.requests.at(-1) as ChatRequest).map(parseToolResult);
+			expect(inference).toMatchObject({ status: 'succeeded' });
+			expect(String(inference.summary)).toContain(String(inference.request_id));
+			expect(JSON.stringify(inference)).toMatch(/http:\/\/127\.0\.0\.1:\d+\/files\//);
+			expect(training).toMatchObject({ job_id: jobId, status: 'succeeded', finished: true });
+			// Simplify is on by default: the agent gets the short status record, not the GPU fields or the result URL.
+			expect(training.gpu_type).toBeUndefined();
+			expect(training.result_url).toBeUndefined();
+			const inferenceSubmits = sandbox.log().filter((e) => e.method === 'POST' && e.path.endsWith('/inference'));
+			expect(inferenceSubmits).toHaveLength(1);
+			expect(sandbox.log().filter((e) => e.api === 'files')).toEqual([]);
+		},
+		TEST_TIMEOUT,
+	);
 
-	it('what the model is shown: each tool says what it does and what it costs', async () => {
-		llm.script([answer('nothing to do')]);
-		const { run } = await runAgent(agentVersion, 'Say hello.');
-		expect(run.status).toBe('success');
-		const shown = (llm.requests[0].tools ?? []).map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters }));
-		expect(shown.map((t) => t.name).sort()).toEqual(['Estimate_Cost', 'Get_Result', 'Get_Status', 'Run_Model']);
-		for (const tool of shown) {
-			expect(tool.description).toMatch(/RunComfy/);
-			expect(tool.description).toMatch(/Free: nothing is charged\.|Paid: this spends RunComfy credit\./);
-		}
-		expect(shown.find((t) => t.name === 'Run_Model')?.description).toMatch(/^Runs a RunComfy hosted model.*Paid: this spends RunComfy credit\./);
-		expect(shown.find((t) => t.name === 'Estimate_Cost')?.description).toMatch(/Submits nothing\. Free/);
-		expect(shown.sort((a, b) => a.name.localeCompare(b.name))).toMatchSnapshot();
-	}, TEST_TIMEOUT);
+	it(
+		'what the model is shown: each tool says what it does and what it costs',
+		async () => {
+			llm.script([answer('nothing to do')]);
+			const { run } = await runAgent(agentVersion, 'Say hello.');
+			expect(run.status).toBe('success');
+			const shown = (llm.requests[0].tools ?? []).map((t) => ({
+				name: t.function.name,
+				description: t.function.description,
+				parameters: t.function.parameters,
+			}));
+			expect(shown.map((t) => t.name).sort()).toEqual(['Estimate_Cost', 'Get_Result', 'Get_Status', 'Run_Model']);
+			for (const tool of shown) {
+				expect(tool.description).toMatch(/RunComfy/);
+				expect(tool.description).toMatch(/Free: nothing is charged\.|Paid: this spends RunComfy credit\./);
+			}
+			expect(shown.find((t) => t.name === 'Run_Model')?.description).toMatch(
+				/^Runs a RunComfy hosted model.*Paid: this spends RunComfy credit\./,
+			);
+			expect(shown.find((t) => t.name === 'Estimate_Cost')?.description).toMatch(/Submits nothing\. Free/);
+			expect(shown.sort((a, b) => a.name.localeCompare(b.name))).toMatchSnapshot();
+		},
+		TEST_TIMEOUT,
+	);
 });
 
 /**
@@ -163,45 +205,58 @@ describe.each([3.1, 2.2])('AI Agent %s in a real n8n with the RunComfy tools', (
  * a new run index. On both the pick-up memory must find the earlier submission of the same call.
  */
 describe.each([3.1, 2.2])('AI Agent %s: Retry On Fail on a tool node', (agentVersion) => {
-	it('Retry On Fail on the tool node with every submit answer lost: one submit', async () => {
-		sandbox.configure({ faults: { rate5xx: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
-		const tools = modelTools().map((t) => (t.name === 'Run Model' ? { ...t, extra: { retryOnFail: true, maxTries: 3, waitBetweenTries: 100 } } : t));
-		llm.script([call('Run Model', { model_id: FLUX, inputs: { prompt: `a lost fox ${agentVersion}` }, max_wait_seconds: 30 }), (req) => answer(`failed: ${lastToolResult(req)}`)]);
-		await runAgent(agentVersion, 'Make a fox picture.', tools);
-		expect(submits()).toHaveLength(1);
-		expect(sandbox.state().runs.filter((r) => (r.body as { prompt?: string }).prompt === `a lost fox ${agentVersion}`)).toHaveLength(1);
-	}, TEST_TIMEOUT);
+	it(
+		'Retry On Fail on the tool node with every submit answer lost: one submit',
+		async () => {
+			sandbox.configure({ faults: { rate5xx: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
+			const tools = modelTools().map((t) =>
+				t.name === 'Run Model' ? { ...t, extra: { retryOnFail: true, maxTries: 3, waitBetweenTries: 100 } } : t,
+			);
+			llm.script([
+				call('Run Model', { model_id: FLUX, inputs: { prompt: `a lost fox ${agentVersion}` }, max_wait_seconds: 30 }),
+				(req) => answer(`failed: ${lastToolResult(req)}`),
+			]);
+			await runAgent(agentVersion, 'Make a fox picture.', tools);
+			expect(submits()).toHaveLength(1);
+			expect(sandbox.state().runs.filter((r) => (r.body as { prompt?: string }).prompt === `a lost fox ${agentVersion}`)).toHaveLength(1);
+		},
+		TEST_TIMEOUT,
+	);
 });
 
 describe('examples/agent-generate-images.json in a real n8n', () => {
-	it('a chat message: the agent prices and runs the image and answers with its URL (one submit)', async () => {
-		// `n8n execute` cannot start at a chat trigger: a Manual Trigger feeds the chat message in its place.
-		const wf = JSON.parse(JSON.stringify(example)) as { nodes: Array<Record<string, unknown>>; connections: Record<string, unknown> };
-		const chat = wf.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.chatTrigger') as Record<string, unknown>;
-		Object.assign(chat, {
-			type: 'n8n-nodes-base.set',
-			typeVersion: 3.4,
-			parameters: { mode: 'raw', jsonOutput: JSON.stringify({ sessionId: 'e2e', chatInput: 'Make a red fox picture' }), options: {} },
-		});
-		delete chat.webhookId;
-		wf.nodes.push({ parameters: {}, name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [-200, 0] });
-		wf.connections.Start = { main: [[{ node: chat.name, type: 'main', index: 0 }]] };
-		const model = wf.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi') as Record<string, unknown>;
-		model.credentials = { openAiApi: { id: openAi.id, name: openAi.name } };
-		llm.script([
-			call('Estimate Cost', { model_id: FLUX, inputs: { prompt: 'a red fox' } }),
-			call('Run Model', { model_id: FLUX, inputs: { prompt: 'a red fox' } }),
-			(req) => answer(`Here it is: ${lastToolResult(req)}`),
-		]);
-		const imported = await h.importWorkflow(userFolder, wf, { credential: runcomfy });
-		sandbox.clearLog();
-		llm.requests.length = 0;
-		const res = await h.execute(userFolder, imported.id, { timeoutMs: TEST_TIMEOUT });
-		expect(res.run?.status).toBe('success');
-		expect(llm.requests[0].messages.map((m) => m.role)).toEqual(['system', 'user']);
-		expect(textOf(llm.requests[0].messages[1])).toBe('Make a red fox picture');
-		const output = h.nodeItems(res.run, 'AI Agent')?.[0]?.json.output;
-		expect(String(output)).toMatch(/^Here it is: .*http:\/\/127\.0\.0\.1:\d+\/files\//);
-		expect(submits()).toHaveLength(1);
-	}, TEST_TIMEOUT);
+	it(
+		'a chat message: the agent prices and runs the image and answers with its URL (one submit)',
+		async () => {
+			// `n8n execute` cannot start at a chat trigger: a Manual Trigger feeds the chat message in its place.
+			const wf = JSON.parse(JSON.stringify(example)) as { nodes: Array<Record<string, unknown>>; connections: Record<string, unknown> };
+			const chat = wf.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.chatTrigger') as Record<string, unknown>;
+			Object.assign(chat, {
+				type: 'n8n-nodes-base.set',
+				typeVersion: 3.4,
+				parameters: { mode: 'raw', jsonOutput: JSON.stringify({ sessionId: 'e2e', chatInput: 'Make a red fox picture' }), options: {} },
+			});
+			delete chat.webhookId;
+			wf.nodes.push({ parameters: {}, name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [-200, 0] });
+			wf.connections.Start = { main: [[{ node: chat.name, type: 'main', index: 0 }]] };
+			const model = wf.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi') as Record<string, unknown>;
+			model.credentials = { openAiApi: { id: openAi.id, name: openAi.name } };
+			llm.script([
+				call('Estimate Cost', { model_id: FLUX, inputs: { prompt: 'a red fox' } }),
+				call('Run Model', { model_id: FLUX, inputs: { prompt: 'a red fox' } }),
+				(req) => answer(`Here it is: ${lastToolResult(req)}`),
+			]);
+			const imported = await h.importWorkflow(userFolder, wf, { credential: runcomfy });
+			sandbox.clearLog();
+			llm.requests.length = 0;
+			const res = await h.execute(userFolder, imported.id, { timeoutMs: TEST_TIMEOUT });
+			expect(res.run?.status).toBe('success');
+			expect(llm.requests[0].messages.map((m) => m.role)).toEqual(['system', 'user']);
+			expect(textOf(llm.requests[0].messages[1])).toBe('Make a red fox picture');
+			const output = h.nodeItems(res.run, 'AI Agent')?.[0]?.json.output;
+			expect(String(output)).toMatch(/^Here it is: .*http:\/\/127\.0\.0\.1:\d+\/files\//);
+			expect(submits()).toHaveLength(1);
+		},
+		TEST_TIMEOUT,
+	);
 });

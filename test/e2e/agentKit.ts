@@ -43,7 +43,10 @@ export function modelTools(): ToolNode[] {
 				resource: 'model',
 				operation: 'run',
 				...MODEL_FIELDS,
-				waitOptions: { ...fastPolls, maxWaitSeconds: '={{ $fromAI("max_wait_seconds", "How long to wait for the run, in seconds", "number") }}' },
+				waitOptions: {
+					...fastPolls,
+					maxWaitSeconds: '={{ $fromAI("max_wait_seconds", "How long to wait for the run, in seconds", "number") }}',
+				},
 				options: { maxEstimatedCostUsd: CAP_USD },
 			},
 			continueOnFail: true,
@@ -154,7 +157,8 @@ export function deploymentAndTrainingTools(): ToolNode[] {
 				operation: 'run',
 				deploymentId: { __rl: true, mode: 'id', value: fromAI('deployment_id', 'The RunComfy deployment id') },
 				inputMode: 'json',
-				overridesJson: "={{ JSON.stringify($fromAI('overrides', 'The inputs as a JSON object keyed by ComfyUI node id, each with an inputs object', 'json')) }}",
+				overridesJson:
+					"={{ JSON.stringify($fromAI('overrides', 'The inputs as a JSON object keyed by ComfyUI node id, each with an inputs object', 'json')) }}",
 				waitOptions: { pollIntervalSeconds: 0.1, maxPollIntervalSeconds: 0.2 },
 			},
 			continueOnFail: true,

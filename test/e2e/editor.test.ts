@@ -35,21 +35,24 @@ const runParams = (model: string) => ({
 	inputMode: 'defineBelow',
 });
 
-beforeAll(async () => {
-	rmSync(b.ARTIFACTS_DIR, { recursive: true, force: true });
-	await h.ensureN8n();
-	await h.ensureBuilt();
-	userFolder = h.createUserFolder();
-	sandbox = await startSandbox({ runDurationMs: 300, queueMs: 50 });
-	n8n = await h.startN8n(userFolder);
-	await n8n.rest.setupOwner();
-	const created = await n8n.rest.createCredential(h.sandboxCredential(sandbox));
-	credential = { id: created.id, name: created.name, type: created.type };
-	({ browser, context } = await b.launch());
-	const page = await context.newPage();
-	await b.signIn(page, n8n.url);
-	await page.close();
-}, 15 * 60 * 1000);
+beforeAll(
+	async () => {
+		rmSync(b.ARTIFACTS_DIR, { recursive: true, force: true });
+		await h.ensureN8n();
+		await h.ensureBuilt();
+		userFolder = h.createUserFolder();
+		sandbox = await startSandbox({ runDurationMs: 300, queueMs: 50 });
+		n8n = await h.startN8n(userFolder);
+		await n8n.rest.setupOwner();
+		const created = await n8n.rest.createCredential(h.sandboxCredential(sandbox));
+		credential = { id: created.id, name: created.name, type: created.type };
+		({ browser, context } = await b.launch());
+		const page = await context.newPage();
+		await b.signIn(page, n8n.url);
+		await page.close();
+	},
+	15 * 60 * 1000,
+);
 
 afterAll(async () => {
 	await browser?.close();
@@ -90,7 +93,9 @@ describe('n8n editor backend (the REST endpoints the editor calls)', () => {
 
 	it('examples reference the credential by name: saving one binds it to the user’s "RunComfy account"', async () => {
 		for (const file of ['text-to-image-batch.json', 'continue-on-fail.json', 'timeout-still-running.json']) {
-			const wf = JSON.parse(readFileSync(pathJoin(h.ROOT, 'examples', file), 'utf8')) as { nodes: Array<{ credentials?: Record<string, { id: string | null; name: string }> }> };
+			const wf = JSON.parse(readFileSync(pathJoin(h.ROOT, 'examples', file), 'utf8')) as {
+				nodes: Array<{ credentials?: Record<string, { id: string | null; name: string }> }>;
+			};
 			const refs = wf.nodes.filter((n) => n.credentials).map((n) => n.credentials);
 			expect(refs.length).toBeGreaterThanOrEqual(1);
 			for (const ref of refs) expect(ref).toEqual({ runComfyApi: { id: null, name: h.CREDENTIAL_NAME } });
@@ -114,7 +119,12 @@ describe('n8n editor backend (the REST endpoints the editor calls)', () => {
 		const wrong = h.sandboxCredential({ token: 'not-the-token', urls: sandbox.urls }, { id: credential.id });
 		const failed = await n8n.rest.testCredential(wrong);
 		expect(failed.status).toBe('Error');
-		expect(sandbox.log().filter((e) => e.path === '/prod/v2/balance').map((e) => e.authorization)).toContain('Bearer not-the-token');
+		expect(
+			sandbox
+				.log()
+				.filter((e) => e.path === '/prod/v2/balance')
+				.map((e) => e.authorization),
+		).toContain('Bearer not-the-token');
 	});
 
 	it('model picker: lists the catalog and searches it on the server', async () => {
@@ -167,7 +177,9 @@ describe('n8n editor backend (the REST endpoints the editor calls)', () => {
 			credential,
 		});
 		const byId = new Map(fields.map((f) => [f.id, f]));
-		expect([...byId.keys()]).toEqual(expect.arrayContaining(['prompt', 'guidance_scale', 'seed', 'image_size', 'output_format', 'num_images']));
+		expect([...byId.keys()]).toEqual(
+			expect.arrayContaining(['prompt', 'guidance_scale', 'seed', 'image_size', 'output_format', 'num_images']),
+		);
 		expect(byId.get('prompt')).toMatchObject({ required: true, type: 'string' });
 		expect(byId.get('seed')).toMatchObject({ required: false, type: 'number' });
 		expect(byId.get('image_size')?.type).toBe('options');
@@ -186,7 +198,11 @@ describe('n8n editor backend (the REST endpoints the editor calls)', () => {
 
 /** Node file name -> node `name` (RunComfyModel.node.js -> runComfyModel). */
 function nodeNameOf(nodeFile: string): string {
-	const base = nodeFile.split('/').pop()?.replace(/\.node\.js$/, '') ?? '';
+	const base =
+		nodeFile
+			.split('/')
+			.pop()
+			?.replace(/\.node\.js$/, '') ?? '';
 	return base.charAt(0).toLowerCase() + base.slice(1);
 }
 
@@ -208,123 +224,145 @@ async function pickerItems(page: Page): Promise<string[]> {
 }
 
 describe('n8n editor in a real browser', () => {
-	it('adds the RunComfy Model node, picks a model from the searchable list, gets schema fields, runs it', async () => {
-		await b.onPage(context, 'node-flow', async (page) => {
-			await page.goto(`${n8n.url}/workflow/new`);
+	it(
+		'adds the RunComfy Model node, picks a model from the searchable list, gets schema fields, runs it',
+		async () => {
+			await b.onPage(context, 'node-flow', async (page) => {
+				await page.goto(`${n8n.url}/workflow/new`);
 
-			// A manual trigger first, then the RunComfy Model node from the node creator.
-			await page.getByTestId('canvas-plus-button').click();
-			await page.getByTestId('node-creator-search-bar').fill('Manual');
-			await page.keyboard.press('Enter');
-			await page.getByTestId('canvas-trigger-node').waitFor();
-			await page.keyboard.press('Escape');
-			await page.getByTestId('node-creator-plus-button').click();
-			await page.getByTestId('node-creator-search-bar').fill('RunComfy');
-			await page.getByTestId('node-creator-item-name').filter({ hasText: 'RunComfy Model' }).first().waitFor();
-			await b.screenshot(page, '01-node-creator-search');
-			await page.getByTestId('node-creator-item-name').filter({ hasText: 'RunComfy Model' }).first().click();
-			await page.getByTestId('item-iterator-item').filter({ hasText: 'Run model' }).first().waitFor();
-			await b.screenshot(page, '02-node-actions');
-			await page.getByTestId('item-iterator-item').filter({ hasText: 'Run model' }).first().click();
+				// A manual trigger first, then the RunComfy Model node from the node creator.
+				await page.getByTestId('canvas-plus-button').click();
+				await page.getByTestId('node-creator-search-bar').fill('Manual');
+				await page.keyboard.press('Enter');
+				await page.getByTestId('canvas-trigger-node').waitFor();
+				await page.keyboard.press('Escape');
+				await page.getByTestId('node-creator-plus-button').click();
+				await page.getByTestId('node-creator-search-bar').fill('RunComfy');
+				await page.getByTestId('node-creator-item-name').filter({ hasText: 'RunComfy Model' }).first().waitFor();
+				await b.screenshot(page, '01-node-creator-search');
+				await page.getByTestId('node-creator-item-name').filter({ hasText: 'RunComfy Model' }).first().click();
+				await page.getByTestId('item-iterator-item').filter({ hasText: 'Run model' }).first().waitFor();
+				await b.screenshot(page, '02-node-actions');
+				await page.getByTestId('item-iterator-item').filter({ hasText: 'Run model' }).first().click();
 
-			// The node details view, with the only RunComfy credential preselected.
-			const ndv = page.getByTestId('ndv');
-			await ndv.waitFor();
-			await expect(page.getByTestId('node-credentials-select').locator('input').inputValue()).resolves.toBe(credential.name);
-			await page.getByTestId('resource-locator-model').waitFor();
-			// Category Filter options, loaded through the credential. Known n8n editor race: right after a node is
-			// added, its load-options request can go out before the only credential is auto-assigned ("Node does
-			// not have any credentials set" -> "Error fetching options"); reopening the node loads them.
-			let categoryState = await categoryFilterState(page);
-			if (categoryState === 'error') {
-				await b.screenshot(page, '03-ndv-category-race');
-				process.emitWarning('Category Filter showed "Error fetching options" on first open (editor race); reopening the node');
-				await page.getByTestId('ndv-close-button').click();
-				await page.getByTestId('canvas-default-node').first().dblclick();
+				// The node details view, with the only RunComfy credential preselected.
+				const ndv = page.getByTestId('ndv');
 				await ndv.waitFor();
-				categoryState = await categoryFilterState(page);
-			}
-			expect(categoryState).toBe('loaded');
-			await b.screenshot(page, '03-ndv-run-a-model');
+				await expect(page.getByTestId('node-credentials-select').locator('input').inputValue()).resolves.toBe(credential.name);
+				await page.getByTestId('resource-locator-model').waitFor();
+				// Category Filter options, loaded through the credential. Known n8n editor race: right after a node is
+				// added, its load-options request can go out before the only credential is auto-assigned ("Node does
+				// not have any credentials set" -> "Error fetching options"); reopening the node loads them.
+				let categoryState = await categoryFilterState(page);
+				if (categoryState === 'error') {
+					await b.screenshot(page, '03-ndv-category-race');
+					process.emitWarning('Category Filter showed "Error fetching options" on first open (editor race); reopening the node');
+					await page.getByTestId('ndv-close-button').click();
+					await page.getByTestId('canvas-default-node').first().dblclick();
+					await ndv.waitFor();
+					categoryState = await categoryFilterState(page);
+				}
+				expect(categoryState).toBe('loaded');
+				await b.screenshot(page, '03-ndv-run-a-model');
 
-			// Model picker, "From list": populated from the sandbox catalog.
-			await page.getByTestId('resource-locator-model').getByTestId('rlc-input').click();
-			await page.getByTestId('rlc-item').first().waitFor();
-			const listed = await pickerItems(page);
-			expect(listed.length).toBeGreaterThanOrEqual(20);
-			expect(listed.some((t) => t.startsWith('FLUX.2 Flash'))).toBe(true);
-			expect(listed.some((t) => /^Veo 3\b/.test(t))).toBe(true);
-			await b.screenshot(page, '04-model-picker-list');
+				// Model picker, "From list": populated from the sandbox catalog.
+				await page.getByTestId('resource-locator-model').getByTestId('rlc-input').click();
+				await page.getByTestId('rlc-item').first().waitFor();
+				const listed = await pickerItems(page);
+				expect(listed.length).toBeGreaterThanOrEqual(20);
+				expect(listed.some((t) => t.startsWith('FLUX.2 Flash'))).toBe(true);
+				expect(listed.some((t) => /^Veo 3\b/.test(t))).toBe(true);
+				await b.screenshot(page, '04-model-picker-list');
 
-			// Typing a search filters the list (server-side search through the listSearch method).
-			const search = page.locator('input[data-test-id=rlc-search], [data-test-id=rlc-search] input').first();
-			await search.fill('veo');
-			await page.waitForFunction(() => {
-				const texts = Array.from(document.querySelectorAll('[data-test-id=rlc-item]')).map((e) => e.textContent ?? '');
-				return texts.length > 0 && texts.every((t) => /veo/i.test(t));
+				// Typing a search filters the list (server-side search through the listSearch method).
+				const search = page.locator('input[data-test-id=rlc-search], [data-test-id=rlc-search] input').first();
+				await search.fill('veo');
+				await page.waitForFunction(() => {
+					const texts = Array.from(document.querySelectorAll('[data-test-id=rlc-item]')).map((e) => e.textContent ?? '');
+					return texts.length > 0 && texts.every((t) => /veo/i.test(t));
+				});
+				const filtered = await pickerItems(page);
+				expect(filtered.length).toBeLessThan(listed.length);
+				expect(filtered.some((t) => /^Veo 3\b/.test(t))).toBe(true);
+				await b.screenshot(page, '05-model-picker-search');
+
+				await search.fill('flux');
+				await page.waitForFunction(() => {
+					const texts = Array.from(document.querySelectorAll('[data-test-id=rlc-item]')).map((e) => e.textContent ?? '');
+					return texts.length > 0 && texts.every((t) => /flux/i.test(t));
+				});
+				await page.getByTestId('rlc-item').filter({ hasText: 'FLUX.2 Flash' }).first().click();
+
+				// Picked: the inputs come from the model's schema (resource mapper).
+				const mapper = page.getByTestId('resource-mapper-container');
+				await mapper.getByTestId('parameter-input-prompt').waitFor();
+				await expect(page.getByTestId('resource-locator-model').getByTestId('rlc-input').inputValue()).resolves.toMatch(/^FLUX\.2 Flash/);
+				await mapper.getByTestId('add-fields-select').locator('button').click();
+				const addable = page.getByRole('menuitem');
+				await addable.first().waitFor();
+				const optional = (await addable.allTextContents()).map((t) => t.trim()).filter(Boolean);
+				expect(optional).toEqual(
+					expect.arrayContaining([
+						expect.stringMatching(/^Seed/),
+						expect.stringMatching(/^Image Size/),
+						expect.stringMatching(/^Guidance Scale/),
+					]),
+				);
+				await b.screenshot(page, '06-schema-fields-add-menu');
+				await page.getByRole('menuitem', { name: /^Seed/ }).click();
+				await mapper.getByTestId('parameter-input-seed').waitFor();
+				await mapper
+					.getByTestId('parameter-input-prompt')
+					.locator('input, textarea')
+					.first()
+					.fill('a red fox in the snow, from the browser test');
+				await b.screenshot(page, '07-schema-fields-filled');
+
+				// Execute the step inside n8n: the run reaches the sandbox and its image comes back as binary data.
+				await page.getByTestId('node-execute-button').click();
+				await page.getByTestId('output-panel').getByText('image/png').first().waitFor({ timeout: 60000 });
+				await b.screenshot(page, '08-executed-output-binary');
+				// The sandbox's image is a picture of the prompt: "View" shows it (the README's result screenshot).
+				await page.getByTestId('output-panel').getByRole('button', { name: 'View' }).first().click();
+				await page.locator('.binary-data-window img').first().waitFor();
+				await b.screenshot(page, '08-executed-output-picture');
+				const run = sandbox
+					.state()
+					.runs.find((r) => (r.body as { prompt?: string }).prompt === 'a red fox in the snow, from the browser test');
+				expect(run?.target).toBe(FLUX);
+				expect(run?.status).toBe('completed');
 			});
-			const filtered = await pickerItems(page);
-			expect(filtered.length).toBeLessThan(listed.length);
-			expect(filtered.some((t) => /^Veo 3\b/.test(t))).toBe(true);
-			await b.screenshot(page, '05-model-picker-search');
+		},
+		180 * 1000,
+	);
 
-			await search.fill('flux');
-			await page.waitForFunction(() => {
-				const texts = Array.from(document.querySelectorAll('[data-test-id=rlc-item]')).map((e) => e.textContent ?? '');
-				return texts.length > 0 && texts.every((t) => /flux/i.test(t));
+	it(
+		'credential dialog: "Retry" re-tests the credential against the sandbox and succeeds',
+		async () => {
+			await b.onPage(context, 'credential', async (page) => {
+				await page.goto(`${n8n.url}/home/credentials`);
+				await page.getByTestId('resources-list-item').filter({ hasText: credential.name }).first().click();
+				const modal = page.getByTestId('editCredential-modal');
+				await modal.waitFor();
+				await expect(modal.getByTestId('parameter-input-modelApiBaseUrl').locator('input').inputValue()).resolves.toBe(
+					sandbox.urls.modelApi,
+				);
+				const success = modal.getByTestId('credentials-config-container-test-success');
+				await success.waitFor();
+				sandbox.clearLog();
+				const tested = page.waitForResponse((r) => r.url().endsWith('/rest/credentials/test') && r.request().method() === 'POST');
+				await success.getByRole('button', { name: /Retry|Retest|Test/ }).click();
+				const response = await tested;
+				expect(response.status()).toBe(200);
+				expect(((await response.json()) as { data: { status: string } }).data.status).toBe('OK');
+				await success.waitFor();
+				// Retrying really called the service with the stored token.
+				const balance = sandbox.log().filter((e) => e.path === '/prod/v2/balance');
+				expect(balance.length).toBeGreaterThanOrEqual(1);
+				expect(balance[0].authorization).toBe(`Bearer ${sandbox.token}`);
+				await b.screenshot(page, '09-credential-tested');
 			});
-			await page.getByTestId('rlc-item').filter({ hasText: 'FLUX.2 Flash' }).first().click();
-
-			// Picked: the inputs come from the model's schema (resource mapper).
-			const mapper = page.getByTestId('resource-mapper-container');
-			await mapper.getByTestId('parameter-input-prompt').waitFor();
-			await expect(page.getByTestId('resource-locator-model').getByTestId('rlc-input').inputValue()).resolves.toMatch(/^FLUX\.2 Flash/);
-			await mapper.getByTestId('add-fields-select').locator('button').click();
-			const addable = page.getByRole('menuitem');
-			await addable.first().waitFor();
-			const optional = (await addable.allTextContents()).map((t) => t.trim()).filter(Boolean);
-			expect(optional).toEqual(expect.arrayContaining([expect.stringMatching(/^Seed/), expect.stringMatching(/^Image Size/), expect.stringMatching(/^Guidance Scale/)]));
-			await b.screenshot(page, '06-schema-fields-add-menu');
-			await page.getByRole('menuitem', { name: /^Seed/ }).click();
-			await mapper.getByTestId('parameter-input-seed').waitFor();
-			await mapper.getByTestId('parameter-input-prompt').locator('input, textarea').first().fill('a red fox in the snow, from the browser test');
-			await b.screenshot(page, '07-schema-fields-filled');
-
-			// Execute the step inside n8n: the run reaches the sandbox and its image comes back as binary data.
-			await page.getByTestId('node-execute-button').click();
-			await page.getByTestId('output-panel').getByText('image/png').first().waitFor({ timeout: 60000 });
-			await b.screenshot(page, '08-executed-output-binary');
-			// The sandbox's image is a picture of the prompt: "View" shows it (the README's result screenshot).
-			await page.getByTestId('output-panel').getByRole('button', { name: 'View' }).first().click();
-			await page.locator('.binary-data-window img').first().waitFor();
-			await b.screenshot(page, '08-executed-output-picture');
-			const run = sandbox.state().runs.find((r) => (r.body as { prompt?: string }).prompt === 'a red fox in the snow, from the browser test');
-			expect(run?.target).toBe(FLUX);
-			expect(run?.status).toBe('completed');
-		});
-	}, 180 * 1000);
-
-	it('credential dialog: "Retry" re-tests the credential against the sandbox and succeeds', async () => {
-		await b.onPage(context, 'credential', async (page) => {
-			await page.goto(`${n8n.url}/home/credentials`);
-			await page.getByTestId('resources-list-item').filter({ hasText: credential.name }).first().click();
-			const modal = page.getByTestId('editCredential-modal');
-			await modal.waitFor();
-			await expect(modal.getByTestId('parameter-input-modelApiBaseUrl').locator('input').inputValue()).resolves.toBe(sandbox.urls.modelApi);
-			const success = modal.getByTestId('credentials-config-container-test-success');
-			await success.waitFor();
-			sandbox.clearLog();
-			const tested = page.waitForResponse((r) => r.url().endsWith('/rest/credentials/test') && r.request().method() === 'POST');
-			await success.getByRole('button', { name: /Retry|Retest|Test/ }).click();
-			const response = await tested;
-			expect(response.status()).toBe(200);
-			expect(((await response.json()) as { data: { status: string } }).data.status).toBe('OK');
-			await success.waitFor();
-			// Retrying really called the service with the stored token.
-			const balance = sandbox.log().filter((e) => e.path === '/prod/v2/balance');
-			expect(balance.length).toBeGreaterThanOrEqual(1);
-			expect(balance[0].authorization).toBe(`Bearer ${sandbox.token}`);
-			await b.screenshot(page, '09-credential-tested');
-		});
-	}, 120 * 1000);
+		},
+		120 * 1000,
+	);
 });

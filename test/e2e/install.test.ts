@@ -36,7 +36,13 @@ function userShellEnv(home: string): Record<string, string> {
 		if (value === undefined || /^(npm_|init_cwd$)/i.test(name)) continue;
 		env[name] = value;
 	}
-	return { ...env, HOME: home, npm_config_offline: 'true', npm_config_cache: path.join(scratch, 'npm-cache'), npm_config_update_notifier: 'false' };
+	return {
+		...env,
+		HOME: home,
+		npm_config_offline: 'true',
+		npm_config_cache: path.join(scratch, 'npm-cache'),
+		npm_config_update_notifier: 'false',
+	};
 }
 
 async function sh(script: string, cwd: string, home: string): Promise<void> {
@@ -75,7 +81,9 @@ function workflowCopies(uf: UserFolder): string[] {
 async function runsWithHostN8n(uf: UserFolder): Promise<void> {
 	const installed = JSON.parse(fs.readFileSync(path.join(uf.n8nDir, 'nodes', 'node_modules', h.PACKAGE_NAME, 'package.json'), 'utf8'));
 	expect(installed.name).toBe(h.PACKAGE_NAME);
-	expect(fs.existsSync(path.join(uf.n8nDir, 'nodes', 'node_modules', h.PACKAGE_NAME, 'dist', 'nodes', 'RunComfyModel', 'RunComfyModel.node.js'))).toBe(true);
+	expect(
+		fs.existsSync(path.join(uf.n8nDir, 'nodes', 'node_modules', h.PACKAGE_NAME, 'dist', 'nodes', 'RunComfyModel', 'RunComfyModel.node.js')),
+	).toBe(true);
 	expect(workflowCopies(uf)).toEqual([]);
 
 	const credential: CredentialJson = await h.importCredential(uf, h.sandboxCredential(sandbox));
@@ -108,43 +116,59 @@ afterAll(async () => {
 });
 
 describe('installed as README says, the package uses the host n8n-workflow', () => {
-	it("n8n's UI installer layout", async () => {
-		const uf = emptyUserFolder();
-		try {
-			const pkgDir = path.join(uf.n8nDir, 'nodes', 'node_modules', h.PACKAGE_NAME);
-			fs.mkdirSync(pkgDir, { recursive: true });
-			await sh(`tar -xzf '${tarball}' -C '${pkgDir}' --strip-components=1`, uf.dir, uf.dir);
-			const manifestPath = path.join(pkgDir, 'package.json');
-			const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
-			for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies']) delete manifest[field];
-			fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
-			await sh('npm install --audit=false --fund=false --bin-links=false --install-strategy=shallow --ignore-scripts=true --package-lock=false', pkgDir, uf.dir);
-			await runsWithHostN8n(uf);
-		} finally {
-			uf.cleanup();
-		}
-	}, TEST_TIMEOUT);
+	it(
+		"n8n's UI installer layout",
+		async () => {
+			const uf = emptyUserFolder();
+			try {
+				const pkgDir = path.join(uf.n8nDir, 'nodes', 'node_modules', h.PACKAGE_NAME);
+				fs.mkdirSync(pkgDir, { recursive: true });
+				await sh(`tar -xzf '${tarball}' -C '${pkgDir}' --strip-components=1`, uf.dir, uf.dir);
+				const manifestPath = path.join(pkgDir, 'package.json');
+				const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+				for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies']) delete manifest[field];
+				fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+				await sh(
+					'npm install --audit=false --fund=false --bin-links=false --install-strategy=shallow --ignore-scripts=true --package-lock=false',
+					pkgDir,
+					uf.dir,
+				);
+				await runsWithHostN8n(uf);
+			} finally {
+				uf.cleanup();
+			}
+		},
+		TEST_TIMEOUT,
+	);
 
-	it('README: npm install in ~/.n8n/nodes', async () => {
-		const uf = emptyUserFolder();
-		try {
-			const line = readmeLine(/cd ~\/\.n8n\/nodes && npm install/);
-			// The user folder stands in for ~ (HOME), so "~/.n8n" is the private n8n folder.
-			await sh(`mkdir -p ~/.n8n/nodes && ${fromTarball(line)}`, uf.dir, uf.dir);
-			await runsWithHostN8n(uf);
-		} finally {
-			uf.cleanup();
-		}
-	}, TEST_TIMEOUT);
+	it(
+		'README: npm install in ~/.n8n/nodes',
+		async () => {
+			const uf = emptyUserFolder();
+			try {
+				const line = readmeLine(/cd ~\/\.n8n\/nodes && npm install/);
+				// The user folder stands in for ~ (HOME), so "~/.n8n" is the private n8n folder.
+				await sh(`mkdir -p ~/.n8n/nodes && ${fromTarball(line)}`, uf.dir, uf.dir);
+				await runsWithHostN8n(uf);
+			} finally {
+				uf.cleanup();
+			}
+		},
+		TEST_TIMEOUT,
+	);
 
-	it("README: the Dockerfile's RUN line", async () => {
-		const uf = emptyUserFolder();
-		try {
-			const line = readmeLine(/^\s*RUN .*npm install/).replace(/^RUN\s+/, '');
-			await sh(fromTarball(line).replace(/\/home\/node/g, uf.dir), uf.dir, uf.dir);
-			await runsWithHostN8n(uf);
-		} finally {
-			uf.cleanup();
-		}
-	}, TEST_TIMEOUT);
+	it(
+		"README: the Dockerfile's RUN line",
+		async () => {
+			const uf = emptyUserFolder();
+			try {
+				const line = readmeLine(/^\s*RUN .*npm install/).replace(/^RUN\s+/, '');
+				await sh(fromTarball(line).replace(/\/home\/node/g, uf.dir), uf.dir, uf.dir);
+				await runsWithHostN8n(uf);
+			} finally {
+				uf.cleanup();
+			}
+		},
+		TEST_TIMEOUT,
+	);
 });

@@ -69,29 +69,32 @@ function answerOf(result: McpCallResult): Record<string, unknown> {
 
 const submits = () => sandbox.log().filter((e) => e.api === 'model' && e.method === 'POST' && /^\/v1\/models\//.test(e.path));
 
-beforeAll(async () => {
-	await h.ensureN8n();
-	await h.ensureBuilt();
-	userFolder = h.createUserFolder();
-	sandbox = await startSandbox({ runDurationMs: 300, queueMs: 20, modelDurations: { [FLUX_PRO]: 10 * 60 * 1000 } });
-	const runcomfy = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
-	const wf = await h.importWorkflow(userFolder, mcpWorkflow(runcomfy));
-	const started = await h.startN8nWithPublished(userFolder, [wf.id]);
-	n8n = started.n8n;
-	expect(started.statuses).toEqual(['published']);
-	// The official MCP TypeScript SDK (a devDependency, the version n8n 2.41.1 ships), as MCP hosts use it.
-	const load = (subpath: string) => import(`@modelcontextprotocol/sdk/${subpath}`);
-	const { Client } = (await load('client/index.js')) as { Client: new (info: object) => McpClient };
-	const { StreamableHTTPClientTransport } = (await load('client/streamableHttp.js')) as {
-		StreamableHTTPClientTransport: new (url: URL) => unknown;
-	};
-	connect = async () => {
-		const c = new Client({ name: 'runcomfy-e2e', version: '1.0.0' });
-		await c.connect(new StreamableHTTPClientTransport(new URL(`${n8n.url}/mcp/${MCP_PATH}`)));
-		return c;
-	};
-	client = await connect();
-}, 15 * 60 * 1000);
+beforeAll(
+	async () => {
+		await h.ensureN8n();
+		await h.ensureBuilt();
+		userFolder = h.createUserFolder();
+		sandbox = await startSandbox({ runDurationMs: 300, queueMs: 20, modelDurations: { [FLUX_PRO]: 10 * 60 * 1000 } });
+		const runcomfy = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
+		const wf = await h.importWorkflow(userFolder, mcpWorkflow(runcomfy));
+		const started = await h.startN8nWithPublished(userFolder, [wf.id]);
+		n8n = started.n8n;
+		expect(started.statuses).toEqual(['published']);
+		// The official MCP TypeScript SDK (a devDependency, the version n8n 2.41.1 ships), as MCP hosts use it.
+		const load = (subpath: string) => import(`@modelcontextprotocol/sdk/${subpath}`);
+		const { Client } = (await load('client/index.js')) as { Client: new (info: object) => McpClient };
+		const { StreamableHTTPClientTransport } = (await load('client/streamableHttp.js')) as {
+			StreamableHTTPClientTransport: new (url: URL) => unknown;
+		};
+		connect = async () => {
+			const c = new Client({ name: 'runcomfy-e2e', version: '1.0.0' });
+			await c.connect(new StreamableHTTPClientTransport(new URL(`${n8n.url}/mcp/${MCP_PATH}`)));
+			return c;
+		};
+		client = await connect();
+	},
+	15 * 60 * 1000,
+);
 
 afterAll(async () => {
 	await client?.close();
@@ -105,57 +108,94 @@ beforeEach(() => {
 	sandbox.clearLog();
 });
 
-describe('RunComfy tools through n8n\'s MCP Server Trigger', () => {
-	it('lists the tools, each saying what it does and what it costs', async () => {
-		const { tools } = await client.listTools();
-		expect(tools.map((t) => t.name).sort()).toEqual(['Estimate_Cost', 'Get_Result', 'Get_Status', 'Run_Model', 'Run_Model_Retried']);
-		for (const tool of tools) expect(tool.description).toMatch(/RunComfy.*(Free: nothing is charged\.|Paid: this spends RunComfy credit\.)/);
-		const run = tools.find((t) => t.name === 'Run_Model');
-		expect(Object.keys((run?.inputSchema.properties ?? {}) as object).sort()).toEqual(['inputs', 'max_wait_seconds', 'model_id']);
-	}, TEST_TIMEOUT);
+describe("RunComfy tools through n8n's MCP Server Trigger", () => {
+	it(
+		'lists the tools, each saying what it does and what it costs',
+		async () => {
+			const { tools } = await client.listTools();
+			expect(tools.map((t) => t.name).sort()).toEqual(['Estimate_Cost', 'Get_Result', 'Get_Status', 'Run_Model', 'Run_Model_Retried']);
+			for (const tool of tools)
+				expect(tool.description).toMatch(/RunComfy.*(Free: nothing is charged\.|Paid: this spends RunComfy credit\.)/);
+			const run = tools.find((t) => t.name === 'Run_Model');
+			expect(Object.keys((run?.inputSchema.properties ?? {}) as object).sort()).toEqual(['inputs', 'max_wait_seconds', 'model_id']);
+		},
+		TEST_TIMEOUT,
+	);
 
-	it('Estimate Cost, Run Model, Get Status and Get Result: compact answers, one submit for the run', async () => {
-		const estimate = answerOf(await client.callTool({ name: 'Estimate_Cost', arguments: { model_id: FLUX, inputs: { prompt: 'a red fox' } } }));
-		expect(estimate).toMatchObject({ model_id: FLUX, estimated: true });
-		expect(submits()).toHaveLength(0);
+	it(
+		'Estimate Cost, Run Model, Get Status and Get Result: compact answers, one submit for the run',
+		async () => {
+			const estimate = answerOf(
+				await client.callTool({ name: 'Estimate_Cost', arguments: { model_id: FLUX, inputs: { prompt: 'a red fox' } } }),
+			);
+			expect(estimate).toMatchObject({ model_id: FLUX, estimated: true });
+			expect(submits()).toHaveLength(0);
 
-		const run = answerOf(await client.callTool({ name: 'Run_Model', arguments: { model_id: FLUX, inputs: { prompt: 'a red fox' }, max_wait_seconds: 60 } }));
-		const id = String(run.request_id);
-		expect(run).toMatchObject({ status: 'succeeded' });
-		expect(String(run.summary)).toContain(id);
-		expect(JSON.stringify(run.output_urls)).toMatch(/http:\/\/127\.0\.0\.1:\d+\/files\//);
-		expect(submits()).toHaveLength(1);
+			const run = answerOf(
+				await client.callTool({ name: 'Run_Model', arguments: { model_id: FLUX, inputs: { prompt: 'a red fox' }, max_wait_seconds: 60 } }),
+			);
+			const id = String(run.request_id);
+			expect(run).toMatchObject({ status: 'succeeded' });
+			expect(String(run.summary)).toContain(id);
+			expect(JSON.stringify(run.output_urls)).toMatch(/http:\/\/127\.0\.0\.1:\d+\/files\//);
+			expect(submits()).toHaveLength(1);
 
-		const status = answerOf(await client.callTool({ name: 'Get_Status', arguments: { request_id: id } }));
-		expect(status).toMatchObject({ request_id: id, status: 'completed' });
-		const result = answerOf(await client.callTool({ name: 'Get_Result', arguments: { request_id: id } }));
-		expect(result).toMatchObject({ request_id: id, status: 'succeeded' });
-		expect(String(result.summary)).toContain(id);
-		expect(submits()).toHaveLength(1);
-		expect(sandbox.log().filter((e) => e.api === 'files')).toEqual([]);
-	}, TEST_TIMEOUT);
+			const status = answerOf(await client.callTool({ name: 'Get_Status', arguments: { request_id: id } }));
+			expect(status).toMatchObject({ request_id: id, status: 'completed' });
+			const result = answerOf(await client.callTool({ name: 'Get_Result', arguments: { request_id: id } }));
+			expect(result).toMatchObject({ request_id: id, status: 'succeeded' });
+			expect(String(result.summary)).toContain(id);
+			expect(submits()).toHaveLength(1);
+			expect(sandbox.log().filter((e) => e.api === 'files')).toEqual([]);
+		},
+		TEST_TIMEOUT,
+	);
 
-	it('a long run comes back as still running; Max Estimated Cost refuses an over-budget call with nothing paid', async () => {
-		const long = answerOf(await client.callTool({ name: 'Run_Model', arguments: { model_id: FLUX_PRO, inputs: { prompt: 'a slow fox' }, max_wait_seconds: 2 } }));
-		expect(long).toMatchObject({ still_running: true, status: 'running' });
-		expect(submits()).toHaveLength(1);
+	it(
+		'a long run comes back as still running; Max Estimated Cost refuses an over-budget call with nothing paid',
+		async () => {
+			const long = answerOf(
+				await client.callTool({
+					name: 'Run_Model',
+					arguments: { model_id: FLUX_PRO, inputs: { prompt: 'a slow fox' }, max_wait_seconds: 2 },
+				}),
+			);
+			expect(long).toMatchObject({ still_running: true, status: 'running' });
+			expect(submits()).toHaveLength(1);
 
-		sandbox.clearLog();
-		const refused = await client.callTool({ name: 'Run_Model', arguments: { model_id: FLUX, inputs: { prompt: 'four foxes', num_images: 4 }, max_wait_seconds: 60 } });
-		const text = refused.content.map((c) => c.text ?? '').join('');
-		expect(text).toMatch(/Max Estimated Cost/i);
-		expect(text).toContain(String(CAP_USD));
-		expect(submits()).toHaveLength(0);
-	}, TEST_TIMEOUT);
+			sandbox.clearLog();
+			const refused = await client.callTool({
+				name: 'Run_Model',
+				arguments: { model_id: FLUX, inputs: { prompt: 'four foxes', num_images: 4 }, max_wait_seconds: 60 },
+			});
+			const text = refused.content.map((c) => c.text ?? '').join('');
+			expect(text).toMatch(/Max Estimated Cost/i);
+			expect(text).toContain(String(CAP_USD));
+			expect(submits()).toHaveLength(0);
+		},
+		TEST_TIMEOUT,
+	);
 
-	it('Retry On Fail on the tool with every submit answer lost: one submit for the call', async () => {
-		sandbox.configure({ faults: { rate5xx: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
-		const session = await connect();
-		const failed = await session.callTool({ name: 'Run_Model_Retried', arguments: { model_id: FLUX, inputs: { prompt: 'a lost fox over MCP' }, max_wait_seconds: 30 } });
-		// The client is told the run may have been accepted, and that it was not sent again.
-		expect(failed.content.map((c) => c.text ?? '').join('')).toMatch(/may have been accepted.*NOT sent again/);
-		expect(sandbox.log().filter((e) => e.method === 'POST').map((e) => `${e.api} ${e.path} ${e.status}`)).toEqual([`model /v1/models/${FLUX} 500`]);
-		expect(sandbox.state().runs.filter((r) => (r.body as { prompt?: string }).prompt === 'a lost fox over MCP')).toHaveLength(1);
-		await session.close();
-	}, TEST_TIMEOUT);
+	it(
+		'Retry On Fail on the tool with every submit answer lost: one submit for the call',
+		async () => {
+			sandbox.configure({ faults: { rate5xx: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
+			const session = await connect();
+			const failed = await session.callTool({
+				name: 'Run_Model_Retried',
+				arguments: { model_id: FLUX, inputs: { prompt: 'a lost fox over MCP' }, max_wait_seconds: 30 },
+			});
+			// The client is told the run may have been accepted, and that it was not sent again.
+			expect(failed.content.map((c) => c.text ?? '').join('')).toMatch(/may have been accepted.*NOT sent again/);
+			expect(
+				sandbox
+					.log()
+					.filter((e) => e.method === 'POST')
+					.map((e) => `${e.api} ${e.path} ${e.status}`),
+			).toEqual([`model /v1/models/${FLUX} 500`]);
+			expect(sandbox.state().runs.filter((r) => (r.body as { prompt?: string }).prompt === 'a lost fox over MCP')).toHaveLength(1);
+			await session.close();
+		},
+		TEST_TIMEOUT,
+	);
 });

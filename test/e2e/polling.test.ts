@@ -25,17 +25,23 @@ let n8n: N8nInstance;
 
 const isTrainingStatus = (e: RequestLogEntry) => e.api === 'trainer' && e.method === 'GET' && /\/jobs\/[^/]+\/status$/.test(e.path);
 
-beforeAll(async () => {
-	await h.ensureN8n();
-	await h.ensureBuilt();
-	sandbox = await startSandbox(CONFIG);
-	userFolder = h.createUserFolder();
-	const credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
-	const workflows = await h.importWorkflow(userFolder, [modelRunWorkflow({ credential }), trainingWorkflow({ credential })]);
-	const started = await h.startN8nWithPublished(userFolder, workflows.map((wf) => wf.id));
-	n8n = started.n8n;
-	expect(started.statuses).toEqual(workflows.map(() => 'published'));
-}, 15 * 60 * 1000);
+beforeAll(
+	async () => {
+		await h.ensureN8n();
+		await h.ensureBuilt();
+		sandbox = await startSandbox(CONFIG);
+		userFolder = h.createUserFolder();
+		const credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
+		const workflows = await h.importWorkflow(userFolder, [modelRunWorkflow({ credential }), trainingWorkflow({ credential })]);
+		const started = await h.startN8nWithPublished(
+			userFolder,
+			workflows.map((wf) => wf.id),
+		);
+		n8n = started.n8n;
+		expect(started.statuses).toEqual(workflows.map(() => 'published'));
+	},
+	15 * 60 * 1000,
+);
 
 afterAll(async () => {
 	await n8n?.stop();
@@ -58,60 +64,79 @@ describe('polled waiting in a real n8n', () => {
 		expect(firstRuns.reduce((n, run) => n + run.status, 0)).toBeGreaterThanOrEqual(1);
 		for (const run of firstRuns) expect(run.result).toBeGreaterThanOrEqual(1);
 
-		// A new execution (a new webhook call) in the same n8n process: the run time learned above plans it. Its runs
-		// end sooner than learned, so the planned result request finds them ended however late the machine sends
-		// it; a node that had not learned would still ask for their status first.
-		sandbox.configure({ runDurationMs: CONFIG.runDurationMs! / 2 });
-		const second = await runModels(n8n.url, batch('second'));
-		expect(second.items.map((item) => item.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-		expect(requestsPerRun(sandbox.log(), second.items)).toEqual([0, 1, 2].map(() => ({ status: 0, result: 1 })));
-		// The same output either way: what the result request brought is the fetched result, cost included.
-		expect(Object.keys(second.items[0]).sort()).toEqual(Object.keys(first.items[0]).sort());
-		expect(second.items[0]).toMatchObject({ model_id: model, cost: expect.any(Number) });
-	}, TEST_TIMEOUT);
+			// A new execution (a new webhook call) in the same n8n process: the run time learned above plans it. Its runs
+			// end sooner than learned, so the planned result request finds them ended however late the machine sends
+			// it; a node that had not learned would still ask for their status first.
+			sandbox.configure({ runDurationMs: CONFIG.runDurationMs! / 2 });
+			const second = await runModels(n8n.url, batch('second'));
+			expect(second.items.map((item) => item.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+			expect(requestsPerRun(sandbox.log(), second.items)).toEqual([0, 1, 2].map(() => ({ status: 0, result: 1 })));
+			// The same output either way: what the result request brought is the fetched result, cost included.
+			expect(Object.keys(second.items[0]).sort()).toEqual(Object.keys(first.items[0]).sort());
+			expect(second.items[0]).toMatchObject({ model_id: model, cost: expect.any(Number) });
+		},
+		TEST_TIMEOUT,
+	);
 
-	it('Model → Run with Polling Goal "Fewest Requests" from an expression: from the second execution on, the typical 30 s run is seen with at most three requests', async () => {
-		// Another prompt-only model than the test above: what is learned is per model.
-		const catalog = (await (await fetch(`${sandbox.urls.modelApi}/v1/models?limit=500`, { headers: { authorization: `Bearer ${sandbox.token}` } })).json()) as {
-			models: Array<{ model_id: string; required_inputs: string[] }>;
-		};
-		const model = catalog.models.find(
-			(m) => m.model_id !== sandbox.stable.models.textToImage && !m.model_id.startsWith('runcomfy/test/') && m.required_inputs.join() === 'prompt',
-		)?.model_id as string;
-		expect(model).toBeDefined();
-		// Runs of 30 s within ±20 %, the same draws every time (seed 1). On these draws the default goal's typical run
-		// of the second execution pays 6 requests, this goal's 2 (the built engine on the virtual clock).
-		sandbox.reset({ ...CONFIG, runDurationMs: 30_000, spread: 0.2, seed: 1 });
-		const batch = (tag: string) => Array.from({ length: 10 }, (_, i) => ({ model, prompt: `${tag} ${i}`, pollingGoal: 'fewestRequests' as const }));
+	it(
+		'Model → Run with Polling Goal "Fewest Requests" from an expression: from the second execution on, the typical 30 s run is seen with at most three requests',
+		async () => {
+			// Another prompt-only model than the test above: what is learned is per model.
+			const catalog = (await (
+				await fetch(`${sandbox.urls.modelApi}/v1/models?limit=500`, { headers: { authorization: `Bearer ${sandbox.token}` } })
+			).json()) as {
+				models: Array<{ model_id: string; required_inputs: string[] }>;
+			};
+			const model = catalog.models.find(
+				(m) =>
+					m.model_id !== sandbox.stable.models.textToImage &&
+					!m.model_id.startsWith('runcomfy/test/') &&
+					m.required_inputs.join() === 'prompt',
+			)?.model_id as string;
+			expect(model).toBeDefined();
+			// Runs of 30 s within ±20 %, the same draws every time (seed 1). On these draws the default goal's typical run
+			// of the second execution pays 6 requests, this goal's 2 (the built engine on the virtual clock).
+			sandbox.reset({ ...CONFIG, runDurationMs: 30_000, spread: 0.2, seed: 1 });
+			const batch = (tag: string) =>
+				Array.from({ length: 10 }, (_, i) => ({ model, prompt: `${tag} ${i}`, pollingGoal: 'fewestRequests' as const }));
 
-		const first = await runModels(n8n.url, batch('first'));
-		expect(first.items.map((item) => item.status)).toEqual(first.items.map(() => 'succeeded'));
-		const second = await runModels(n8n.url, batch('second'));
-		expect(second.items.map((item) => item.status)).toEqual(second.items.map(() => 'succeeded'));
-		// Requests to see each run ended, besides its one result fetch.
-		const paid = requestsPerRun(sandbox.log(), second.items)
-			.map((run) => run.status + run.result - 1)
-			.sort((a, b) => a - b);
-		expect(paid).toHaveLength(10);
-		expect((paid[4] + paid[5]) / 2).toBeLessThanOrEqual(3);
-	}, TEST_TIMEOUT);
+			const first = await runModels(n8n.url, batch('first'));
+			expect(first.items.map((item) => item.status)).toEqual(first.items.map(() => 'succeeded'));
+			const second = await runModels(n8n.url, batch('second'));
+			expect(second.items.map((item) => item.status)).toEqual(second.items.map(() => 'succeeded'));
+			// Requests to see each run ended, besides its one result fetch.
+			const paid = requestsPerRun(sandbox.log(), second.items)
+				.map((run) => run.status + run.result - 1)
+				.sort((a, b) => a - b);
+			expect(paid).toHaveLength(10);
+			expect((paid[4] + paid[5]) / 2).toBeLessThanOrEqual(3);
+		},
+		TEST_TIMEOUT,
+	);
 
-	it('Training → Submit with Wait for Completion polls where the last step ends, at the pace the job reports', async () => {
-		// 0.6 s loading at step 0, then 400 steps of 20 ms: the end comes 8.6 s after the start. The backoff's polls
-		// (0.8 s growing ×1.5 up to 8 s) land at about 0.8, 2, 3.8, 6.5 and 10.6 s; the pace seen from the second
-		// poll on puts one just after 8.6 s instead.
-		sandbox.configure({ trainingStepMs: 20, trainingLoadMs: 600 });
-		const dataset = await readyDataset(sandbox, 'pace-e2e');
-		const call = await train(n8n.url, { name: 'p3r5on_e2e', dataset, steps: 400, pollSeconds: 0.8, maxPollSeconds: 8 });
-		const job = sandbox.state().jobs[0];
-		expect(call.items).toHaveLength(1);
-		expect(call.items[0]).toMatchObject({ job_id: job.id, status: 'succeeded', progress: { current: 400, total: 400 } });
+	it(
+		'Training → Submit with Wait for Completion polls where the last step ends, at the pace the job reports',
+		async () => {
+			// 0.6 s loading at step 0, then 400 steps of 20 ms: the end comes 8.6 s after the start. The backoff's polls
+			// (0.8 s growing ×1.5 up to 8 s) land at about 0.8, 2, 3.8, 6.5 and 10.6 s; the pace seen from the second
+			// poll on puts one just after 8.6 s instead.
+			sandbox.configure({ trainingStepMs: 20, trainingLoadMs: 600 });
+			const dataset = await readyDataset(sandbox, 'pace-e2e');
+			const call = await train(n8n.url, { name: 'p3r5on_e2e', dataset, steps: 400, pollSeconds: 0.8, maxPollSeconds: 8 });
+			const job = sandbox.state().jobs[0];
+			expect(call.items).toHaveLength(1);
+			expect(call.items[0]).toMatchObject({ job_id: job.id, status: 'succeeded', progress: { current: 400, total: 400 } });
 
-		const polls = sandbox.log().filter(isTrainingStatus).map((e) => e.time);
-		const gaps = polls.slice(1).map((t, k) => t - polls[k]);
-		expect(gaps.length).toBeGreaterThanOrEqual(3);
-		// The backoff grows each gap ×1.5 (±10 % jitter: at least ×1.23); the poll that saw the end came sooner
-		// (about 2.1 s after a gap of 2.7 s), with room for a loaded machine's timer delays.
-		expect(gaps[gaps.length - 1]).toBeLessThan(gaps[gaps.length - 2] * 1.1);
-	}, TEST_TIMEOUT);
+			const polls = sandbox
+				.log()
+				.filter(isTrainingStatus)
+				.map((e) => e.time);
+			const gaps = polls.slice(1).map((t, k) => t - polls[k]);
+			expect(gaps.length).toBeGreaterThanOrEqual(3);
+			// The backoff grows each gap ×1.5 (±10 % jitter: at least ×1.23); the poll that saw the end came sooner
+			// (about 2.1 s after a gap of 2.7 s), with room for a loaded machine's timer delays.
+			expect(gaps[gaps.length - 1]).toBeLessThan(gaps[gaps.length - 2] * 1.1);
+		},
+		TEST_TIMEOUT,
+	);
 });

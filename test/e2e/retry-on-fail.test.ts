@@ -36,7 +36,13 @@ function retryWorkflow(): object {
 				typeVersion: 3.4,
 				position: [220, 0],
 			},
-			{ parameters: { fieldToSplitOut: 'items', options: {} }, name: 'One Item per Prompt', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [440, 0] },
+			{
+				parameters: { fieldToSplitOut: 'items', options: {} },
+				name: 'One Item per Prompt',
+				type: 'n8n-nodes-base.splitOut',
+				typeVersion: 1,
+				position: [440, 0],
+			},
 			{
 				parameters: {
 					...MODEL_RUN_PARAMETERS,
@@ -60,13 +66,16 @@ function retryWorkflow(): object {
 	};
 }
 
-beforeAll(async () => {
-	await h.ensureN8n();
-	await h.ensureBuilt();
-	userFolder = h.createUserFolder();
-	sandbox = await startSandbox({ runDurationMs: 200, queueMs: 20 });
-	credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
-}, 15 * 60 * 1000);
+beforeAll(
+	async () => {
+		await h.ensureN8n();
+		await h.ensureBuilt();
+		userFolder = h.createUserFolder();
+		sandbox = await startSandbox({ runDurationMs: 200, queueMs: 20 });
+		credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
+	},
+	15 * 60 * 1000,
+);
 
 afterAll(async () => {
 	await sandbox?.close();
@@ -74,48 +83,58 @@ afterAll(async () => {
 });
 
 describe('Retry On Fail in a real n8n', () => {
-	it('five prompts, one failing run, 3 tries: each good prompt is submitted exactly once, the failing one on each try', async () => {
-		const wf: WorkflowJson = await h.importWorkflow(userFolder, retryWorkflow(), { credential });
-		sandbox.clearLog();
-		const res = await h.execute(userFolder, wf.id, { timeoutMs: TEST_TIMEOUT });
-		const printed = `${res.stdout}\n${res.stderr}`;
-		if (/Unrecognized node type|is not known/i.test(printed)) throw new Error(`the package did not load:\n${printed.slice(-3000)}`);
-		expect(printed.includes(sandbox.token)).toBe(false);
-		const run = res.run as RunJson;
-		expect(run).toBeDefined();
+	it(
+		'five prompts, one failing run, 3 tries: each good prompt is submitted exactly once, the failing one on each try',
+		async () => {
+			const wf: WorkflowJson = await h.importWorkflow(userFolder, retryWorkflow(), { credential });
+			sandbox.clearLog();
+			const res = await h.execute(userFolder, wf.id, { timeoutMs: TEST_TIMEOUT });
+			const printed = `${res.stdout}\n${res.stderr}`;
+			if (/Unrecognized node type|is not known/i.test(printed)) throw new Error(`the package did not load:\n${printed.slice(-3000)}`);
+			expect(printed.includes(sandbox.token)).toBe(false);
+			const run = res.run as RunJson;
+			expect(run).toBeDefined();
 
-		// The failing run fails every try, so the execution ends in an error naming it.
-		expect(run.status).toBe('error');
-		expect(run.data.resultData.lastNodeExecuted).toBe('Generate Images');
-		const runs = sandbox.state().runs;
-		const failingRuns = runs.filter((r) => r.target === FAILS);
-		expect(failingRuns).toHaveLength(3);
-		expect(String(run.data.resultData.error?.message)).toContain(failingRuns[2].id);
+			// The failing run fails every try, so the execution ends in an error naming it.
+			expect(run.status).toBe('error');
+			expect(run.data.resultData.lastNodeExecuted).toBe('Generate Images');
+			const runs = sandbox.state().runs;
+			const failingRuns = runs.filter((r) => r.target === FAILS);
+			expect(failingRuns).toHaveLength(3);
+			expect(String(run.data.resultData.error?.message)).toContain(failingRuns[2].id);
 
-		// What the service received: the four good prompts exactly once, the failing one three times.
-		const submits = sandbox.log().filter((e) => e.api === 'model' && e.method === 'POST' && /^\/v1\/models\//.test(e.path));
-		const perPrompt = new Map<string, number>();
-		for (const e of submits) {
-			const prompt = String((e.body as { prompt?: string }).prompt);
-			perPrompt.set(prompt, (perPrompt.get(prompt) ?? 0) + 1);
-		}
-		PROMPTS.forEach((prompt, i) => expect([prompt, perPrompt.get(prompt)]).toEqual([prompt, i === FAILING ? 3 : 1]));
-		expect(submits).toHaveLength(7);
-		expect(runs).toHaveLength(7);
+			// What the service received: the four good prompts exactly once, the failing one three times.
+			const submits = sandbox.log().filter((e) => e.api === 'model' && e.method === 'POST' && /^\/v1\/models\//.test(e.path));
+			const perPrompt = new Map<string, number>();
+			for (const e of submits) {
+				const prompt = String((e.body as { prompt?: string }).prompt);
+				perPrompt.set(prompt, (perPrompt.get(prompt) ?? 0) + 1);
+			}
+			PROMPTS.forEach((prompt, i) => expect([prompt, perPrompt.get(prompt)]).toEqual([prompt, i === FAILING ? 3 : 1]));
+			expect(submits).toHaveLength(7);
+			expect(runs).toHaveLength(7);
 
-		// Every paid submit left one info line in n8n's log (node, item, request id).
-		const lines = printed.split('\n').filter((l) => /RunComfy: paid run submitted \(node "Generate Images", item \d, request_id /.test(l));
-		expect(lines).toHaveLength(7);
-		for (const r of runs) expect(lines.some((l) => l.includes(r.id))).toBe(true);
+			// Every paid submit left one info line in n8n's log (node, item, request id).
+			const lines = printed
+				.split('\n')
+				.filter((l) => /RunComfy: paid run submitted \(node "Generate Images", item \d, request_id /.test(l));
+			expect(lines).toHaveLength(7);
+			for (const r of runs) expect(lines.some((l) => l.includes(r.id))).toBe(true);
 
-		// The execution's custom data (what the execution list shows) lists the ids of every try within n8n's 255
-		// characters and counts the rest ("+N more, see the log").
-		const metadata = (run.data.resultData as { metadata?: Record<string, string> }).metadata ?? {};
-		const value = String(metadata.runcomfy_Generate_Images ?? '');
-		expect(value.length).toBeLessThanOrEqual(255);
-		const more = / ?\+(\d+) more, see the log$/.exec(value);
-		const listed = value.slice(0, more?.index ?? value.length).split(' ').filter(Boolean).map((pair) => pair.split(':')[1]);
-		for (const id of listed) expect(runs.map((r) => r.id)).toContain(id);
-		expect(new Set(listed).size + Number(more?.[1] ?? 0)).toBe(runs.length);
-	}, TEST_TIMEOUT);
+			// The execution's custom data (what the execution list shows) lists the ids of every try within n8n's 255
+			// characters and counts the rest ("+N more, see the log").
+			const metadata = (run.data.resultData as { metadata?: Record<string, string> }).metadata ?? {};
+			const value = String(metadata.runcomfy_Generate_Images ?? '');
+			expect(value.length).toBeLessThanOrEqual(255);
+			const more = / ?\+(\d+) more, see the log$/.exec(value);
+			const listed = value
+				.slice(0, more?.index ?? value.length)
+				.split(' ')
+				.filter(Boolean)
+				.map((pair) => pair.split(':')[1]);
+			for (const id of listed) expect(runs.map((r) => r.id)).toContain(id);
+			expect(new Set(listed).size + Number(more?.[1] ?? 0)).toBe(runs.length);
+		},
+		TEST_TIMEOUT,
+	);
 });

@@ -32,7 +32,13 @@ function subWorkflow(field: string): object {
 	return {
 		name: `Generate one image from $json.${field}`,
 		nodes: [
-			{ parameters: { inputSource: 'passthrough' }, name: 'When Called', type: 'n8n-nodes-base.executeWorkflowTrigger', typeVersion: 1.1, position: [0, 0] },
+			{
+				parameters: { inputSource: 'passthrough' },
+				name: 'When Called',
+				type: 'n8n-nodes-base.executeWorkflowTrigger',
+				typeVersion: 1.1,
+				position: [0, 0],
+			},
 			{
 				parameters: {
 					resource: 'model',
@@ -68,22 +74,25 @@ async function execute(workflow: object) {
 	return res.run;
 }
 
-beforeAll(async () => {
-	await h.ensureN8n();
-	await h.ensureBuilt();
-	userFolder = h.createUserFolder();
-	sandbox = await startSandbox({ runDurationMs: 200, queueMs: 20 });
-	llm = await startFakeLlm();
-	runcomfy = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
-	openAi = await h.importCredential(userFolder, openAiCredential(llm.baseUrl));
-	for (const field of ['prompt', 'query']) {
-		const wf = await h.importWorkflow(userFolder, subWorkflow(field));
-		await h.publishWorkflow(userFolder, wf.id);
-		subWorkflowIds[field] = wf.id;
-	}
-	// Every submit's answer is lost: the run exists and is paid, the node cannot know it.
-	sandbox.configure({ faults: { rate5xx: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
-}, 15 * 60 * 1000);
+beforeAll(
+	async () => {
+		await h.ensureN8n();
+		await h.ensureBuilt();
+		userFolder = h.createUserFolder();
+		sandbox = await startSandbox({ runDurationMs: 200, queueMs: 20 });
+		llm = await startFakeLlm();
+		runcomfy = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
+		openAi = await h.importCredential(userFolder, openAiCredential(llm.baseUrl));
+		for (const field of ['prompt', 'query']) {
+			const wf = await h.importWorkflow(userFolder, subWorkflow(field));
+			await h.publishWorkflow(userFolder, wf.id);
+			subWorkflowIds[field] = wf.id;
+		}
+		// Every submit's answer is lost: the run exists and is paid, the node cannot know it.
+		sandbox.configure({ faults: { rate5xx: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
+	},
+	15 * 60 * 1000,
+);
 
 afterAll(async () => {
 	await llm?.close();
@@ -92,89 +101,104 @@ afterAll(async () => {
 });
 
 describe('Retry On Fail on the caller of a sub-workflow, in a real n8n', () => {
-	it('Execute Workflow with 3 tries, every submit answer lost: one submit, the error says it was not sent again', async () => {
-		const prompt = 'a lost fox via Execute Workflow';
-		const run = await execute({
-			name: 'Execute Workflow with Retry On Fail',
-			nodes: [
-				{ parameters: {}, name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0] },
-				{
-					parameters: { mode: 'raw', jsonOutput: JSON.stringify({ prompt }), options: {} },
-					name: 'Prompt',
-					type: 'n8n-nodes-base.set',
-					typeVersion: 3.4,
-					position: [220, 0],
-				},
-				{
-					parameters: { source: 'database', workflowId: { __rl: true, mode: 'id', value: subWorkflowIds.prompt }, mode: 'once', options: {} },
-					name: 'Generate in Sub-workflow',
-					type: 'n8n-nodes-base.executeWorkflow',
-					typeVersion: 1.2,
-					position: [440, 0],
-					...RETRY,
-				},
-			],
-			connections: {
-				Start: { main: [[{ node: 'Prompt', type: 'main', index: 0 }]] },
-				Prompt: { main: [[{ node: 'Generate in Sub-workflow', type: 'main', index: 0 }]] },
-			},
-			settings: { executionOrder: 'v1' },
-		});
-		expect(run.status).toBe('error');
-		expect(runsFor(prompt)).toHaveLength(1);
-		expect(submits()).toHaveLength(1);
-		expect(JSON.stringify(run.data.resultData.error)).toMatch(/not submitted again/);
-	}, TEST_TIMEOUT);
-
-	describe.each([3.1, 2.2])('AI Agent %s', (agentVersion) => {
-		it('Call n8n Workflow Tool with 3 tries, every submit answer lost: one submit', async () => {
-			const prompt = `a lost fox via the workflow tool ${agentVersion}`;
-			const callTool = (req: ChatRequest): Reply => ({ toolCalls: [{ name: toolFor(req, 'Generate Image Tool').function.name, arguments: { input: prompt } }] });
-			llm.script([callTool, (req) => answer(`tool said: ${lastToolResult(req)}`)]);
+	it(
+		'Execute Workflow with 3 tries, every submit answer lost: one submit, the error says it was not sent again',
+		async () => {
+			const prompt = 'a lost fox via Execute Workflow';
 			const run = await execute({
-				name: `Agent ${agentVersion} with a workflow tool`,
+				name: 'Execute Workflow with Retry On Fail',
 				nodes: [
 					{ parameters: {}, name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0] },
 					{
-						parameters: { promptType: 'define', text: 'Make a fox picture.', options: { maxIterations: 5 } },
-						name: 'AI Agent',
-						type: '@n8n/n8n-nodes-langchain.agent',
-						typeVersion: agentVersion,
+						parameters: { mode: 'raw', jsonOutput: JSON.stringify({ prompt }), options: {} },
+						name: 'Prompt',
+						type: 'n8n-nodes-base.set',
+						typeVersion: 3.4,
 						position: [220, 0],
 					},
 					{
-						parameters: { model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' }, options: {} },
-						name: 'OpenAI Chat Model',
-						type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
-						typeVersion: 1.2,
-						position: [120, 220],
-						credentials: { openAiApi: { id: openAi.id, name: openAi.name } },
-					},
-					{
 						parameters: {
-							description: 'Generates one image from a text prompt (the input is the prompt).',
 							source: 'database',
-							workflowId: { __rl: true, mode: 'id', value: subWorkflowIds.query },
+							workflowId: { __rl: true, mode: 'id', value: subWorkflowIds.prompt },
+							mode: 'once',
+							options: {},
 						},
-						name: 'Generate Image Tool',
-						type: '@n8n/n8n-nodes-langchain.toolWorkflow',
-						typeVersion: 2.2,
-						position: [320, 220],
+						name: 'Generate in Sub-workflow',
+						type: 'n8n-nodes-base.executeWorkflow',
+						typeVersion: 1.2,
+						position: [440, 0],
 						...RETRY,
 					},
 				],
 				connections: {
-					Start: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
-					'OpenAI Chat Model': { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
-					'Generate Image Tool': { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
+					Start: { main: [[{ node: 'Prompt', type: 'main', index: 0 }]] },
+					Prompt: { main: [[{ node: 'Generate in Sub-workflow', type: 'main', index: 0 }]] },
 				},
 				settings: { executionOrder: 'v1' },
 			});
-			expect(llm.remaining()).toBe(0);
-			expect(run.status).toBe('success');
-			expect(lastToolResult(llm.requests.at(-1) as ChatRequest)).toMatch(/not submitted again/);
+			expect(run.status).toBe('error');
 			expect(runsFor(prompt)).toHaveLength(1);
 			expect(submits()).toHaveLength(1);
-		}, TEST_TIMEOUT);
+			expect(JSON.stringify(run.data.resultData.error)).toMatch(/not submitted again/);
+		},
+		TEST_TIMEOUT,
+	);
+
+	describe.each([3.1, 2.2])('AI Agent %s', (agentVersion) => {
+		it(
+			'Call n8n Workflow Tool with 3 tries, every submit answer lost: one submit',
+			async () => {
+				const prompt = `a lost fox via the workflow tool ${agentVersion}`;
+				const callTool = (req: ChatRequest): Reply => ({
+					toolCalls: [{ name: toolFor(req, 'Generate Image Tool').function.name, arguments: { input: prompt } }],
+				});
+				llm.script([callTool, (req) => answer(`tool said: ${lastToolResult(req)}`)]);
+				const run = await execute({
+					name: `Agent ${agentVersion} with a workflow tool`,
+					nodes: [
+						{ parameters: {}, name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0] },
+						{
+							parameters: { promptType: 'define', text: 'Make a fox picture.', options: { maxIterations: 5 } },
+							name: 'AI Agent',
+							type: '@n8n/n8n-nodes-langchain.agent',
+							typeVersion: agentVersion,
+							position: [220, 0],
+						},
+						{
+							parameters: { model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' }, options: {} },
+							name: 'OpenAI Chat Model',
+							type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+							typeVersion: 1.2,
+							position: [120, 220],
+							credentials: { openAiApi: { id: openAi.id, name: openAi.name } },
+						},
+						{
+							parameters: {
+								description: 'Generates one image from a text prompt (the input is the prompt).',
+								source: 'database',
+								workflowId: { __rl: true, mode: 'id', value: subWorkflowIds.query },
+							},
+							name: 'Generate Image Tool',
+							type: '@n8n/n8n-nodes-langchain.toolWorkflow',
+							typeVersion: 2.2,
+							position: [320, 220],
+							...RETRY,
+						},
+					],
+					connections: {
+						Start: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+						'OpenAI Chat Model': { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
+						'Generate Image Tool': { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
+					},
+					settings: { executionOrder: 'v1' },
+				});
+				expect(llm.remaining()).toBe(0);
+				expect(run.status).toBe('success');
+				expect(lastToolResult(llm.requests.at(-1) as ChatRequest)).toMatch(/not submitted again/);
+				expect(runsFor(prompt)).toHaveLength(1);
+				expect(submits()).toHaveLength(1);
+			},
+			TEST_TIMEOUT,
+		);
 	});
 });

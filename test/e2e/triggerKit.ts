@@ -20,7 +20,8 @@ export function triggerKit(n8n: () => N8nInstance) {
 		for (;;) {
 			last = await fn();
 			if (done(last)) return last;
-			if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms; last: ${JSON.stringify(last)}\n${n8n().logs().slice(-3000)}`);
+			if (Date.now() > deadline)
+				throw new Error(`${what}: not reached in ${timeoutMs} ms; last: ${JSON.stringify(last)}\n${n8n().logs().slice(-3000)}`);
 			await new Promise((r) => setTimeout(r, 250));
 		}
 	}
@@ -33,7 +34,9 @@ export function triggerKit(n8n: () => N8nInstance) {
 		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
 		let cursor: string | undefined;
 		do {
-			const page = (await n8n().rest.get(`/rest/executions?limit=100&filter=${filter}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)) as {
+			const page = (await n8n().rest.get(
+				`/rest/executions?limit=100&filter=${filter}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+			)) as {
 				results?: ExecutionSummary[];
 				nextCursor?: string | null;
 			};
@@ -55,7 +58,10 @@ export function triggerKit(n8n: () => N8nInstance) {
 
 	function items(run: RunJson, node: string, output = 0): ExecutionItem[] {
 		const list = h.nodeItems(run, node, { output });
-		if (!list) throw new Error(`node "${node}" has no output ${output} in the execution: ${JSON.stringify(Object.keys(run.data.resultData.runData))}`);
+		if (!list)
+			throw new Error(
+				`node "${node}" has no output ${output} in the execution: ${JSON.stringify(Object.keys(run.data.resultData.runData))}`,
+			);
 		return list;
 	}
 
@@ -81,7 +87,10 @@ export function triggerKit(n8n: () => N8nInstance) {
 	async function renameNode(workflowId: string, from: string, to: string): Promise<void> {
 		const stored = await n8n().rest.getWorkflow(workflowId);
 		const nodes = stored.nodes.map((n) => (n.name === from ? { ...n, name: to } : n));
-		const connections = JSON.parse(JSON.stringify(stored.connections).split(JSON.stringify(from)).join(JSON.stringify(to))) as Record<string, unknown>;
+		const connections = JSON.parse(JSON.stringify(stored.connections).split(JSON.stringify(from)).join(JSON.stringify(to))) as Record<
+			string,
+			unknown
+		>;
 		await n8n().rest.patch(`/rest/workflows/${encodeURIComponent(workflowId)}`, { versionId: stored.versionId, nodes, connections });
 		expect((await n8n().rest.getWorkflow(workflowId)).nodes.map((n) => n.name)).toContain(to);
 	}

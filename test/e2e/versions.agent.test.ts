@@ -26,15 +26,18 @@ const call =
 		toolCalls: [{ name: toolFor(req, nodeName).function.name, arguments: typeof args === 'function' ? args(req) : args }],
 	});
 
-beforeAll(async () => {
-	home = await h.ensureN8n({ version: h.N8N_1X_VERSION });
-	await h.ensureBuilt();
-	userFolder = h.createUserFolder();
-	sandbox = await startSandbox({ runDurationMs: 300, queueMs: 20, modelDurations: { [FLUX_PRO]: 10 * 60 * 1000 } });
-	llm = await startFakeLlm();
-	runcomfy = await h.importCredential(userFolder, h.sandboxCredential(sandbox), { home });
-	openAi = await h.importCredential(userFolder, openAiCredential(llm.baseUrl), { home });
-}, 20 * 60 * 1000);
+beforeAll(
+	async () => {
+		home = await h.ensureN8n({ version: h.N8N_1X_VERSION });
+		await h.ensureBuilt();
+		userFolder = h.createUserFolder();
+		sandbox = await startSandbox({ runDurationMs: 300, queueMs: 20, modelDurations: { [FLUX_PRO]: 10 * 60 * 1000 } });
+		llm = await startFakeLlm();
+		runcomfy = await h.importCredential(userFolder, h.sandboxCredential(sandbox), { home });
+		openAi = await h.importCredential(userFolder, openAiCredential(llm.baseUrl), { home });
+	},
+	20 * 60 * 1000,
+);
 
 afterAll(async () => {
 	await llm?.close();
@@ -43,33 +46,46 @@ afterAll(async () => {
 });
 
 describe.each([3, 2.2])('n8n 1.x, AI Agent %s: the agent form without isToolExecution()', (agentVersion) => {
-	it('a run answers compact JSON with a summary; a long one comes back as still running; one submit each', async () => {
-		llm.script([
-			call('Run Model', { model_id: FLUX, inputs: { prompt: 'a red fox' }, max_wait_seconds: 60 }),
-			call('Run Model', { model_id: FLUX_PRO, inputs: { prompt: 'a slow fox' }, max_wait_seconds: 2 }),
-			(req) => answer(`done: ${lastToolResult(req)}`),
-		]);
-		const wf = await h.importWorkflow(
-			userFolder,
-			agentWorkflow({ name: `Agent ${agentVersion} on 1.x`, prompt: 'Make two foxes.', agentVersion, tools: modelTools(), runcomfy, openAi }),
-			{ home },
-		);
-		sandbox.clearLog();
-		llm.requests.length = 0;
-		const res = await h.execute(userFolder, wf.id, { home, timeoutMs: TEST_TIMEOUT });
-		const printed = `${res.stdout}\n${res.stderr}`;
-		expect(printed.includes(sandbox.token)).toBe(false);
-		expect([res.run?.status, res.run ? '' : printed.slice(-2000)]).toEqual(['success', '']);
+	it(
+		'a run answers compact JSON with a summary; a long one comes back as still running; one submit each',
+		async () => {
+			llm.script([
+				call('Run Model', { model_id: FLUX, inputs: { prompt: 'a red fox' }, max_wait_seconds: 60 }),
+				call('Run Model', { model_id: FLUX_PRO, inputs: { prompt: 'a slow fox' }, max_wait_seconds: 2 }),
+				(req) => answer(`done: ${lastToolResult(req)}`),
+			]);
+			const wf = await h.importWorkflow(
+				userFolder,
+				agentWorkflow({
+					name: `Agent ${agentVersion} on 1.x`,
+					prompt: 'Make two foxes.',
+					agentVersion,
+					tools: modelTools(),
+					runcomfy,
+					openAi,
+				}),
+				{ home },
+			);
+			sandbox.clearLog();
+			llm.requests.length = 0;
+			const res = await h.execute(userFolder, wf.id, { home, timeoutMs: TEST_TIMEOUT });
+			const printed = `${res.stdout}\n${res.stderr}`;
+			expect(printed.includes(sandbox.token)).toBe(false);
+			expect([res.run?.status, res.run ? '' : printed.slice(-2000)]).toEqual(['success', '']);
 
-		const [quick, long] = toolResults(llm.requests.at(-1) as ChatRequest).map(parseToolResult);
-		expect(quick).toMatchObject({ status: 'succeeded' });
-		expect(String(quick.summary)).toContain(String(quick.request_id));
-		expect(long).toMatchObject({ still_running: true, status: 'running' });
-		expect(long.error).toBeUndefined();
-		const submits = sandbox.log().filter((e) => e.api === 'model' && e.method === 'POST' && /^\/v1\/models\//.test(e.path));
-		expect(submits).toHaveLength(2);
-		expect(sandbox.log().filter((e) => e.api === 'files')).toEqual([]);
-		// What the model is shown on 1.x: the operation's own Tool Description.
-		expect(toolFor(llm.requests[0], 'Run Model').function.description).toMatch(/^Runs a RunComfy hosted model.*Paid: this spends RunComfy credit\./);
-	}, TEST_TIMEOUT);
+			const [quick, long] = toolResults(llm.requests.at(-1) as ChatRequest).map(parseToolResult);
+			expect(quick).toMatchObject({ status: 'succeeded' });
+			expect(String(quick.summary)).toContain(String(quick.request_id));
+			expect(long).toMatchObject({ still_running: true, status: 'running' });
+			expect(long.error).toBeUndefined();
+			const submits = sandbox.log().filter((e) => e.api === 'model' && e.method === 'POST' && /^\/v1\/models\//.test(e.path));
+			expect(submits).toHaveLength(2);
+			expect(sandbox.log().filter((e) => e.api === 'files')).toEqual([]);
+			// What the model is shown on 1.x: the operation's own Tool Description.
+			expect(toolFor(llm.requests[0], 'Run Model').function.description).toMatch(
+				/^Runs a RunComfy hosted model.*Paid: this spends RunComfy credit\./,
+			);
+		},
+		TEST_TIMEOUT,
+	);
 });

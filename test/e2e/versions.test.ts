@@ -40,12 +40,15 @@ const homeVersion = (home: string): string =>
 /** An n8n of `version` with its own user folder and the sandbox's credential. */
 function n8nOf(version: string) {
 	const env = {} as { home: string; userFolder: UserFolder; credential: CredentialJson };
-	beforeAll(async () => {
-		env.home = await h.ensureN8n({ version });
-		await h.ensureBuilt();
-		env.userFolder = h.createUserFolder();
-		env.credential = await h.importCredential(env.userFolder, h.sandboxCredential(sandbox), { home: env.home });
-	}, 20 * 60 * 1000);
+	beforeAll(
+		async () => {
+			env.home = await h.ensureN8n({ version });
+			await h.ensureBuilt();
+			env.userFolder = h.createUserFolder();
+			env.credential = await h.importCredential(env.userFolder, h.sandboxCredential(sandbox), { home: env.home });
+		},
+		20 * 60 * 1000,
+	);
 	afterAll(() => env.userFolder?.cleanup());
 	return env;
 }
@@ -72,30 +75,38 @@ describe(`the package in n8n ${h.N8N_1X_VERSION}`, () => {
 		expect(homeVersion(env.home)).toBe(h.N8N_1X_VERSION);
 	});
 
-	it('loads and runs a Model → Run batch with downloads (n8n execute)', async () => {
-		const { home, userFolder, credential } = env;
-		const batch = await h.importWorkflow(userFolder, path.join(h.ROOT, 'examples', 'text-to-image-batch.json'), { credential, home });
-		const res = await h.execute(userFolder, batch.id, { home, timeoutMs: TEST_TIMEOUT });
-		expect(`${res.stdout.slice(-3000)}\n${res.stderr.slice(-2000)}`).not.toMatch(/Unrecognized node type|is not known/i);
-		expect(res.run?.status).toBe('success');
-		const runNode = batch.nodes.find((n) => n.type === h.NODE_TYPES.model);
-		const items = h.nodeItems(res.run, String(runNode?.name)) ?? [];
-		expect(items).toHaveLength(3);
-		for (const item of items) {
-			expect(item.json).toMatchObject({ model_id: FLUX, status: 'succeeded' });
-			expect(item.binary?.data?.mimeType).toBe('image/png');
-		}
-		expect(res.stdout.includes(sandbox.token) || res.stderr.includes(sandbox.token)).toBe(false);
-	}, TEST_TIMEOUT);
+	it(
+		'loads and runs a Model → Run batch with downloads (n8n execute)',
+		async () => {
+			const { home, userFolder, credential } = env;
+			const batch = await h.importWorkflow(userFolder, path.join(h.ROOT, 'examples', 'text-to-image-batch.json'), { credential, home });
+			const res = await h.execute(userFolder, batch.id, { home, timeoutMs: TEST_TIMEOUT });
+			expect(`${res.stdout.slice(-3000)}\n${res.stderr.slice(-2000)}`).not.toMatch(/Unrecognized node type|is not known/i);
+			expect(res.run?.status).toBe('success');
+			const runNode = batch.nodes.find((n) => n.type === h.NODE_TYPES.model);
+			const items = h.nodeItems(res.run, String(runNode?.name)) ?? [];
+			expect(items).toHaveLength(3);
+			for (const item of items) {
+				expect(item.json).toMatchObject({ model_id: FLUX, status: 'succeeded' });
+				expect(item.binary?.data?.mimeType).toBe('image/png');
+			}
+			expect(res.stdout.includes(sandbox.token) || res.stderr.includes(sandbox.token)).toBe(false);
+		},
+		TEST_TIMEOUT,
+	);
 
-	it('the credential test answers OK, and Error for a wrong token', async () => {
-		n8n = await h.startN8n(env.userFolder, { home: env.home });
-		await n8n.rest.setupOwner();
-		const good = await n8n.rest.testCredential({ ...h.sandboxCredential(sandbox), id: env.credential.id });
-		expect(good.status).toBe('OK');
-		const wrong = h.sandboxCredential({ token: 'not-the-token', urls: sandbox.urls }, { id: env.credential.id });
-		expect((await n8n.rest.testCredential(wrong)).status).toBe('Error');
-	}, TEST_TIMEOUT);
+	it(
+		'the credential test answers OK, and Error for a wrong token',
+		async () => {
+			n8n = await h.startN8n(env.userFolder, { home: env.home });
+			await n8n.rest.setupOwner();
+			const good = await n8n.rest.testCredential({ ...h.sandboxCredential(sandbox), id: env.credential.id });
+			expect(good.status).toBe('OK');
+			const wrong = h.sandboxCredential({ token: 'not-the-token', urls: sandbox.urls }, { id: env.credential.id });
+			expect((await n8n.rest.testCredential(wrong)).status).toBe('Error');
+		},
+		TEST_TIMEOUT,
+	);
 });
 
 describe.each([h.N8N_VERSION, h.N8N_1X_VERSION])('Stop in n8n %s', (version) => {
@@ -123,28 +134,56 @@ describe.each([h.N8N_VERSION, h.N8N_1X_VERSION])('Stop in n8n %s', (version) => 
 		await n8n?.stop();
 	});
 
-	it('cancels the accepted run at once and records its request id', async () => {
-		const rest = (n8n as N8nInstance).rest;
-		const deadline = Date.now() + TEST_TIMEOUT / 2;
-		const before = sandbox.state().runs.length;
-		// The webhook answers when the workflow ends; the execution is read from n8n instead.
-		const call = runModels((n8n as N8nInstance).url, [{ model: VIDEO, prompt: 'a fox' }]).catch((error: Error) => error);
-		const executions = async () => (await rest.listExecutions({ workflowId: workflow.id })) as ExecutionSummary[];
-		const running = await waitFor('the running execution', async () => (await executions()).find((e) => e.status === 'running'), deadline);
-		const submitted = await waitFor('the submit', () => sandbox.state().runs.slice(before).find((r) => r.target === VIDEO), deadline);
-		// Submitted: the node is in (or about to start) its hour-long sleep.
-		await rest.request('POST', `/rest/executions/${running.id}/stop`, {});
+	it(
+		'cancels the accepted run at once and records its request id',
+		async () => {
+			const rest = (n8n as N8nInstance).rest;
+			const deadline = Date.now() + TEST_TIMEOUT / 2;
+			const before = sandbox.state().runs.length;
+			// The webhook answers when the workflow ends; the execution is read from n8n instead.
+			const call = runModels((n8n as N8nInstance).url, [{ model: VIDEO, prompt: 'a fox' }]).catch((error: Error) => error);
+			const executions = async () => (await rest.listExecutions({ workflowId: workflow.id })) as ExecutionSummary[];
+			const running = await waitFor(
+				'the running execution',
+				async () => (await executions()).find((e) => e.status === 'running'),
+				deadline,
+			);
+			const submitted = await waitFor(
+				'the submit',
+				() =>
+					sandbox
+						.state()
+						.runs.slice(before)
+						.find((r) => r.target === VIDEO),
+				deadline,
+			);
+			// Submitted: the node is in (or about to start) its hour-long sleep.
+			await rest.request('POST', `/rest/executions/${running.id}/stop`, {});
 
-		await waitFor('the cancel request', () => sandbox.log().find((e) => e.method === 'POST' && e.path.endsWith(`/${submitted.id}/cancel`)), deadline);
-		const ended = await waitFor('the stopped execution', async () =>
-			(await executions()).find((e) => e.id === running.id && !['running', 'new'].includes(String(e.status))), deadline);
-		expect(ended.status).toBe('canceled');
-		expect(sandbox.state().runs.slice(before).filter((r) => r.target === VIDEO)).toHaveLength(1);
-		expect((n8n as N8nInstance).logs()).toContain(`RunComfy: paid run submitted (node "Run", item 0, request_id ${submitted.id})`);
-		if (!version.startsWith('1.')) {
-			const execution = (await rest.getExecution(running.id)) as { customData?: Record<string, string> };
-			expect(execution.customData).toEqual({ runcomfy_Run: `0:${submitted.id}` });
-		}
-		await call;
-	}, TEST_TIMEOUT);
+			await waitFor(
+				'the cancel request',
+				() => sandbox.log().find((e) => e.method === 'POST' && e.path.endsWith(`/${submitted.id}/cancel`)),
+				deadline,
+			);
+			const ended = await waitFor(
+				'the stopped execution',
+				async () => (await executions()).find((e) => e.id === running.id && !['running', 'new'].includes(String(e.status))),
+				deadline,
+			);
+			expect(ended.status).toBe('canceled');
+			expect(
+				sandbox
+					.state()
+					.runs.slice(before)
+					.filter((r) => r.target === VIDEO),
+			).toHaveLength(1);
+			expect((n8n as N8nInstance).logs()).toContain(`RunComfy: paid run submitted (node "Run", item 0, request_id ${submitted.id})`);
+			if (!version.startsWith('1.')) {
+				const execution = (await rest.getExecution(running.id)) as { customData?: Record<string, string> };
+				expect(execution.customData).toEqual({ runcomfy_Run: `0:${submitted.id}` });
+			}
+			await call;
+		},
+		TEST_TIMEOUT,
+	);
 });

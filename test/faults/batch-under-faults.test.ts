@@ -152,7 +152,9 @@ function checkBatch(result: RunNodeResult): Verdict {
 	// Polls hit by faults still ended with results.
 	expect(verdict.confirmedWithFaultedPolls).toBeGreaterThan(0);
 	// Each confirmed run's result was fetched successfully once (no duplicate result fetches after success).
-	const okResults = log.filter((e) => isModelResult(e) && e.status === 200 && (e.fault === undefined || e.fault === 'slow')).map(requestIdIn);
+	const okResults = log
+		.filter((e) => isModelResult(e) && e.status === 200 && (e.fault === undefined || e.fault === 'slow'))
+		.map(requestIdIn);
 	expect(new Set(okResults).size).toBe(okResults.length);
 	expect(okResults.length).toBe(verdict.confirmed);
 	// Money: exactly the created runs were charged.
@@ -163,34 +165,42 @@ function checkBatch(result: RunNodeResult): Verdict {
 }
 
 describe('a batch of 200 runs under injected faults, Continue on Fail', () => {
-	it("paid faults 'before': refused submits created nothing, are reported as possibly accepted, never resent", async () => {
-		sb.reset({
-			runDurationMs: 30,
-			queueMs: 0,
-			walletMicrodollars: 100_000_000,
-			faults: { ...FAULTS, paidFaultTiming: 'before', seed: 11 },
-		});
-		const verdict = checkBatch(await runBatch());
-		expect(verdict.lostAnswers).toBe(0);
-		// Nothing was created by a refused submit.
-		expect(sb.log().filter((e) => isModelSubmit(e) && e.fault && e.fault !== 'slow' && e.createdId)).toEqual([]);
-	}, BATCH_TIMEOUT_MS);
+	it(
+		"paid faults 'before': refused submits created nothing, are reported as possibly accepted, never resent",
+		async () => {
+			sb.reset({
+				runDurationMs: 30,
+				queueMs: 0,
+				walletMicrodollars: 100_000_000,
+				faults: { ...FAULTS, paidFaultTiming: 'before', seed: 11 },
+			});
+			const verdict = checkBatch(await runBatch());
+			expect(verdict.lostAnswers).toBe(0);
+			// Nothing was created by a refused submit.
+			expect(sb.log().filter((e) => isModelSubmit(e) && e.fault && e.fault !== 'slow' && e.createdId)).toEqual([]);
+		},
+		BATCH_TIMEOUT_MS,
+	);
 
-	it("paid faults 'after': runs created but unanswered are reported as possibly accepted and not resubmitted", async () => {
-		sb.reset({
-			runDurationMs: 30,
-			queueMs: 0,
-			walletMicrodollars: 100_000_000,
-			// Retry-After: 0 here (1 s in the other test): the 429s are retried at once, the batch stays quick.
-			faults: { ...FAULTS, retryAfterSeconds: 0, paidFaultTiming: 'after', seed: 23 },
-		});
-		const verdict = checkBatch(await runBatch());
-		// The service has runs the node never heard of; each of those inputs was submitted exactly once.
-		expect(verdict.lostAnswers).toBeGreaterThan(0);
-		const lost = sb.log().filter((e) => isModelSubmit(e) && e.createdId && (e.fault === '5xx' || e.fault === 'drop'));
-		expect(lost).toHaveLength(verdict.lostAnswers);
-		for (const e of lost) {
-			expect(sb.log().filter((x) => isModelSubmit(x) && promptOf(x) === promptOf(e))).toHaveLength(1);
-		}
-	}, BATCH_TIMEOUT_MS);
+	it(
+		"paid faults 'after': runs created but unanswered are reported as possibly accepted and not resubmitted",
+		async () => {
+			sb.reset({
+				runDurationMs: 30,
+				queueMs: 0,
+				walletMicrodollars: 100_000_000,
+				// Retry-After: 0 here (1 s in the other test): the 429s are retried at once, the batch stays quick.
+				faults: { ...FAULTS, retryAfterSeconds: 0, paidFaultTiming: 'after', seed: 23 },
+			});
+			const verdict = checkBatch(await runBatch());
+			// The service has runs the node never heard of; each of those inputs was submitted exactly once.
+			expect(verdict.lostAnswers).toBeGreaterThan(0);
+			const lost = sb.log().filter((e) => isModelSubmit(e) && e.createdId && (e.fault === '5xx' || e.fault === 'drop'));
+			expect(lost).toHaveLength(verdict.lostAnswers);
+			for (const e of lost) {
+				expect(sb.log().filter((x) => isModelSubmit(x) && promptOf(x) === promptOf(e))).toHaveLength(1);
+			}
+		},
+		BATCH_TIMEOUT_MS,
+	);
 });

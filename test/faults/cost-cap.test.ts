@@ -21,7 +21,11 @@ const NO_DURATION = 'wan-ai/wan-2-2/a14b/text-to-video';
 const sb = useFaultSandbox();
 beforeEach(() => sb.reset({ runDurationMs: 30, queueMs: 0, walletMicrodollars: WALLET }));
 
-async function runWithCap(models: string[], cap: number | string, extra: Partial<Parameters<typeof runNode>[0]> = {}): Promise<RunNodeResult> {
+async function runWithCap(
+	models: string[],
+	cap: number | string,
+	extra: Partial<Parameters<typeof runNode>[0]> = {},
+): Promise<RunNodeResult> {
 	return await runNode({
 		node: new RunComfyModel(),
 		credentials: credentialsFor(sb),
@@ -94,7 +98,11 @@ describe('the cap is per execution (across loops and tries of the node)', () => 
 	const node = { id: 'node-1', name: 'Run' } as INode;
 	const ctxOf = (executionId: string) => {
 		const finish: Array<() => unknown> = [];
-		const ctx = { getExecutionId: () => executionId, getNode: () => node, onExecutionFinish: (h: () => unknown) => finish.push(h) } as unknown as IExecuteFunctions;
+		const ctx = {
+			getExecutionId: () => executionId,
+			getNode: () => node,
+			onExecutionFinish: (h: () => unknown) => finish.push(h),
+		} as unknown as IExecuteFunctions;
 		return { ctx, end: () => finish.forEach((h) => h()) };
 	};
 	const usd = (...amounts: number[]) => amounts.map((a, itemIndex) => ({ itemIndex, estimate: { usd: a, basis: 'test' } }));

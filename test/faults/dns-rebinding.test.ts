@@ -176,16 +176,13 @@ describe('a name that answers differently after the check', () => {
 });
 
 describe('resolver answers that are not IP addresses are refused', () => {
-	it.each([[''], ['2130706433'], ['0x7f.1'], ['localhost'], ['[::1]'], [` ${PUBLIC_A}`], ['not an address']])(
-		'%j',
-		async (answer) => {
-			for (const answers of [[answer], [PUBLIC_A, answer]]) {
-				const dns = rebindingResolver({ 'rebind.test': answers });
-				const result = await fetchText('http://rebind.test/latest/meta-data/', listedHostsPolicy(['*']), dns.resolve);
-				expect(result.problem?.kind).toBe('unresolvable');
-				expect(result.problem?.details).toMatchObject({ address: answer, code: `the answer ${JSON.stringify(answer)} is not an IP address` });
-			}
-			expect(guard.attempts).toEqual([]);
-		},
-	);
+	it.each([[''], ['2130706433'], ['0x7f.1'], ['localhost'], ['[::1]'], [` ${PUBLIC_A}`], ['not an address']])('%j', async (answer) => {
+		for (const answers of [[answer], [PUBLIC_A, answer]]) {
+			const dns = rebindingResolver({ 'rebind.test': answers });
+			const result = await fetchText('http://rebind.test/latest/meta-data/', listedHostsPolicy(['*']), dns.resolve);
+			expect(result.problem?.kind).toBe('unresolvable');
+			expect(result.problem?.details).toMatchObject({ address: answer, code: `the answer ${JSON.stringify(answer)} is not an IP address` });
+		}
+		expect(guard.attempts).toEqual([]);
+	});
 });

@@ -19,10 +19,13 @@ import { STABLE, credentialsFor, isModelSubmit, isPaid, readyDataset, useFaultSa
 const WAIT = { pollIntervalSeconds: 0.02, maxPollIntervalSeconds: 0.05, maxWaitSeconds: 20 };
 const WALLET = 10_000_000;
 const SDXL = '5f0c3a52-6b1e-4c8e-9a0d-2d4f7b8e1a01';
-const EMPTY_FIX = /An expression that gives nothing \(a missing column, a misspelt field name, an empty cell\) is refused rather than taken as the default\. Make it produce (.+?)\. To fall back to a value, write it into the expression, e\.g\. \{\{ \$json\.column \?\? .+ \}\}\. Nothing was submitted\.$/;
+const EMPTY_FIX =
+	/An expression that gives nothing \(a missing column, a misspelt field name, an empty cell\) is refused rather than taken as the default\. Make it produce (.+?)\. To fall back to a value, write it into the expression, e\.g\. \{\{ \$json\.column \?\? .+ \}\}\. Nothing was submitted\.$/;
 
 const sb = useFaultSandbox();
-beforeEach(() => sb.reset({ runDurationMs: 20, queueMs: 0, walletMicrodollars: WALLET, datasetReadyMs: 10, trainingStepMs: 1, trainingQueueMs: 0 }));
+beforeEach(() =>
+	sb.reset({ runDurationMs: 20, queueMs: 0, walletMicrodollars: WALLET, datasetReadyMs: 10, trainingStepMs: 1, trainingQueueMs: 0 }),
+);
 
 const model = new RunComfyModel();
 
@@ -64,7 +67,11 @@ describe('Max Estimated Cost (USD) from a sheet column', () => {
 
 	it('a missing column: refused naming the field, the item and the expression; the cap is never off', async () => {
 		const result = await run(model, capped, sheet(Array(10).fill({})));
-		expectRefused(result, '"Max Estimated Cost (USD)" of item 0 is empty: its expression {{ $json.budget }} gave undefined', /^a number \(US dollars, e\.g\. 10\)$/);
+		expectRefused(
+			result,
+			'"Max Estimated Cost (USD)" of item 0 is empty: its expression {{ $json.budget }} gave undefined',
+			/^a number \(US dollars, e\.g\. 10\)$/,
+		);
 	});
 
 	it('an empty cell in one row: refused naming that row, nothing paid for the others', async () => {
@@ -78,10 +85,22 @@ describe('Max Estimated Cost (USD) from a sheet column', () => {
 	});
 
 	it('NaN, text and a huge value: refused as before, with the value', async () => {
-		expectRefused(await run(model, capped, sheet([{ budget: 'NaN' }])), '"Max Estimated Cost (USD)" of item 0 must be a number, but is "NaN"');
-		expectRefused(await run(model, capped, [{ json: { prompt: 'x', budget: Number.NaN } }]), '"Max Estimated Cost (USD)" of item 0 must be a number, but is NaN');
-		expectRefused(await run(model, capped, sheet([{ budget: '5 USD' }])), '"Max Estimated Cost (USD)" of item 0 must be a number, but is "5 USD"');
-		expectRefused(await run(model, capped, sheet([{ budget: '1e12' }])), '"Max Estimated Cost (USD)" of item 0 must be at most 1000000, but is "1e12"');
+		expectRefused(
+			await run(model, capped, sheet([{ budget: 'NaN' }])),
+			'"Max Estimated Cost (USD)" of item 0 must be a number, but is "NaN"',
+		);
+		expectRefused(
+			await run(model, capped, [{ json: { prompt: 'x', budget: Number.NaN } }]),
+			'"Max Estimated Cost (USD)" of item 0 must be a number, but is NaN',
+		);
+		expectRefused(
+			await run(model, capped, sheet([{ budget: '5 USD' }])),
+			'"Max Estimated Cost (USD)" of item 0 must be a number, but is "5 USD"',
+		);
+		expectRefused(
+			await run(model, capped, sheet([{ budget: '1e12' }])),
+			'"Max Estimated Cost (USD)" of item 0 must be at most 1000000, but is "1e12"',
+		);
 	});
 
 	it('a number as text from the sheet is the cap: 10 runs over "0.25" are refused, under "1" they run', async () => {
@@ -95,7 +114,9 @@ describe('Max Estimated Cost (USD) from a sheet column', () => {
 	it('typed in empty (a cleared field): refused too, with how to turn the cap off', async () => {
 		const result = await run(model, modelRun({ options: { maxEstimatedCostUsd: null } }), sheet([{}]));
 		expect(result.error?.message).toBe('"Max Estimated Cost (USD)" of item 0 is empty');
-		expect(result.error?.description).toMatch(/^A spending guard that cannot be read is not taken as off\. Enter 0 to turn the cap off, or enter a number/);
+		expect(result.error?.description).toMatch(
+			/^A spending guard that cannot be read is not taken as off\. Enter 0 to turn the cap off, or enter a number/,
+		);
 		nothingPaid();
 	});
 });
@@ -108,12 +129,20 @@ describe('other guards, numbers and switches', () => {
 
 	it('Max Wait (Seconds) from an empty cell: refused, not the default wait', async () => {
 		const result = await run(model, modelRun({ waitOptions: { ...WAIT, maxWaitSeconds: '={{ $json.wait }}' } }), sheet([{ wait: '' }]));
-		expectRefused(result, '"Max Wait (Seconds)" of item 0 is empty: its expression {{ $json.wait }} gave ""', /^a number \(seconds, e\.g\. 600\)$/);
+		expectRefused(
+			result,
+			'"Max Wait (Seconds)" of item 0 is empty: its expression {{ $json.wait }} gave ""',
+			/^a number \(seconds, e\.g\. 600\)$/,
+		);
 	});
 
 	it('On Timeout over a missing column: refused, not the default behaviour', async () => {
 		const result = await run(model, modelRun({ waitOptions: { ...WAIT, onTimeout: '={{ $json.onTimeout }}' } }), sheet([{}]));
-		expectRefused(result, '"On Timeout" of item 0 is empty: its expression {{ $json.onTimeout }} gave undefined', /^one of fail, returnRunning, cancel$/);
+		expectRefused(
+			result,
+			'"On Timeout" of item 0 is empty: its expression {{ $json.onTimeout }} gave undefined',
+			/^one of fail, returnRunning, cancel$/,
+		);
 	});
 
 	it('Wait for Completion over a missing column: refused (a switch has no empty value)', async () => {
@@ -164,7 +193,13 @@ config:
         lr: 0.0001
       model: { name_or_path: black-forest-labs/FLUX.1-dev, is_flux: true, quantize: {{ $json.quantize }} }
 `;
-	const submit = (configText: string): INodeParameters => ({ resource: 'trainingJob', operation: 'submit', configMode: 'text', configText, waitForCompletion: false });
+	const submit = (configText: string): INodeParameters => ({
+		resource: 'trainingJob',
+		operation: 'submit',
+		configMode: 'text',
+		configText,
+		waitForCompletion: false,
+	});
 
 	it('a key whose expression gave nothing (misspelt field, empty cell) is refused naming its path, item and expression', async () => {
 		await readyDataset(sb, 'empty-config');
@@ -175,9 +210,13 @@ config:
 			'The training config cannot be used: config.process[0].train.steps of item 0 is empty: its expression {{ $json.step }} gave nothing (a missing column, a misspelt field name or an empty cell)',
 		);
 		const emptyCell = await run(new RunComfyTraining(), submit(template('{{ $json.steps }}', 'cfg_b')), rows.slice(1));
-		expect(emptyCell.error?.message).toMatch(/config\.process\[0\]\.train\.steps of item 0 is empty: its expression \{\{ \$json\.steps \}\} gave nothing/);
+		expect(emptyCell.error?.message).toMatch(
+			/config\.process\[0\]\.train\.steps of item 0 is empty: its expression \{\{ \$json\.steps \}\} gave nothing/,
+		);
 		const inFlowMapping = await run(new RunComfyTraining(), submit(template('10', 'cfg_c')), [{ json: {} }]);
-		expect(inFlowMapping.error?.message).toMatch(/config\.process\[0\]\.model\.quantize of item 0 is empty: its expression \{\{ \$json\.quantize \}\}/);
+		expect(inFlowMapping.error?.message).toMatch(
+			/config\.process\[0\]\.model\.quantize of item 0 is empty: its expression \{\{ \$json\.quantize \}\}/,
+		);
 		expect(sb.log().filter(isPaid)).toEqual([]);
 		expect(sb.state().jobs).toEqual([]);
 
@@ -196,31 +235,76 @@ config:
 describe("form inputs (a model's input_schema, a deployment's workflow)", () => {
 	async function modelForm(value: Record<string, string>, modelId: string = STABLE.flash): Promise<INodeParameters> {
 		const locator = { __rl: true, mode: 'id', value: modelId };
-		const { fields } = await resourceMapping({ node: model, method: 'getModelInputs', credentials: credentialsFor(sb), parameters: { resource: 'model', operation: 'run', model: locator } });
-		const inputs = { mappingMode: 'defineBelow', value, matchingColumns: [], schema: fields.map((f) => ({ ...f, removed: !(f.id in value) })), attemptToConvertTypes: false, convertFieldsToString: false };
+		const { fields } = await resourceMapping({
+			node: model,
+			method: 'getModelInputs',
+			credentials: credentialsFor(sb),
+			parameters: { resource: 'model', operation: 'run', model: locator },
+		});
+		const inputs = {
+			mappingMode: 'defineBelow',
+			value,
+			matchingColumns: [],
+			schema: fields.map((f) => ({ ...f, removed: !(f.id in value) })),
+			attemptToConvertTypes: false,
+			convertFieldsToString: false,
+		};
 		return modelRun({ model: locator, inputMode: 'defineBelow', inputs });
 	}
 
 	it('a number input over a missing column or from an empty cell: refused naming the input', async () => {
 		const parameters = await modelForm({ prompt: '={{ $json.prompt }}', seed: '={{ $json.seed }}', num_images: '={{ $json.images }}' });
-		expectRefused(await run(model, parameters, sheet([{ images: '1' }])), '"seed" of item 0 is empty: its expression {{ $json.seed }} gave undefined', /^a number$/);
+		expectRefused(
+			await run(model, parameters, sheet([{ images: '1' }])),
+			'"seed" of item 0 is empty: its expression {{ $json.seed }} gave undefined',
+			/^a number$/,
+		);
 		// n8n's own check of the form would make the empty cell a 0 (or false); it is refused before that.
-		expectRefused(await run(model, parameters, sheet([{ seed: '7', images: '' }])), '"num_images" of item 0 is empty: its expression {{ $json.images }} gave ""');
+		expectRefused(
+			await run(model, parameters, sheet([{ seed: '7', images: '' }])),
+			'"num_images" of item 0 is empty: its expression {{ $json.images }} gave ""',
+		);
 		const seedOnly = await modelForm({ prompt: '={{ $json.prompt }}', seed: '={{ $json.seed }}' });
 		expectRefused(await run(model, seedOnly, sheet([{ seed: '' }])), '"seed" of item 0 is empty: its expression {{ $json.seed }} gave ""');
 	});
 
 	it('a switch input from an empty cell: refused, not false', async () => {
-		const parameters = await modelForm({ prompt: '={{ $json.prompt }}', expand_prompt: '={{ $json.expand }}' }, 'ideogram/ideogram-v3/text-to-image');
-		expectRefused(await run(model, parameters, sheet([{ expand: '' }])), '"expand_prompt" of item 0 is empty: its expression {{ $json.expand }} gave ""', /^true or false$/);
+		const parameters = await modelForm(
+			{ prompt: '={{ $json.prompt }}', expand_prompt: '={{ $json.expand }}' },
+			'ideogram/ideogram-v3/text-to-image',
+		);
+		expectRefused(
+			await run(model, parameters, sheet([{ expand: '' }])),
+			'"expand_prompt" of item 0 is empty: its expression {{ $json.expand }} gave ""',
+			/^true or false$/,
+		);
 	});
 
 	it('a text input over a missing column is refused; an empty cell leaves it out, as a field left empty', async () => {
-		const parameters = await modelForm({ prompt: '={{ $json.text }}', negative_prompt: '={{ $json.negative }}' }, 'google/imagen-4/preview/text-to-image');
-		expectRefused(await run(model, parameters, sheet([{ text: 'a fox' }])), '"negative_prompt" of item 0 is empty: its expression {{ $json.negative }} gave undefined', /^a value$/);
-		const result = await run(model, parameters, sheet([{ text: 'a fox', negative: '' }, { text: 'a cat', negative: 'blur' }]));
+		const parameters = await modelForm(
+			{ prompt: '={{ $json.text }}', negative_prompt: '={{ $json.negative }}' },
+			'google/imagen-4/preview/text-to-image',
+		);
+		expectRefused(
+			await run(model, parameters, sheet([{ text: 'a fox' }])),
+			'"negative_prompt" of item 0 is empty: its expression {{ $json.negative }} gave undefined',
+			/^a value$/,
+		);
+		const result = await run(
+			model,
+			parameters,
+			sheet([
+				{ text: 'a fox', negative: '' },
+				{ text: 'a cat', negative: 'blur' },
+			]),
+		);
 		expect(result.status).toBe('success');
-		expect(sb.log().filter(isModelSubmit).map((e) => e.body)).toEqual([{ prompt: 'a fox' }, { prompt: 'a cat', negative_prompt: 'blur' }]);
+		expect(
+			sb
+				.log()
+				.filter(isModelSubmit)
+				.map((e) => e.body),
+		).toEqual([{ prompt: 'a fox' }, { prompt: 'a cat', negative_prompt: 'blur' }]);
 	});
 
 	it("a deployment's number override over a missing column or from an empty cell: refused naming the node and input", async () => {
@@ -252,6 +336,9 @@ describe("form inputs (a model's input_schema, a deployment's workflow)", () => 
 		const result = await run(deployment, parameters, sheet([{}]));
 		expectRefused(result, '"KSampler #3 → seed" of item 0 is empty: its expression {{ $json.seed }} gave undefined', /^a number$/);
 		// An empty cell: n8n's own check of the form would send 0.
-		expectRefused(await run(deployment, parameters, sheet([{ seed: '' }])), '"KSampler #3 → seed" of item 0 is empty: its expression {{ $json.seed }} gave ""');
+		expectRefused(
+			await run(deployment, parameters, sheet([{ seed: '' }])),
+			'"KSampler #3 → seed" of item 0 is empty: its expression {{ $json.seed }} gave ""',
+		);
 	});
 });

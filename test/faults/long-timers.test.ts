@@ -20,10 +20,13 @@ describe('long waits and intervals', () => {
 			...flashPromptRun(1, { pollIntervalSeconds: 3600, maxPollIntervalSeconds: 3600, maxWaitSeconds: 30 * 24 * 3600 }),
 			// Stop once the run has finished on the service: by then a timer that fired at once would have polled.
 			onStart: (stop) => {
-				void until(() => sb.state().runs.some((r) => r.finishedAt !== null), 'the run finished on the service').then(stop, (error: Error) => {
-					problem = error;
-					stop();
-				});
+				void until(() => sb.state().runs.some((r) => r.finishedAt !== null), 'the run finished on the service').then(
+					stop,
+					(error: Error) => {
+						problem = error;
+						stop();
+					},
+				);
 			},
 		});
 		expect(problem).toBeUndefined();

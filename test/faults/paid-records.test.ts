@@ -57,7 +57,12 @@ const pairs = (value: string | undefined) => (value ?? '').split(' ').filter(Boo
 
 describe('every paid submission is logged and listed in the execution custom data', () => {
 	it('Model → Run: one info line per run (node, item, request id, model) and runcomfy_<node> lists every item:id', async () => {
-		const result = await runNode({ node: new RunComfyModel(), nodeName: 'Make Images', credentials: credentialsFor(sb), ...flashPromptRun(3, WAIT) });
+		const result = await runNode({
+			node: new RunComfyModel(),
+			nodeName: 'Make Images',
+			credentials: credentialsFor(sb),
+			...flashPromptRun(3, WAIT),
+		});
 		expect(result.status).toBe('success');
 		const submits = sb.log().filter(isModelSubmit);
 		const expected = submits.map((e) => `${String((e.body as IDataObject).prompt).replace('item ', '')}:${e.createdId}`).sort();
@@ -91,13 +96,22 @@ describe('every paid submission is logged and listed in the execution custom dat
 			},
 		});
 		expect(result.status).toBe('success');
-		const ids = sb.log().filter(isInference).map((e) => e.createdId as string);
+		const ids = sb
+			.log()
+			.filter(isInference)
+			.map((e) => e.createdId as string);
 		expect(paidLines().map((l) => l.metadata as IDataObject)).toEqual(
-			expect.arrayContaining(ids.map((id) => expect.objectContaining({ node: 'RunComfy Deployment', deployment_id: deploymentId, request_id: id }))),
+			expect.arrayContaining(
+				ids.map((id) => expect.objectContaining({ node: 'RunComfy Deployment', deployment_id: deploymentId, request_id: id })),
+			),
 		);
 		expect(paidLines()).toHaveLength(2);
 		const value = customData(result)[customDataKey('RunComfy Deployment')];
-		expect(pairs(value).map((p) => p.split(':')[1]).sort()).toEqual([...ids].sort());
+		expect(
+			pairs(value)
+				.map((p) => p.split(':')[1])
+				.sort(),
+		).toEqual([...ids].sort());
 	});
 
 	it('Training → Submit and Resume: the job ids', async () => {
@@ -106,10 +120,18 @@ describe('every paid submission is logged and listed in the execution custom dat
 			node: new RunComfyTraining(),
 			credentials: credentialsFor(sb),
 			inputItems: [{ json: { config: trainingConfig('preempt_records', dataset.name, 20, 10) } }],
-			parameters: { resource: 'trainingJob', operation: 'submit', configMode: 'text', configText: '={{ JSON.stringify($json.config) }}', configFormat: 'json' },
+			parameters: {
+				resource: 'trainingJob',
+				operation: 'submit',
+				configMode: 'text',
+				configText: '={{ JSON.stringify($json.config) }}',
+				configFormat: 'json',
+			},
 		});
 		const jobId = String(submitted.items[0].json.job_id);
-		expect(paidLines().map((l) => l.metadata)).toEqual([expect.objectContaining({ node: 'RunComfy Training', itemIndex: 0, job_id: jobId })]);
+		expect(paidLines().map((l) => l.metadata)).toEqual([
+			expect.objectContaining({ node: 'RunComfy Training', itemIndex: 0, job_id: jobId }),
+		]);
 		expect(customData(submitted).runcomfy_RunComfy_Training).toBe(`0:${jobId}`);
 
 		await until(() => sb.state().jobs[0]?.status === 'STOPPED', 'the job stops half-way');
@@ -121,7 +143,9 @@ describe('every paid submission is logged and listed in the execution custom dat
 		});
 		expect(resumed.status).toBe('success');
 		expect(sb.log().filter(isTrainingPaid)).toHaveLength(2);
-		expect(paidLines().map((l) => l.metadata)).toEqual([expect.objectContaining({ node: 'RunComfy Training', itemIndex: 0, job_id: jobId })]);
+		expect(paidLines().map((l) => l.metadata)).toEqual([
+			expect.objectContaining({ node: 'RunComfy Training', itemIndex: 0, job_id: jobId }),
+		]);
 		expect(customData(resumed).runcomfy_RunComfy_Training).toBe(`0:${jobId}`);
 	});
 
@@ -147,13 +171,18 @@ describe('every paid submission is logged and listed in the execution custom dat
 	});
 });
 
-describe('n8n\'s custom data limits', () => {
+describe("n8n's custom data limits", () => {
 	/** What n8n-core logged at error level itself (e.g. "Custom data value over … characters long"). */
 	const errorLines = () => capture.lines.filter((l) => l.source === 'n8n-logger' && l.level === 'error');
 
 	it('a batch whose ids do not fit: no error line from n8n, at most 255 characters kept, every id in the info lines', async () => {
 		const n = 12;
-		const result = await runNode({ node: new RunComfyModel(), nodeName: 'Make Images', credentials: credentialsFor(sb), ...flashPromptRun(n, WAIT) });
+		const result = await runNode({
+			node: new RunComfyModel(),
+			nodeName: 'Make Images',
+			credentials: credentialsFor(sb),
+			...flashPromptRun(n, WAIT),
+		});
 		expect(result.status).toBe('success');
 		expect(errorLines()).toEqual([]);
 		const value = customData(result).runcomfy_Make_Images;
@@ -161,8 +190,15 @@ describe('n8n\'s custom data limits', () => {
 		const more = / \+(\d+) more, see the log$/.exec(value);
 		expect(more).not.toBeNull();
 		expect(pairs(value.slice(0, more?.index)).length + Number(more?.[1])).toBe(n);
-		const ids = sb.log().filter(isModelSubmit).map((e) => e.createdId);
-		expect(paidLines().map((l) => (l.metadata as IDataObject).request_id).sort()).toEqual(ids.sort());
+		const ids = sb
+			.log()
+			.filter(isModelSubmit)
+			.map((e) => e.createdId);
+		expect(
+			paidLines()
+				.map((l) => (l.metadata as IDataObject).request_id)
+				.sort(),
+		).toEqual(ids.sort());
 	});
 
 	it('a node name with a character outside the BMP at the 50-character cut keeps its record', async () => {
@@ -177,7 +213,7 @@ describe('n8n\'s custom data limits', () => {
 		expect(errorLines()).toEqual([]);
 	});
 
-	it("a node name in another script gives a key n8n 1.x takes too (ASCII letters, digits, _)", () => {
+	it('a node name in another script gives a key n8n 1.x takes too (ASCII letters, digits, _)', () => {
 		for (const name of ['Картинка', '生成图片', 'Straße Café', 'Ǆ ﬁle']) {
 			expect(customDataKey(name)).toMatch(/^runcomfy_[A-Za-z0-9_]+$/);
 		}
@@ -194,7 +230,10 @@ describe('n8n\'s custom data limits', () => {
 			logger: { info: log('info'), warn: log('warn'), error: log('error'), debug: log('debug') },
 			customData: createExecutionCustomData({ runExecutionData: runExecutionData as never, mode: 'trigger' }),
 		};
-		const batch = { ctx, kind: { ids: () => ({ model_id: STABLE.flash }), noun: { one: 'run', idField: 'request_id' } } } as unknown as Batch<JobItem, undefined>;
+		const batch = {
+			ctx,
+			kind: { ids: () => ({ model_id: STABLE.flash }), noun: { one: 'run', idField: 'request_id' } },
+		} as unknown as Batch<JobItem, undefined>;
 		for (let i = 0; i < 3; i++) recordPaid(batch, { itemIndex: i } as JobItem, { id: `id-${i}`, json: {} });
 
 		expect(Object.keys(runExecutionData.resultData.metadata)).toHaveLength(10);

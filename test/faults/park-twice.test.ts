@@ -43,7 +43,11 @@ async function parkIn(executionId: string, nodeName: string, prompts: string[]):
 	expect(result.status).toBe('waiting');
 	const ids = result.items.map((i) => String(i.json.request_id));
 	await hold.release();
-	await until(() => ids.every((id) => (sb.state().runs.find((r) => r.id === id)?.finishedAt ?? Infinity) <= Date.now()), 'the parked requests ended', 20_000);
+	await until(
+		() => ids.every((id) => (sb.state().runs.find((r) => r.id === id)?.finishedAt ?? Infinity) <= Date.now()),
+		'the parked requests ended',
+		20_000,
+	);
 	return { result, ids };
 }
 

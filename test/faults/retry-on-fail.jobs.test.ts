@@ -90,9 +90,9 @@ describe('Retry On Fail (3 tries) never pays twice for a good item', () => {
 		);
 		expect(result.error?.message).toMatch(/Training job .* failed/);
 		// Every submit that reached the service made one job; the jobs by name count the submits.
-		expect(sb.log().filter((e) => e.api === 'trainer' && e.method === 'POST' && e.path === '/prod/v1/trainers/ai-toolkit/jobs')).toHaveLength(
-			GOOD.length + RETRY.maxTries,
-		);
+		expect(
+			sb.log().filter((e) => e.api === 'trainer' && e.method === 'POST' && e.path === '/prod/v1/trainers/ai-toolkit/jobs'),
+		).toHaveLength(GOOD.length + RETRY.maxTries);
 		expectOnceEachButTheFailing(tally(sb.state().jobs.map((j) => j.name)), nameOf);
 	});
 
@@ -114,7 +114,14 @@ describe('Retry On Fail (3 tries) never pays twice for a good item', () => {
 
 		const result = await retried(
 			new RunComfyTraining(),
-			{ resource: 'trainingJob', operation: 'resume', jobId: '={{ $json.jobId }}', waitForCompletion: true, waitOptions: WAIT, artifactsToDownload: [] },
+			{
+				resource: 'trainingJob',
+				operation: 'resume',
+				jobId: '={{ $json.jobId }}',
+				waitForCompletion: true,
+				waitOptions: WAIT,
+				artifactsToDownload: [],
+			},
 			ids.map((jobId) => ({ json: { jobId } })),
 		);
 		expect(result.error?.message).toContain(ids[FAILING]);

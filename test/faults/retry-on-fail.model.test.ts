@@ -29,7 +29,9 @@ const sb = useFaultSandbox();
 /** Five prompts; `special` of them runs on another model (one that fails, or one whose answers are lost). */
 function batch(special: number, specialModel: string) {
 	return {
-		inputItems: Array.from({ length: N }, (_, i) => ({ json: { prompt: `item ${i}`, model: i === special ? specialModel : STABLE.flash } })),
+		inputItems: Array.from({ length: N }, (_, i) => ({
+			json: { prompt: `item ${i}`, model: i === special ? specialModel : STABLE.flash },
+		})),
 		parameters: {
 			...MODEL_RUN_PARAMETERS,
 			waitOptions: WAIT,
@@ -38,7 +40,13 @@ function batch(special: number, specialModel: string) {
 }
 
 async function run(special: number, specialModel: string, extra: { continueOnFail?: boolean } = {}): Promise<RunNodeResult> {
-	return await runNode({ node: new RunComfyModel(), credentials: credentialsFor(sb), nodeOverrides: RETRY, ...batch(special, specialModel), ...extra });
+	return await runNode({
+		node: new RunComfyModel(),
+		credentials: credentialsFor(sb),
+		nodeOverrides: RETRY,
+		...batch(special, specialModel),
+		...extra,
+	});
 }
 
 /** Paid submits per prompt over the whole execution (every try), from the sandbox log. */

@@ -82,7 +82,10 @@ describe('Retry On Fail through the agent tool handler (a new run index per try)
 	it('two calls with different inputs in one agent run are two paid submissions, each sent once', async () => {
 		sb.configure({ faults: { ...LOST_ANSWER, pathPrefixes: ['/v1/models/'] } });
 		const answers = await calls(new RunComfyModel(), MODEL_RUN, [{ prompt: 'a red fox' }, { prompt: 'a blue fox' }]);
-		const prompts = sb.log().filter(isModelSubmit).map((e) => (e.body as IDataObject).prompt);
+		const prompts = sb
+			.log()
+			.filter(isModelSubmit)
+			.map((e) => (e.body as IDataObject).prompt);
 		expect(prompts.sort()).toEqual(['a blue fox', 'a red fox']);
 		for (const answer of answers) expect(String(answer.toolError)).toMatch(NOT_AGAIN);
 		expect(rememberedCount()).toBe(0);

@@ -21,7 +21,9 @@ const WAIT = { pollIntervalSeconds: 0.02, maxPollIntervalSeconds: 0.05, maxWaitS
 const SHORT = { ...WAIT, maxWaitSeconds: 0.3 };
 
 const sb = useFaultSandbox();
-beforeEach(() => sb.reset({ runDurationMs: 30, queueMs: 0, trainingStepMs: 1, trainingQueueMs: 0, datasetReadyMs: 10, walletMicrodollars: 50_000_000 }));
+beforeEach(() =>
+	sb.reset({ runDurationMs: 30, queueMs: 0, trainingStepMs: 1, trainingQueueMs: 0, datasetReadyMs: 10, walletMicrodollars: 50_000_000 }),
+);
 
 /** Every status seen, so each test can show it met the states it meant to. */
 async function outputs(node: INodeType, parameters: INodeParameters, inputItems?: InputItem[]): Promise<INodeExecutionData[]> {
@@ -63,11 +65,21 @@ describe('the status vocabulary of every node', () => {
 		seen.push(...expectVocabulary(slow));
 		const ids = slow.map((i) => String(i.json.request_id));
 		for (const operation of ['getStatus', 'getResult', 'cancel']) {
-			seen.push(...expectVocabulary(await outputs(model, { resource: 'model', operation, requestId: '={{ $json.id }}', downloadOutputs: false }, ids.map((id) => ({ json: { id } })))));
+			seen.push(
+				...expectVocabulary(
+					await outputs(
+						model,
+						{ resource: 'model', operation, requestId: '={{ $json.id }}', downloadOutputs: false },
+						ids.map((id) => ({ json: { id } })),
+					),
+				),
+			);
 		}
 		sb.configure({ runDurationMs: 30, workers: 0 });
 		const done = await outputs(model, modelRun(), [{ json: { model: STABLE.flash } }]);
-		seen.push(...expectVocabulary(await outputs(model, { resource: 'model', operation: 'getStatus', requestId: String(done[0].json.request_id) })));
+		seen.push(
+			...expectVocabulary(await outputs(model, { resource: 'model', operation: 'getStatus', requestId: String(done[0].json.request_id) })),
+		);
 		expect(new Set(seen)).toEqual(new Set(['succeeded', 'failed', 'queued', 'running', 'cancelled', 'completed']));
 	});
 
@@ -91,7 +103,13 @@ describe('the status vocabulary of every node', () => {
 		seen.push(...expectVocabulary(queued));
 		for (const operation of ['getStatus', 'getResult', 'cancel']) {
 			const lookups = queued.map((i) => ({ json: { id: i.json.request_id, deployment: i.json.deployment_id } }));
-			const parameters = { resource: 'inference', operation, deploymentId: { __rl: true, mode: 'id', value: '={{ $json.deployment }}' }, requestId: '={{ $json.id }}', downloadOutputs: false };
+			const parameters = {
+				resource: 'inference',
+				operation,
+				deploymentId: { __rl: true, mode: 'id', value: '={{ $json.deployment }}' },
+				requestId: '={{ $json.id }}',
+				downloadOutputs: false,
+			};
 			seen.push(...expectVocabulary(await outputs(deployment, parameters, lookups)));
 		}
 		expect(seen).toEqual(expect.arrayContaining(['succeeded', 'failed', 'queued']));
@@ -104,27 +122,41 @@ describe('the status vocabulary of every node', () => {
 		sb.configure({ trainingStepMs: 5 });
 		const submitted = await outputs(
 			training,
-			{ resource: 'trainingJob', operation: 'submit', configMode: 'text', configText: '={{ JSON.stringify($json.config) }}', configFormat: 'json' },
+			{
+				resource: 'trainingJob',
+				operation: 'submit',
+				configMode: 'text',
+				configText: '={{ JSON.stringify($json.config) }}',
+				configFormat: 'json',
+			},
 			[submit('preempt_job', 20), submit('long_job', 100_000), submit('short_job', 4)],
 		);
 		const seen = [...expectVocabulary(submitted)];
 		const ids = submitted.map((i) => String(i.json.job_id));
-		await until(() => ['STOPPED', 'RUNNING', 'STOPPED'].every((s, i) => sb.state().jobs.find((j) => j.id === ids[i])?.status === s), 'jobs stopped, running, finished');
+		await until(
+			() => ['STOPPED', 'RUNNING', 'STOPPED'].every((s, i) => sb.state().jobs.find((j) => j.id === ids[i])?.status === s),
+			'jobs stopped, running, finished',
+		);
 		const lookups = ids.map((jobId) => ({ json: { jobId } }));
 		for (const operation of ['getStatus', 'getResult', 'cancel']) {
-			seen.push(...expectVocabulary(await outputs(training, { resource: 'trainingJob', operation, jobId: '={{ $json.jobId }}', artifactsToDownload: [] }, lookups)));
+			seen.push(
+				...expectVocabulary(
+					await outputs(training, { resource: 'trainingJob', operation, jobId: '={{ $json.jobId }}', artifactsToDownload: [] }, lookups),
+				),
+			);
 		}
 		expect(new Set(seen)).toEqual(new Set(['running', 'stopped', 'succeeded', 'cancelled']));
 	});
 
-	it('Dataset: keeps the service\'s words (DRAFT, UPLOADING, READY, FAILED)', async () => {
+	it("Dataset: keeps the service's words (DRAFT, UPLOADING, READY, FAILED)", async () => {
 		const node = new RunComfyDataset();
 		const draft = String((await direct(sb, 'trainer', 'POST', '/prod/v1/trainers/datasets', { name: 'vocab-draft' })).body.id);
 		const ready = await readyDataset(sb, 'vocab-ready');
-		const items = await outputs(node, { resource: 'dataset', operation: 'getStatus', dataset: { __rl: true, mode: 'id', value: '={{ $json.id }}' } }, [
-			{ json: { id: draft } },
-			{ json: { id: ready.id } },
-		]);
+		const items = await outputs(
+			node,
+			{ resource: 'dataset', operation: 'getStatus', dataset: { __rl: true, mode: 'id', value: '={{ $json.id }}' } },
+			[{ json: { id: draft } }, { json: { id: ready.id } }],
+		);
 		expect(items.map((i) => i.json.status)).toEqual(['DRAFT', 'READY']);
 		for (const item of items) expect(DATASET_WORDS).toContain(item.json.status);
 	});
@@ -133,10 +165,19 @@ describe('the status vocabulary of every node', () => {
 describe('On Timeout = Cancel the Run: the status comes from the cancel answer', () => {
 	it('Model: the queued run cancelled at the timeout is "cancelled", not still queued; the running one is "running"', async () => {
 		sb.configure({ runDurationMs: 60_000, workers: 1 });
-		const items = await outputs(model, modelRun({ waitOptions: { ...SHORT, onTimeout: 'cancel' } }), [{ json: { model: STABLE.flash } }, { json: { model: STABLE.flash } }]);
+		const items = await outputs(model, modelRun({ waitOptions: { ...SHORT, onTimeout: 'cancel' } }), [
+			{ json: { model: STABLE.flash } },
+			{ json: { model: STABLE.flash } },
+		]);
 		const [running, queued] = items.map((i) => i.json as IDataObject);
 		expect(queued).toMatchObject({ timed_out: true, cancel_outcome: 'cancelled', still_running: false, status: 'cancelled' });
-		expect(running).toMatchObject({ timed_out: true, cancel_outcome: 'not_cancellable', still_running: true, status: 'running', service_status: 'in_progress' });
+		expect(running).toMatchObject({
+			timed_out: true,
+			cancel_outcome: 'not_cancellable',
+			still_running: true,
+			status: 'running',
+			service_status: 'in_progress',
+		});
 		expect(sb.state().runs.find((r) => r.id === queued.request_id)?.status).toBe('cancelled');
 	});
 

@@ -82,7 +82,12 @@ function expectEveryAcceptedIdReported(result: RunNodeResult, createdIds: string
 
 describe('Stop while paid submissions are in flight', () => {
 	it('Model → Run: the four accepted runs are reported and cancelled, the two not sent say so', async () => {
-		sb.reset({ runDurationMs: 60_000, queueMs: 60_000, walletMicrodollars: WALLET, faults: { ...SLOW_ANSWER, pathPrefixes: ['/v1/models/'] } });
+		sb.reset({
+			runDurationMs: 60_000,
+			queueMs: 60_000,
+			walletMicrodollars: WALLET,
+			faults: { ...SLOW_ANSWER, pathPrefixes: ['/v1/models/'] },
+		});
 		const result = await runNode({
 			node: new RunComfyModel(),
 			credentials: credentialsFor(sb),
@@ -103,7 +108,12 @@ describe('Stop while paid submissions are in flight', () => {
 	});
 
 	it('Deployment → Inference → Run: the four accepted requests are reported and cancelled', async () => {
-		sb.reset({ runDurationMs: 60_000, queueMs: 60_000, walletMicrodollars: WALLET, faults: { ...SLOW_ANSWER, pathPrefixes: ['/prod/v1/deployments/', '/prod/v2/deployments/'] } });
+		sb.reset({
+			runDurationMs: 60_000,
+			queueMs: 60_000,
+			walletMicrodollars: WALLET,
+			faults: { ...SLOW_ANSWER, pathPrefixes: ['/prod/v1/deployments/', '/prod/v2/deployments/'] },
+		});
 		const result = await runNode({
 			node: new RunComfyDeployment(),
 			credentials: credentialsFor(sb),
@@ -119,7 +129,10 @@ describe('Stop while paid submissions are in flight', () => {
 			},
 			onStart: stopWithSubmitsInFlight(isInference, IN_FLIGHT),
 		});
-		const ids = sb.log().filter(isInference).map((e) => e.createdId as string);
+		const ids = sb
+			.log()
+			.filter(isInference)
+			.map((e) => e.createdId as string);
 		const reported = expectEveryAcceptedIdReported(result, ids, 'request_id');
 		for (const json of reported) expect(json.cancel_outcome).toBe('cancelled');
 		await until(() => new Set(sb.log().filter(isDeploymentCancel).map(requestIdIn)).size >= IN_FLIGHT, 'a cancel per request');
@@ -152,7 +165,12 @@ describe('Stop while paid submissions are in flight', () => {
 		expect(result.stopped).toBe(true);
 		const jobs = sb.state().jobs;
 		expect(jobs).toHaveLength(1);
-		expect(sb.log().filter(isTrainingPaid).map((e) => e.status)).toEqual([200]);
+		expect(
+			sb
+				.log()
+				.filter(isTrainingPaid)
+				.map((e) => e.status),
+		).toEqual([200]);
 		expect(result.items).toHaveLength(3);
 		expect(result.items[0].json).toMatchObject({ job_id: jobs[0].id, stopped: true, still_running: true });
 		for (const item of result.items.slice(1)) expect(item.json).toMatchObject({ stopped: true, submitted: false });

@@ -65,7 +65,14 @@ const DEPLOYMENT_RUN = (deploymentId: string) => ({
 });
 
 const CASES = [
-	{ name: 'Model → Run', node: () => new RunComfyModel(), run: () => flashPromptRun(1, WAIT), isSubmit: isModelSubmit, isCancel: isModelCancel, paths: ['/v1/models/'] },
+	{
+		name: 'Model → Run',
+		node: () => new RunComfyModel(),
+		run: () => flashPromptRun(1, WAIT),
+		isSubmit: isModelSubmit,
+		isCancel: isModelCancel,
+		paths: ['/v1/models/'],
+	},
 	{
 		name: 'Deployment → Inference → Run',
 		node: () => new RunComfyDeployment(),
@@ -77,45 +84,53 @@ const CASES = [
 ];
 
 describe('Stop: an answer that comes after the grace', () => {
-	it.each(CASES)('$name: the id is logged at warn (node, item) and the queued run is cancelled', async ({ node, run, isSubmit, isCancel, paths }) => {
-		// The run is created at once, its answer comes 3 s later, and it stays queued.
-		sb.reset({ runDurationMs: 60_000, queueMs: 60_000, walletMicrodollars: WALLET, faults: { rateSlow: 1, slowMs: 3000, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: paths } });
-		capture.lines.length = 0;
-		const grace = graceEndsAtOnce();
-		let inFlightAtStop = false;
-		try {
-			const result = await runNode({
-				node: node(),
-				nodeName: 'Make Images',
-				credentials: credentialsFor(sb),
-				...run(),
-				onStart: (stop) => {
-					const inFlight = () => sb.log().some((e) => isSubmit(e) && e.createdId && e.status === 0);
-					void until(inFlight, 'the submit in flight').finally(() => {
-						inFlightAtStop = inFlight();
-						stop();
-					});
-				},
+	it.each(CASES)(
+		'$name: the id is logged at warn (node, item) and the queued run is cancelled',
+		async ({ node, run, isSubmit, isCancel, paths }) => {
+			// The run is created at once, its answer comes 3 s later, and it stays queued.
+			sb.reset({
+				runDurationMs: 60_000,
+				queueMs: 60_000,
+				walletMicrodollars: WALLET,
+				faults: { rateSlow: 1, slowMs: 3000, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: paths },
 			});
-			expect(inFlightAtStop).toBe(true);
-			expect(grace.started()).toBe(1);
-			const [submit] = sb.log().filter(isSubmit);
-			// The node returned before the answer: the item says it may have been accepted, without an id.
-			expect(submit.status).toBe(0);
-			expect(result.stopped).toBe(true);
-			expect(result.items[0].json).toMatchObject({ stopped: true, may_have_been_accepted: true });
-			expect(result.items[0].json.request_id).toBeUndefined();
+			capture.lines.length = 0;
+			const grace = graceEndsAtOnce();
+			let inFlightAtStop = false;
+			try {
+				const result = await runNode({
+					node: node(),
+					nodeName: 'Make Images',
+					credentials: credentialsFor(sb),
+					...run(),
+					onStart: (stop) => {
+						const inFlight = () => sb.log().some((e) => isSubmit(e) && e.createdId && e.status === 0);
+						void until(inFlight, 'the submit in flight').finally(() => {
+							inFlightAtStop = inFlight();
+							stop();
+						});
+					},
+				});
+				expect(inFlightAtStop).toBe(true);
+				expect(grace.started()).toBe(1);
+				const [submit] = sb.log().filter(isSubmit);
+				// The node returned before the answer: the item says it may have been accepted, without an id.
+				expect(submit.status).toBe(0);
+				expect(result.stopped).toBe(true);
+				expect(result.items[0].json).toMatchObject({ stopped: true, may_have_been_accepted: true });
+				expect(result.items[0].json.request_id).toBeUndefined();
 
-			const id = submit.createdId as string;
-			await until(() => logged('info', `accepted after Stop (request_id ${id}): cancelled`).length > 0, 'the cancel outcome logged');
-			const [warn] = logged('warn', id);
-			expect(String(warn.message)).toMatch(/accepted after the execution stopped .*cancelling it/);
-			expect(warn.metadata as IDataObject).toMatchObject({ node: 'Make Images', itemIndex: 0, request_id: id });
-			expect(sb.log().filter(isCancel).map(requestIdIn)).toEqual([id]);
-			expect(sb.state().runs.find((r) => r.id === id)?.status).toBe('cancelled');
-			expect(sb.state().walletMicrodollars).toBe(WALLET);
-		} finally {
-			grace.restore();
-		}
-	});
+				const id = submit.createdId as string;
+				await until(() => logged('info', `accepted after Stop (request_id ${id}): cancelled`).length > 0, 'the cancel outcome logged');
+				const [warn] = logged('warn', id);
+				expect(String(warn.message)).toMatch(/accepted after the execution stopped .*cancelling it/);
+				expect(warn.metadata as IDataObject).toMatchObject({ node: 'Make Images', itemIndex: 0, request_id: id });
+				expect(sb.log().filter(isCancel).map(requestIdIn)).toEqual([id]);
+				expect(sb.state().runs.find((r) => r.id === id)?.status).toBe('cancelled');
+				expect(sb.state().walletMicrodollars).toBe(WALLET);
+			} finally {
+				grace.restore();
+			}
+		},
+	);
 });

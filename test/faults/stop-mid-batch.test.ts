@@ -74,7 +74,12 @@ describe('Model → Run, stopped while waiting for a batch', () => {
 		});
 		expect(stopProblem).toBeUndefined();
 		expect(result.stopped).toBe(true);
-		const stoppedAt = Math.max(...sb.log().filter(isModelStatus).map((e) => e.seq));
+		const stoppedAt = Math.max(
+			...sb
+				.log()
+				.filter(isModelStatus)
+				.map((e) => e.seq),
+		);
 		await until(() => sb.log().filter((e) => isModelCancel(e) && e.status === 202).length >= N, 'a cancel for every run');
 
 		const log = sb.log();
@@ -126,7 +131,13 @@ describe('Model → Run, stopped while waiting for a batch', () => {
 		});
 		expect(stopProblem).toBeUndefined();
 		expect(result.stopped).toBe(true);
-		const answered = () => new Set(sb.log().filter((e) => isModelCancel(e) && e.status === 202).map(requestIdIn));
+		const answered = () =>
+			new Set(
+				sb
+					.log()
+					.filter((e) => isModelCancel(e) && e.status === 202)
+					.map(requestIdIn),
+			);
 		await until(() => answered().size >= N, 'an answered cancel for every run');
 
 		const log = sb.log();
@@ -175,7 +186,10 @@ describe('Deployment → Inference → Run, stopped while waiting', () => {
 		});
 		expect(stopProblem).toBeUndefined();
 		expect(result.stopped).toBe(true);
-		const ids = sb.log().filter(isInference).map((e) => e.createdId as string);
+		const ids = sb
+			.log()
+			.filter(isInference)
+			.map((e) => e.createdId as string);
 		expect(ids).toHaveLength(N);
 		await until(() => new Set(sb.log().filter(isDeploymentCancel).map(requestIdIn)).size >= N, 'a cancel for every request');
 		expect(sb.log().filter(isDeploymentCancel).map(requestIdIn).sort()).toEqual([...ids].sort());

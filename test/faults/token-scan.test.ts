@@ -48,10 +48,7 @@ const training = new RunComfyTraining();
 const trigger = new RunComfyTrigger();
 
 const WAIT = { pollIntervalSeconds: 0.02, maxPollIntervalSeconds: 0.05, maxWaitSeconds: 20 };
-const PNG = Buffer.from(
-	'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-	'base64',
-);
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 const modelRun = (id: string, body: object, extra: INodeParameters = {}): INodeParameters => ({
 	resource: 'model',
@@ -86,7 +83,10 @@ afterAll(async () => {
 });
 
 /** Runs a node and records everything it exposed. */
-async function run(what: string, options: Omit<RunNodeOptions, 'credentials'> & { credentials?: RunComfyCredentialData }): Promise<RunNodeResult> {
+async function run(
+	what: string,
+	options: Omit<RunNodeOptions, 'credentials'> & { credentials?: RunComfyCredentialData },
+): Promise<RunNodeResult> {
 	const result = await runNode({ credentials: creds, ...options });
 	exposed.push({ what, value: exposedBy(result) });
 	return result;
@@ -155,7 +155,9 @@ describe('a representative set of operations with a distinctive token', () => {
 		try {
 			// Seed 1 at 50 %: the first roll (the node's GET of the model) passes, the second (the submit) is a 500
 			// after the run was created.
-			sb.configure({ faults: { rate5xx: 0.5, pathPrefixes: ['/v1/models/blackforestlabs/flux-2/flash'], paidFaultTiming: 'after', seed: 1 } });
+			sb.configure({
+				faults: { rate5xx: 0.5, pathPrefixes: ['/v1/models/blackforestlabs/flux-2/flash'], paidFaultTiming: 'after', seed: 1 },
+			});
 			const lost = await run('lost answer', { node: model, parameters: modelRun(STABLE.flash, { prompt: 'lost' }) });
 			expect(lost.error?.message).toContain('may have been accepted');
 			expect(sb.log().filter((e) => e.method === 'POST' && e.fault === '5xx' && e.createdId)).toHaveLength(1);
@@ -257,7 +259,10 @@ describe('a representative set of operations with a distinctive token', () => {
 	});
 
 	it('Dataset: uploads (binary, from a URL, caption), signed upload URLs; Training with artifact downloads', async () => {
-		const created = await run('dataset create', { node: datasetNode, parameters: { resource: 'dataset', operation: 'create', name: 'scan-set' } });
+		const created = await run('dataset create', {
+			node: datasetNode,
+			parameters: { resource: 'dataset', operation: 'create', name: 'scan-set' },
+		});
 		const datasetId = String(created.items[0].json.id);
 		const upload = await run('dataset upload file', {
 			node: datasetNode,
@@ -274,12 +279,23 @@ describe('a representative set of operations with a distinctive token', () => {
 		expect(upload.error).toBeUndefined();
 		const fromUrl = await run('dataset upload from url', {
 			node: datasetNode,
-			parameters: { resource: 'dataset', operation: 'uploadFromUrl', dataset: byId(datasetId), url: `${sb.urls.files}/files/img_2.png`, waitOptions: WAIT },
+			parameters: {
+				resource: 'dataset',
+				operation: 'uploadFromUrl',
+				dataset: byId(datasetId),
+				url: `${sb.urls.files}/files/img_2.png`,
+				waitOptions: WAIT,
+			},
 		});
 		expect(fromUrl.error).toBeUndefined();
 		const signed = await run('signed upload urls', {
 			node: datasetNode,
-			parameters: { resource: 'dataset', operation: 'getUploadUrls', dataset: byId(datasetId), fileSizes: JSON.stringify({ 'big.png': 1000 }) },
+			parameters: {
+				resource: 'dataset',
+				operation: 'getUploadUrls',
+				dataset: byId(datasetId),
+				fileSizes: JSON.stringify({ 'big.png': 1000 }),
+			},
 		});
 		expect(JSON.stringify(signed.items)).toContain('upload_url');
 
@@ -348,8 +364,7 @@ describe('a representative set of operations with a distinctive token', () => {
 });
 
 describe('the scan', () => {
-	const leaks = (value: unknown): string[] =>
-		collectStrings(value).filter((text) => SECRETS.some((secret) => text.includes(secret)));
+	const leaks = (value: unknown): string[] => collectStrings(value).filter((text) => SECRETS.some((secret) => text.includes(secret)));
 
 	it('the token reached the API hosts (so the scan is meaningful), and never a file host', () => {
 		const log = sb.log();

@@ -104,14 +104,7 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 
 	withDefaults(type: string, stored: ICredentialDataDecryptedObject): ICredentialDataDecryptedObject {
 		const properties = this.credentialTypes[type]?.properties ?? [];
-		const withDefaults = NodeHelpers.getNodeParameters(
-			properties,
-			stored as INodeParameters,
-			true,
-			false,
-			null,
-			null,
-		);
+		const withDefaults = NodeHelpers.getNodeParameters(properties, stored as INodeParameters, true, false, null, null);
 		return { ...(withDefaults ?? {}), ...structuredClone(stored) } as ICredentialDataDecryptedObject;
 	}
 

@@ -3,31 +3,12 @@
  * credential's Test button. (A polling trigger's poll() is in ./engine-trigger.ts.)
  */
 import { LoadOptionsContext, RoutingNode, ExecuteContext } from 'n8n-core';
-import type {
-	IExecuteData,
-	INode,
-	INodeListSearchResult,
-	INodePropertyOptions,
-	INodeType,
-	ResourceMapperFields,
-} from 'n8n-workflow';
+import type { IExecuteData, INode, INodeListSearchResult, INodePropertyOptions, INodeType, ResourceMapperFields } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeHelpers, Workflow, createRunExecutionData } from 'n8n-workflow';
 
-import {
-	HarnessNodeTypes,
-	createAdditionalData,
-	defaultTypeVersion,
-	getRuntime,
-	qualifiedTypeName,
-} from './engine-runtime';
+import { HarnessNodeTypes, createAdditionalData, defaultTypeVersion, getRuntime, qualifiedTypeName } from './engine-runtime';
 import type { EditorMethodOptions, RunComfyCredentialData } from './engine-types';
-import {
-	CREDENTIAL_TYPE,
-	NODE_CREDENTIALS,
-	credentialType,
-	credentialsHelperFor,
-	defaultNodeName,
-} from './engine-workflow';
+import { CREDENTIAL_TYPE, NODE_CREDENTIALS, credentialType, credentialsHelperFor, defaultNodeName } from './engine-workflow';
 import { testNode } from './testNode';
 
 // ---------------------------------------------------------------------------------------------
@@ -121,9 +102,7 @@ export async function resourceMapping(opts: EditorMethodOptions): Promise<Resour
  * only property routes `test.request`, executed by n8n-core's RoutingNode with the credential's
  * `authenticate` applied through the helper. Returns n8n's result shape.
  */
-export async function testCredential(
-	credentials: RunComfyCredentialData,
-): Promise<{ status: 'OK' | 'Error'; message: string }> {
+export async function testCredential(credentials: RunComfyCredentialData): Promise<{ status: 'OK' | 'Error'; message: string }> {
 	await getRuntime();
 	const test = credentialType.test;
 	if (!test) return { status: 'Error', message: 'No testing function found for this credential.' };

@@ -275,11 +275,7 @@ export class FakeEditorNode implements INodeType {
 
 	methods = {
 		listSearch: {
-			async searchModels(
-				this: ILoadOptionsFunctions,
-				filter?: string,
-				paginationToken?: string,
-			): Promise<INodeListSearchResult> {
+			async searchModels(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
 				const { modelApiBaseUrl } = await this.getCredentials('runComfyApi');
 				const body = (await this.helpers.httpRequestWithAuthentication.call(this, 'runComfyApi', {
 					url: `${modelApiBaseUrl as string}/models`,

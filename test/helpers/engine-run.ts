@@ -4,15 +4,7 @@
  * with the real execute context of a throwaway node).
  */
 import { WorkflowExecute } from 'n8n-core';
-import type {
-	IExecuteFunctions,
-	INode,
-	INodeType,
-	IRun,
-	IWorkflowBase,
-	IWorkflowSettings,
-	WorkflowExecuteMode,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INode, INodeType, IRun, IWorkflowBase, IWorkflowSettings, WorkflowExecuteMode } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeHelpers, NodeOperationError, Workflow, createRunExecutionData } from 'n8n-workflow';
 
 import {
@@ -228,10 +220,7 @@ export async function runNode(opts: RunNodeOptions): Promise<RunNodeResult> {
  * (via onStart's stop) and parameters (`getNodeParameter` with expressions) are all n8n's own.
  * Resolves with fn's result, or rejects with exactly the error fn threw.
  */
-export async function withExecuteContext<T>(
-	opts: WithExecuteContextOptions,
-	fn: (ctx: IExecuteFunctions) => Promise<T>,
-): Promise<T> {
+export async function withExecuteContext<T>(opts: WithExecuteContextOptions, fn: (ctx: IExecuteFunctions) => Promise<T>): Promise<T> {
 	let outcome: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
 	const probe: INodeType = {
 		description: {
@@ -271,9 +260,7 @@ export async function withExecuteContext<T>(
 		stopGraceMs: opts.stopGraceMs,
 	});
 	if (!outcome) {
-		throw new Error(
-			`Harness: the probe node did not run (status ${result.status}${result.error ? `: ${result.error.message}` : ''})`,
-		);
+		throw new Error(`Harness: the probe node did not run (status ${result.status}${result.error ? `: ${result.error.message}` : ''})`);
 	}
 	const settled = outcome as { ok: true; value: T } | { ok: false; error: unknown };
 	if (!settled.ok) throw settled.error;

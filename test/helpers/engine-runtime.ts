@@ -106,7 +106,10 @@ async function bootstrap(): Promise<EngineRuntime> {
 function bypassProxyForLoopback(): void {
 	const env = process.env;
 	if (!(env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy)) return;
-	const current = (env.NO_PROXY ?? env.no_proxy ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+	const current = (env.NO_PROXY ?? env.no_proxy ?? '')
+		.split(',')
+		.map((h) => h.trim())
+		.filter(Boolean);
 	const merged = [...new Set([...current, '127.0.0.1', 'localhost', '::1'])].join(',');
 	env.NO_PROXY = merged;
 	env.no_proxy = merged;
@@ -129,10 +132,7 @@ async function initExpressionEngine(engine: 'vm' | 'quickjs'): Promise<void> {
 	) as typeof import('n8n-workflow/dist/cjs/expression-sandboxing');
 	const bridgeOptions = { timeout: 5000, memoryLimit: 128, logger: LoggerProxy };
 	const evaluator = new runtime.ExpressionEvaluator({
-		createBridge: () =>
-			engine === 'quickjs'
-				? new runtime.QuickJsBridge(bridgeOptions)
-				: new runtime.IsolatedVmBridge(bridgeOptions),
+		createBridge: () => (engine === 'quickjs' ? new runtime.QuickJsBridge(bridgeOptions) : new runtime.IsolatedVmBridge(bridgeOptions)),
 		maxCodeCacheSize: 1024,
 		poolSize: Number(process.env.N8N_EXPRESSION_ENGINE_POOL_SIZE ?? 1),
 		hooks: expressionSandboxHooks,
@@ -263,10 +263,6 @@ export function createAdditionalData(options: {
 	return additionalData as IWorkflowExecuteAdditionalData;
 }
 
-export function createHooks(
-	mode: WorkflowExecuteMode,
-	executionId: string,
-	workflowData: IWorkflowBase,
-): ExecutionLifecycleHooks {
+export function createHooks(mode: WorkflowExecuteMode, executionId: string, workflowData: IWorkflowBase): ExecutionLifecycleHooks {
 	return new ExecutionLifecycleHooks(mode, executionId, workflowData);
 }

@@ -7,7 +7,16 @@
 import { SupplyDataContext } from 'n8n-core';
 // Not exported by n8n-core's index: the agents reach it through getInputConnectionData.
 import { makeHandleToolInvocation } from 'n8n-core/dist/execution-engine/node-execution-context/utils/get-input-connection-data';
-import type { IDataObject, IExecuteData, IExecuteFunctions, INode, INodeExecutionData, INodeType, Workflow, WorkflowExecuteMode } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteData,
+	IExecuteFunctions,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	Workflow,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 /** The fields of n8n-core's ExecuteContext that a SupplyDataContext for a tool call is built from. */
@@ -27,7 +36,20 @@ export async function callThroughToolHandler(executeContext: IExecuteFunctions, 
 	const signal = executeContext.getExecutionCancelSignal();
 	// n8n-core's contextFactory: a fresh context per try, with no input until the handler adds the arguments.
 	const contextFor = (runIndex: number) =>
-		new SupplyDataContext(ctx.workflow, ctx.node, ctx.additionalData, ctx.mode, ctx.runExecutionData, runIndex, [], {}, NodeConnectionTypes.AiTool, ctx.executeData, [], signal);
+		new SupplyDataContext(
+			ctx.workflow,
+			ctx.node,
+			ctx.additionalData,
+			ctx.mode,
+			ctx.runExecutionData,
+			runIndex,
+			[],
+			{},
+			NodeConnectionTypes.AiTool,
+			ctx.executeData,
+			[],
+			signal,
+		);
 	const handle = makeHandleToolInvocation(contextFor, ctx.node, nodeType, ctx.runExecutionData as never);
 	const out: INodeExecutionData[] = [];
 	for (const [index, item] of executeContext.getInputData().entries()) {

@@ -114,9 +114,7 @@ export function wrapNodeType(
 	wrapper.execute = async function (this: IExecuteFunctions, ...args: unknown[]) {
 		if (options.viaToolHandler) return await callThroughToolHandler(this, nodeType);
 		const context = options.asTool ? toolContext(this) : this;
-		const result = (await (execute as (...a: unknown[]) => Promise<unknown>).apply(context, args)) as
-			| INodeExecutionData[][]
-			| null;
+		const result = (await (execute as (...a: unknown[]) => Promise<unknown>).apply(context, args)) as INodeExecutionData[][] | null;
 		if (Array.isArray(result)) {
 			for (const output of result) {
 				for (const item of output ?? []) if (item && item.pairedItem === undefined) observation.unpairedItems++;
@@ -169,9 +167,7 @@ export function defaultNodeName(node: INodeType | IVersionedNodeType): string {
 export async function readBinaryOf(item: INodeExecutionData, property = 'data'): Promise<Buffer> {
 	const binary = item.binary?.[property];
 	if (!binary) {
-		throw new UnexpectedError(
-			`Item has no binary property "${property}" (has: ${Object.keys(item.binary ?? {}).join(', ') || 'none'})`,
-		);
+		throw new UnexpectedError(`Item has no binary property "${property}" (has: ${Object.keys(item.binary ?? {}).join(', ') || 'none'})`);
 	}
 	const { binaryDataService } = await getRuntime();
 	return await binaryDataService.getAsBuffer(binary);

@@ -34,13 +34,10 @@ describe('engine harness: contexts, editor methods, poll and credential test', (
 	});
 
 	it('withExecuteContext onStart stop aborts the cancel signal', async () => {
-		const aborted = await withExecuteContext(
-			{ credentials: creds(), onStart: (stop) => stop() },
-			async (ctx) => {
-				await sleep(60_000, ctx.getExecutionCancelSignal()).catch(() => undefined);
-				return ctx.getExecutionCancelSignal()?.aborted;
-			},
-		);
+		const aborted = await withExecuteContext({ credentials: creds(), onStart: (stop) => stop() }, async (ctx) => {
+			await sleep(60_000, ctx.getExecutionCancelSignal()).catch(() => undefined);
+			return ctx.getExecutionCancelSignal()?.aborted;
+		});
 		expect(aborted).toBe(true);
 	});
 
@@ -84,9 +81,9 @@ describe('engine harness: contexts, editor methods, poll and credential test', (
 		});
 		expect(fields.fields[0].displayName).toBe('prompt (Bearer <token>)');
 
-		await expect(
-			listSearch({ node: new FakeEditorNode(), method: 'nope', parameters: {}, credentials: creds() }),
-		).rejects.toThrow(/no listSearch method "nope"/);
+		await expect(listSearch({ node: new FakeEditorNode(), method: 'nope', parameters: {}, credentials: creds() })).rejects.toThrow(
+			/no listSearch method "nope"/,
+		);
 	});
 
 	it('poll keeps its cursor in the static data object across calls; manual mode returns a sample', async () => {

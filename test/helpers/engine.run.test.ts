@@ -92,9 +92,9 @@ describe('engine harness: runNode', () => {
 	});
 
 	it('every run is a token scan: a run whose output carries the access token is refused', async () => {
-		await expect(
-			runNode({ node: new FakeHttpNode(), parameters: { path: '/leak' }, credentials: creds() }),
-		).rejects.toThrow('the RunComfy access token appeared in the output or error of this run');
+		await expect(runNode({ node: new FakeHttpNode(), parameters: { path: '/leak' }, credentials: creds() })).rejects.toThrow(
+			'the RunComfy access token appeared in the output or error of this run',
+		);
 		const clean = await runNode({ node: new FakeHttpNode(), parameters: { path: '/echo' }, credentials: creds() });
 		expect(clean.items[0].json.authorization).toBe('Bearer <token>');
 	});

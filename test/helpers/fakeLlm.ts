@@ -111,16 +111,32 @@ export async function startFakeLlm(steps: Step[] = []): Promise<FakeLlm> {
 		const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
 		const created = Math.floor(Date.now() / 1000);
 		if (!body.stream) {
-			return json(res, 200, { id, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage });
+			return json(res, 200, {
+				id,
+				object: 'chat.completion',
+				created,
+				model: body.model,
+				choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
+				usage,
+			});
 		}
 		res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
 		const chunk = (delta: Record<string, unknown>, finishReason: string | null, extra: Record<string, unknown> = {}) =>
-			res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }], ...extra })}\n\n`);
+			res.write(
+				`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }], ...extra })}\n\n`,
+			);
 		chunk({ role: 'assistant', content: '' }, null);
 		if ('content' in reply) chunk({ content: reply.content }, null);
 		else
 			message.tool_calls?.forEach((call, index) =>
-				chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } }] }, null),
+				chunk(
+					{
+						tool_calls: [
+							{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } },
+						],
+					},
+					null,
+				),
 			);
 		chunk({}, finish);
 		if ((body.stream_options as { include_usage?: boolean } | undefined)?.include_usage) {

@@ -90,8 +90,7 @@ export function flashPromptRun(
 // The request log
 
 /** Model run submit: POST /v1/models/<id with slashes>. */
-export const isModelSubmit = (e: RequestLogEntry): boolean =>
-	e.api === 'model' && e.method === 'POST' && /^\/v1\/models\/.+/.test(e.path);
+export const isModelSubmit = (e: RequestLogEntry): boolean => e.api === 'model' && e.method === 'POST' && /^\/v1\/models\/.+/.test(e.path);
 /** Deployment inference: POST /prod/v1|v2/deployments/<id>/inference. */
 export const isInference = (e: RequestLogEntry): boolean =>
 	e.api === 'serverless' && e.method === 'POST' && /^\/prod\/v[12]\/deployments\/[^/]+\/inference$/.test(e.path);

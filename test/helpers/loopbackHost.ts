@@ -50,7 +50,13 @@ export class LoopbackHost {
 	async start(): Promise<this> {
 		this.server = createServer((req, res) => {
 			let resolveHungUp!: () => void;
-			const hit: Hit = { url: req.url ?? '/', headers: req.headers, sent: 0, hungUp: new Promise((r) => (resolveHungUp = r)), closedEarly: false };
+			const hit: Hit = {
+				url: req.url ?? '/',
+				headers: req.headers,
+				sent: 0,
+				hungUp: new Promise((r) => (resolveHungUp = r)),
+				closedEarly: false,
+			};
 			this.hits.push(hit);
 			res.on('close', () => {
 				if (res.writableFinished) return;
@@ -58,7 +64,9 @@ export class LoopbackHost {
 				resolveHungUp();
 			});
 			const path = (req.url ?? '/').split('?')[0];
-			const route = this.routes[path] ?? Object.entries(this.routes).find(([prefix]) => prefix.endsWith('*') && path.startsWith(prefix.slice(0, -1)))?.[1];
+			const route =
+				this.routes[path] ??
+				Object.entries(this.routes).find(([prefix]) => prefix.endsWith('*') && path.startsWith(prefix.slice(0, -1)))?.[1];
 			if (!route) {
 				res.writeHead(404, { 'Content-Length': 0 });
 				res.end();

@@ -4,14 +4,7 @@
  * router, with the operation modules' execute / executeBatch replaced by spies that say which module was
  * reached. Not a test file itself.
  */
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INode,
-	INodeExecutionData,
-	INodeProperties,
-	INodeType,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeProperties, INodeType } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { testNode } from './testNode';
@@ -108,7 +101,7 @@ export function describeRouter(nodeDir: string, node: INodeType, operations: Rec
 		expect(describedPairs(node.description.properties).sort()).toEqual([...pairs].sort());
 	});
 
-	it.each(pairs)('%s → %s reaches its module, with the node\'s context and every item', async (resource, operation) => {
+	it.each(pairs)("%s → %s reaches its module, with the node's context and every item", async (resource, operation) => {
 		const module = moduleOf(nodeDir, [resource, operation]);
 		const spy = spyOn(module, [resource, operation], () => ({ json: {} }));
 		const items = [{ json: { a: 1 } }, { json: { a: 2 } }];
@@ -165,7 +158,7 @@ export function describeRouter(nodeDir: string, node: INodeType, operations: Rec
 		});
 	});
 
-	it('as an agent\'s tool: every item without binary and with a one-line summary', async () => {
+	it("as an agent's tool: every item without binary and with a one-line summary", async () => {
 		const [resource, operation] = pairs[0];
 		spyOn(moduleOf(nodeDir, pairs[0]), pairs[0], (i) => ({
 			json: { request_id: `req-${i}`, status: 'succeeded' },

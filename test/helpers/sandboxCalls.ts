@@ -128,11 +128,7 @@ export function jobState(sb: Sandbox, id: string) {
 	return j;
 }
 
-export async function jobReaches(
-	sb: Sandbox,
-	id: string,
-	done: (j: ReturnType<typeof jobState>) => boolean,
-): Promise<void> {
+export async function jobReaches(sb: Sandbox, id: string, done: (j: ReturnType<typeof jobState>) => boolean): Promise<void> {
 	await pollUntil(async () => jobState(sb, id), done);
 }
 
@@ -188,5 +184,8 @@ export function runState(sb: Sandbox, id: string) {
 }
 
 export async function runReaches(sb: Sandbox, id: string, status: string): Promise<void> {
-	await pollUntil(async () => runState(sb, id), (r) => r.status === status);
+	await pollUntil(
+		async () => runState(sb, id),
+		(r) => r.status === status,
+	);
 }

@@ -13,8 +13,7 @@ import type { RunNodeResult } from './engine';
 import { credentialsFor } from './sandboxSetup';
 
 /** `={{ $fromAI('key', 'description', 'type') }}`: how a tool parameter is filled by the agent. */
-export const fromAI = (key: string, description = '', type = 'string') =>
-	`={{ $fromAI('${key}', '${description}', '${type}') }}`;
+export const fromAI = (key: string, description = '', type = 'string') => `={{ $fromAI('${key}', '${description}', '${type}') }}`;
 
 /**
  * How n8n calls a tool node: `inProcess` as AI Agent 2.x and the MCP Server Trigger do (`isToolExecution()`),

@@ -53,9 +53,7 @@ function sources(dir: string): string[] {
 		d.isDirectory() ? sources(join(dir, d.name)) : d.name.endsWith('.ts') ? [readFileSync(join(dir, d.name), 'utf8')] : [],
 	);
 }
-const CODE = [...sources(join(ROOT, 'nodes')), ...sources(join(ROOT, 'credentials'))]
-	.join('\n')
-	.replace(/\\(["'`])/g, '$1');
+const CODE = [...sources(join(ROOT, 'nodes')), ...sources(join(ROOT, 'credentials'))].join('\n').replace(/\\(["'`])/g, '$1');
 /** Innermost `${…}` first, so a placeholder inside a nested template becomes `…` too. */
 function placeholders(code: string): string {
 	let out = code;
@@ -72,8 +70,16 @@ const CODE_TEXT = placeholders(CODE);
  * Each entry must still be quoted by the docs.
  */
 const COMPOSED: Record<string, string[]> = {
-	'Cannot upload from "…": … is a private network address': ['Cannot upload from "…": …', '`${host} is ${label}', "private: 'a private network address'"],
-	'Item 0: prompt: is required but has no value.': ['`Item ${i}: ${problems}`', '`${p.input}: ${p.message}`', "'is required but has no value.'"],
+	'Cannot upload from "…": … is a private network address': [
+		'Cannot upload from "…": …',
+		'`${host} is ${label}',
+		"private: 'a private network address'",
+	],
+	'Item 0: prompt: is required but has no value.': [
+		'`Item ${i}: ${problems}`',
+		'`${p.input}: ${p.message}`',
+		"'is required but has no value.'",
+	],
 	'The estimated cost of N items is $…, above the cap of $…': ['The estimated cost of … item… is …', 'above the cap of …'],
 	'Run … did not finish within … (status: …)': ['did not finish within … (status: …)', "one: 'run'"],
 	'Request … did not finish within …': ['did not finish within … (status: …)', "one: 'request'"],
@@ -88,11 +94,21 @@ interface Table {
 	rows: string[][];
 }
 
-const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+const DOCS = [
+	'README.md',
+	...readdirSync(join(ROOT, 'docs'))
+		.filter((f) => f.endsWith('.md'))
+		.map((f) => `docs/${f}`),
+]
 	.concat(readdirSync(join(ROOT, 'docs', 'nodes')).map((f) => `docs/nodes/${f}`))
 	.map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
 
-const cells = (line: string) => line.trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim());
+const cells = (line: string) =>
+	line
+		.trim()
+		.replace(/^\||\|$/g, '')
+		.split('|')
+		.map((c) => c.trim());
 
 function tables(): Table[] {
 	const out: Table[] = [];
@@ -177,7 +193,9 @@ describe('docs against the code', () => {
 				.map((part) => part.trim().replace(/^[:;,.\s]+|[:;,.\s]+$/g, ''))
 				.filter((part) => part.length > 2);
 		const inCode = ({ text }: { text: string }) =>
-			COMPOSED[text] ? COMPOSED[text].every((part) => CODE.includes(part) || CODE_TEXT.includes(part)) : literalParts(text).every((part) => CODE_TEXT.includes(part));
+			COMPOSED[text]
+				? COMPOSED[text].every((part) => CODE.includes(part) || CODE_TEXT.includes(part))
+				: literalParts(text).every((part) => CODE_TEXT.includes(part));
 		const missing = quoted.filter((q) => !inCode(q));
 		const stale = Object.keys(COMPOSED).filter((text) => !quoted.some((q) => q.text === text));
 		expect(stale).toEqual([]);

@@ -14,8 +14,7 @@ const SCRIPT = join(ROOT, 'scripts', 'check-cycles.js');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { graphOf } = require('../../scripts/check-cycles.js') as { graphOf(dir: string): Map<string, string[]> };
 
-const check = (dir?: string) =>
-	spawnSync(process.execPath, dir ? [SCRIPT, dir] : [SCRIPT], { cwd: ROOT, encoding: 'utf8' });
+const check = (dir?: string) => spawnSync(process.execPath, dir ? [SCRIPT, dir] : [SCRIPT], { cwd: ROOT, encoding: 'utf8' });
 
 describe('import cycles', () => {
 	it('nodes/ has none', () => {

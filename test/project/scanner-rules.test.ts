@@ -13,7 +13,7 @@ import { RunComfyDeployment } from '../../nodes/RunComfyDeployment/RunComfyDeplo
 import { ROOT } from '../../scripts/e2e/n8n';
 
 describe("n8n's community package scanner", () => {
-	it("passes its analysis of the source, inline disables ignored", () => {
+	it('passes its analysis of the source, inline disables ignored', () => {
 		const res = spawnSync(process.execPath, [join(ROOT, 'scripts', 'scan-package.js'), '--source'], {
 			cwd: ROOT,
 			encoding: 'utf8',

@@ -15,7 +15,13 @@ import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.
 const NODES: INodeType[] = [new RunComfyModel(), new RunComfyDeployment(), new RunComfyDataset(), new RunComfyTraining()];
 
 /** Operations that submit something billed. */
-const PAID = ['runComfyModel model run', 'runComfyDeployment inference run', 'runComfyDeployment deployment create', 'runComfyTraining trainingJob submit', 'runComfyTraining trainingJob resume'];
+const PAID = [
+	'runComfyModel model run',
+	'runComfyDeployment inference run',
+	'runComfyDeployment deployment create',
+	'runComfyTraining trainingJob submit',
+	'runComfyTraining trainingJob resume',
+];
 
 function operations(description: INodeTypeDescription): Array<{ resource: string; operation: string; action: string }> {
 	const resources = (description.properties.find((p) => p.name === 'resource')?.options ?? []) as Array<{ value: string }>;
@@ -23,7 +29,11 @@ function operations(description: INodeTypeDescription): Array<{ resource: string
 		const selector = description.properties.find(
 			(p: INodeProperties) => p.name === 'operation' && (p.displayOptions?.show?.resource ?? []).includes(resource),
 		);
-		return ((selector?.options ?? []) as Array<{ value: string; action?: string }>).map((o) => ({ resource, operation: o.value, action: o.action ?? '' }));
+		return ((selector?.options ?? []) as Array<{ value: string; action?: string }>).map((o) => ({
+			resource,
+			operation: o.value,
+			action: o.action ?? '',
+		}));
 	});
 }
 
@@ -52,7 +62,14 @@ describe('the tool description every RunComfy operation gives an AI agent', () =
 		if (PAID.includes(key)) expect(text).toContain('Paid: this spends RunComfy credit.');
 		else expect(text).toMatch(/Free: nothing is charged\.|spends RunComfy credit/);
 		// The field belongs to the tool form only: the ordinary node has no such parameter.
-		const plain = NodeHelpers.getNodeParameters(c.description.properties, { resource: c.resource, operation: c.operation }, true, false, null, c.description);
+		const plain = NodeHelpers.getNodeParameters(
+			c.description.properties,
+			{ resource: c.resource, operation: c.operation },
+			true,
+			false,
+			null,
+			c.description,
+		);
 		expect(plain?.toolDescription).toBeUndefined();
 	});
 });

@@ -3,7 +3,8 @@ import { client, distinct, pollUntil, useStartedSandbox } from './helpers';
 
 const T2I = STABLE_DEPLOYMENTS.textToImage;
 const I2I = STABLE_DEPLOYMENTS.imageToImage;
-const PNG_DATA_URI = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+const PNG_DATA_URI =
+	'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 describe('sandbox deployments', () => {
 	const sb = useStartedSandbox({ runDurationMs: 30, queueMs: 10 });
@@ -121,7 +122,9 @@ describe('sandbox deployments', () => {
 					'body.extra',
 				]),
 			);
-			expect(bad.data.detail.find((d: { loc: string[] }) => d.loc.join('.') === 'body.overrides.6.inputs.txt').msg).toMatch(/no input 'txt'/);
+			expect(bad.data.detail.find((d: { loc: string[] }) => d.loc.join('.') === 'body.overrides.6.inputs.txt').msg).toMatch(
+				/no input 'txt'/,
+			);
 			const notInputs = await infer(T2I, { overrides: { 6: { text: 'x' } } });
 			expect(notInputs.status).toBe(422);
 			expect(sb.state().runs).toHaveLength(0);
@@ -154,7 +157,12 @@ describe('sandbox deployments', () => {
 				expect(sub.status).toBe(200);
 				const rid = sub.data.request_id;
 				const base = `${S()}/prod/${ver}/deployments/${I2I}/requests/${rid}`;
-				expect(sub.data).toEqual({ request_id: rid, status_url: `${base}/status`, result_url: `${base}/result`, cancel_url: `${base}/cancel` });
+				expect(sub.data).toEqual({
+					request_id: rid,
+					status_url: `${base}/status`,
+					result_url: `${base}/result`,
+					cancel_url: `${base}/cancel`,
+				});
 				const seen: string[] = [];
 				let instance = '';
 				await pollUntil(
@@ -185,7 +193,10 @@ describe('sandbox deployments', () => {
 			const sub = (await infer(T2I, { overrides: { 5: { inputs: { batch_size: 3 } } } })).data;
 			const r = (await client(sb).get(sub.result_url)).data;
 			expect(r.outputs['9'].images).toHaveLength(3);
-			const graph = { 1: { class_type: 'LoadImage', inputs: { image: 'a.png' } }, 2: { class_type: 'SaveImage', inputs: { filename_prefix: 'mine', images: ['1', 0] } } };
+			const graph = {
+				1: { class_type: 'LoadImage', inputs: { image: 'a.png' } },
+				2: { class_type: 'SaveImage', inputs: { filename_prefix: 'mine', images: ['1', 0] } },
+			};
 			const sub2 = (await infer(T2I, { workflow_api_json: graph, overrides: { 1: { inputs: { image: 'https://e.com/x.png' } } } })).data;
 			const r2 = (await client(sb).get(sub2.result_url)).data;
 			expect(Object.keys(r2.outputs)).toEqual(['2']);
@@ -270,7 +281,10 @@ describe('sandbox deployments', () => {
 			const r = (await infer(T2I, { overrides: {} })).data;
 			await client(sb).post(r.cancel_url);
 			const run = () => sb.state().runs.find((x) => x.id === r.request_id);
-			await pollUntil(async () => run()?.status, (s) => s === 'cancelled');
+			await pollUntil(
+				async () => run()?.status,
+				(s) => s === 'cancelled',
+			);
 		});
 
 		it('deletes a request: status 404 and output files gone', async () => {

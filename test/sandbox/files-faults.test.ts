@@ -200,7 +200,11 @@ describe('sandbox faults and control API', () => {
 		await c.post(`${sb.urls.modelApi}/__sandbox/reset`);
 		expect(sb.state().walletMicrodollars).toBe(5_000_000);
 		expect(sb.log()).toHaveLength(0);
-		await pollUntil(async () => (await c.get(`${sb.urls.modelApi}/__sandbox/config`)).data.quirks.americanCanceled, (v) => v === false, 1);
+		await pollUntil(
+			async () => (await c.get(`${sb.urls.modelApi}/__sandbox/config`)).data.quirks.americanCanceled,
+			(v) => v === false,
+			1,
+		);
 	});
 });
 
@@ -212,7 +216,9 @@ describe('sandbox multipart parser', () => {
 		payload.write('\r\n--b0undar', 1000, 'ascii'); // a near-delimiter inside the data
 		const body = Buffer.concat([
 			Buffer.from(`preamble\r\n--${boundary}\r\nContent-Disposition: form-data; name="filename"\r\n\r\nrenamed.bin\r\n`),
-			Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a b.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+			Buffer.from(
+				`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a b.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+			),
 			payload,
 			Buffer.from(`\r\n--${boundary}--\r\nepilogue`),
 		]);

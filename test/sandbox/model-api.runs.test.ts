@@ -47,7 +47,10 @@ describe('sandbox Model API: runs', () => {
 		it('lists outputs as https URLs with httpsOutputUrls, which another model accepts as a file input', async () => {
 			sb.configure({ queueMs: 0, runDurationMs: 0, httpsOutputUrls: true });
 			const first = (await client(sb).post(`${M()}/v1/models/${T2I}`, { prompt: 'a cat' })).data;
-			await pollUntil(async () => (await client(sb).get(first.status_url)).data.status, (s) => s === 'completed');
+			await pollUntil(
+				async () => (await client(sb).get(first.status_url)).data.status,
+				(s) => s === 'completed',
+			);
 			const image = (await client(sb).get(first.result_url)).data.output.images[0] as string;
 			expect(image).toMatch(new RegExp(`^${sb.urls.files.replace(/^http:/, 'https:')}/files/outputs/${first.request_id}/`));
 			const chained = await client(sb).post(`${M()}/v1/models/${STABLE_MODELS.imageToVideo}`, { prompt: 'x', image_url: image });
@@ -148,8 +151,9 @@ describe('sandbox Model API: runs', () => {
 		it('answers 404 for unknown request ids and for deployment request ids', async () => {
 			expect((await client(sb).get(`${M()}/v1/requests/00000000-0000-0000-0000-000000000000/status`)).status).toBe(404);
 			const dep = sb.stable.deployments.textToImage;
-			const rid = (await client(sb).post(`${sb.urls.serverless}/prod/v2/deployments/${dep}/inference`, { overrides: { 6: { inputs: { text: 'x' } } } })).data
-				.request_id;
+			const rid = (
+				await client(sb).post(`${sb.urls.serverless}/prod/v2/deployments/${dep}/inference`, { overrides: { 6: { inputs: { text: 'x' } } } })
+			).data.request_id;
 			expect(rid).toEqual(expect.any(String));
 			expect((await client(sb).get(`${M()}/v1/requests/${rid}/status`)).status).toBe(404);
 			expect((await client(sb).post(`${M()}/v1/requests/${rid}/cancel`)).status).toBe(404);

@@ -181,7 +181,8 @@ describe('sandbox Model API', () => {
 	});
 
 	describe('submit validation', () => {
-		const submit = (model: string, body: unknown) => client(sb).post(`${M()}/v1/models/${model}`, body, { headers: { 'Content-Type': 'application/json' } });
+		const submit = (model: string, body: unknown) =>
+			client(sb).post(`${M()}/v1/models/${model}`, body, { headers: { 'Content-Type': 'application/json' } });
 
 		it.each<[string, unknown, (string | number)[], string]>([
 			['missing required prompt', { num_images: 1 }, ['body', 'prompt'], 'missing'],
@@ -206,11 +207,17 @@ describe('sandbox Model API', () => {
 
 		it('rejects non-object bodies', async () => {
 			for (const body of [[1, 2], '"text"', 'null']) {
-				const res = await client(sb).post(`${M()}/v1/models/${T2I}`, body, { headers: { 'Content-Type': 'application/json' }, transformRequest: [(d) => (typeof d === 'string' ? d : JSON.stringify(d))] });
+				const res = await client(sb).post(`${M()}/v1/models/${T2I}`, body, {
+					headers: { 'Content-Type': 'application/json' },
+					transformRequest: [(d) => (typeof d === 'string' ? d : JSON.stringify(d))],
+				});
 				expect(res.status).toBe(422);
 				expect(res.data.detail[0].loc).toEqual(['body']);
 			}
-			const bad = await client(sb).post(`${M()}/v1/models/${T2I}`, '{oops', { headers: { 'Content-Type': 'application/json' }, transformRequest: [(d) => d] });
+			const bad = await client(sb).post(`${M()}/v1/models/${T2I}`, '{oops', {
+				headers: { 'Content-Type': 'application/json' },
+				transformRequest: [(d) => d],
+			});
 			expect(bad.status).toBe(422);
 			expect(bad.data.detail[0].type).toBe('json_invalid');
 		});
@@ -223,7 +230,10 @@ describe('sandbox Model API', () => {
 			const http = await submit(STABLE_MODELS.imageToVideo, { prompt: 'x', image_url: 'http://example.com/a.png' });
 			expect(http.status).toBe(422);
 			expect(http.data.detail[0].loc).toEqual(['body', 'image_url']);
-			const plural = await submit(STABLE_MODELS.imageEditPlural, { prompt: 'x', image_urls: ['https://example.com/a.png', 'ftp://x/y.png'] });
+			const plural = await submit(STABLE_MODELS.imageEditPlural, {
+				prompt: 'x',
+				image_urls: ['https://example.com/a.png', 'ftp://x/y.png'],
+			});
 			expect(plural.status).toBe(422);
 			expect(plural.data.detail[0].loc).toEqual(['body', 'image_urls', 1]);
 			const ok = await submit(STABLE_MODELS.imageToVideo, { prompt: 'x', image_url: 'https://example.com/a.png' });
@@ -239,7 +249,10 @@ describe('sandbox Model API', () => {
 			expect(five.data.detail[0]).toMatchObject({ loc: ['body', 'image_urls'], type: 'value_error.maxItems' });
 			const noPath = await submit(STABLE_MODELS.lora, { prompt: 'x', lora: { scale: 1 } });
 			expect(noPath.data.detail[0].loc).toEqual(['body', 'lora', 'path']);
-			const ok = await submit(STABLE_MODELS.lora, { prompt: 'sks dog', lora: { path: 'https://files.example.com/my_lora.safetensors', scale: 0.8 } });
+			const ok = await submit(STABLE_MODELS.lora, {
+				prompt: 'sks dog',
+				lora: { path: 'https://files.example.com/my_lora.safetensors', scale: 0.8 },
+			});
 			expect(ok.status).toBe(200);
 		});
 	});

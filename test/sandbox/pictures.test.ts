@@ -54,7 +54,10 @@ describe('sandbox pictures', () => {
 
 	async function modelImages(body: Record<string, unknown>): Promise<string[]> {
 		const sub = (await client(sb).post(`${sb.urls.modelApi}/v1/models/${T2I}`, body)).data;
-		await pollUntil(async () => (await client(sb).get(sub.status_url)).data.status, (s) => s === 'completed');
+		await pollUntil(
+			async () => (await client(sb).get(sub.status_url)).data.status,
+			(s) => s === 'completed',
+		);
 		return (await client(sb).get(sub.result_url)).data.output.images as string[];
 	}
 
@@ -100,9 +103,14 @@ describe('sandbox pictures', () => {
 
 	it("draws a deployment's picture from the graph: the sampler's prompt and the latent's size (capped at 1024)", async () => {
 		const overrides = { 6: { inputs: { text: 'a castle in the clouds' } }, 5: { inputs: { width: 2048, height: 1536 } } };
-		const sub = (await client(sb).post(`${sb.urls.serverless}/prod/v2/deployments/${STABLE_DEPLOYMENTS.textToImage}/inference`, { overrides })).data;
+		const sub = (
+			await client(sb).post(`${sb.urls.serverless}/prod/v2/deployments/${STABLE_DEPLOYMENTS.textToImage}/inference`, { overrides })
+		).data;
 		const statusUrl = `${sb.urls.serverless}/prod/v2/deployments/${STABLE_DEPLOYMENTS.textToImage}/requests/${sub.request_id}`;
-		await pollUntil(async () => (await client(sb).get(`${statusUrl}/status`)).data.status, (s) => s === 'completed');
+		await pollUntil(
+			async () => (await client(sb).get(`${statusUrl}/status`)).data.status,
+			(s) => s === 'completed',
+		);
 		const outputs = (await client(sb).get(`${statusUrl}/result`)).data.outputs as Record<string, { images: Array<{ url: string }> }>;
 		const png = parsePng((await download(outputs['9'].images[0].url)).body);
 		expect([png.width, png.height]).toEqual([1024, 768]);

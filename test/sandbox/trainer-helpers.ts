@@ -9,7 +9,9 @@ export const J = '/prod/v1/trainers/ai-toolkit/jobs';
 export const TRAINER_SANDBOX = { datasetReadyMs: 20, trainingStepMs: 2, queueMs: 10 };
 
 /** An ai-toolkit config the trainer accepts (each option breaks one rule when set so). */
-export function config(opts: { name?: string; dataset?: string; steps?: number; saveEvery?: number; folder?: string; modelPath?: string } = {}) {
+export function config(
+	opts: { name?: string; dataset?: string; steps?: number; saveEvery?: number; folder?: string; modelPath?: string } = {},
+) {
 	return `job: extension
 config:
   name: ${opts.name ?? 'my_first_lora'}
@@ -58,7 +60,10 @@ export function multipartStream(filename: string, size: number, contentType = 'i
 			} else this.push(null);
 		},
 	});
-	return { stream, headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(head.length + size + tail.length) } };
+	return {
+		stream,
+		headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(head.length + size + tail.length) },
+	};
 }
 
 /** A multipart form with one file. */

@@ -55,7 +55,14 @@ describe('sandbox trainer: training jobs', () => {
 			// 1 s of steps: RUNNING is seen even when a loaded machine stalls a poll (IN_QUEUE is the submit's answer)
 			sb.configure({ trainingStepMs: 25, queueMs: 100 });
 			const wallet = sb.state().walletMicrodollars;
-			const job = (await submit({ config_file_format: 'yaml', config_file: config({ steps: 40, saveEvery: 10 }), gpu_type: 'ADA_80_PLUS', gpu_count: 8 })).data;
+			const job = (
+				await submit({
+					config_file_format: 'yaml',
+					config_file: config({ steps: 40, saveEvery: 10 }),
+					gpu_type: 'ADA_80_PLUS',
+					gpu_count: 8,
+				})
+			).data;
 			expect(job).toMatchObject({ name: 'my_first_lora', status: 'IN_QUEUE', progress: { current_step: 0, total_steps: 40, percent: 0 } });
 			expect(sb.state().walletMicrodollars).toBe(wallet - 250_000);
 			const seen: string[] = [job.status];
@@ -117,7 +124,13 @@ describe('sandbox trainer: training jobs', () => {
 				job: 'extension',
 				config: {
 					name: 'json_lora',
-					process: [{ training_folder: '/app/ai-toolkit/output', datasets: [{ folder_path: '/app/ai-toolkit/datasets/dogs' }], train: { steps: 5 } }],
+					process: [
+						{
+							training_folder: '/app/ai-toolkit/output',
+							datasets: [{ folder_path: '/app/ai-toolkit/datasets/dogs' }],
+							train: { steps: 5 },
+						},
+					],
 				},
 			};
 			const res = await submit({ config_file_format: 'json', config_file: JSON.stringify(cfg), gpu_type: 'HOPPER_141' });
@@ -128,8 +141,13 @@ describe('sandbox trainer: training jobs', () => {
 		it('cancels a running job keeping its checkpoints, edits it and resumes from the highest checkpoint', async () => {
 			await readyDataset();
 			sb.configure({ trainingStepMs: 5, queueMs: 0 });
-			const job = (await submit({ config_file_format: 'yaml', config_file: config({ steps: 100000, saveEvery: 10 }), gpu_type: 'ADA_80_PLUS' })).data;
-			await pollUntil(() => status(job.id), (s) => s.progress.current_step >= 25);
+			const job = (
+				await submit({ config_file_format: 'yaml', config_file: config({ steps: 100000, saveEvery: 10 }), gpu_type: 'ADA_80_PLUS' })
+			).data;
+			await pollUntil(
+				() => status(job.id),
+				(s) => s.progress.current_step >= 25,
+			);
 			const c = await client(sb).post(`${T()}${J}/${job.id}/cancel`);
 			expect(c.data.status).toBe('CANCELED');
 			const s = await status(job.id);
@@ -139,9 +157,15 @@ describe('sandbox trainer: training jobs', () => {
 			expect(highest).toBe(Math.floor(s.progress.current_step / 10) * 10);
 			expect((await client(sb).post(`${T()}${J}/${job.id}/cancel`)).status).toBe(409);
 
-			const badName = await client(sb).post(`${T()}${J}/${job.id}/edit`, { config_file_format: 'yaml', config_file: config({ name: 'other', steps: 60 }) });
+			const badName = await client(sb).post(`${T()}${J}/${job.id}/edit`, {
+				config_file_format: 'yaml',
+				config_file: config({ name: 'other', steps: 60 }),
+			});
 			expect(badName.status).toBe(422);
-			const edit = await client(sb).post(`${T()}${J}/${job.id}/edit`, { config_file_format: 'yaml', config_file: config({ steps: highest + 20 }) });
+			const edit = await client(sb).post(`${T()}${J}/${job.id}/edit`, {
+				config_file_format: 'yaml',
+				config_file: config({ steps: highest + 20 }),
+			});
 			expect(edit.status).toBe(200);
 			expect(edit.data).toMatchObject({ id: job.id, status: 'CANCELED' });
 
@@ -149,8 +173,13 @@ describe('sandbox trainer: training jobs', () => {
 			expect(resumed.status).toBe(200);
 			expect(resumed.data).toMatchObject({ id: job.id, gpu_type: 'HOPPER_141' });
 			expect(resumed.data.progress.current_step).toBe(highest);
-			expect((await client(sb).post(`${T()}${J}/${job.id}/edit`, { config_file_format: 'yaml', config_file: config({ steps: 70 }) })).status).toBe(409);
-			const done = await pollUntil(() => status(job.id), (x) => x.status === 'STOPPED');
+			expect(
+				(await client(sb).post(`${T()}${J}/${job.id}/edit`, { config_file_format: 'yaml', config_file: config({ steps: 70 }) })).status,
+			).toBe(409);
+			const done = await pollUntil(
+				() => status(job.id),
+				(x) => x.status === 'STOPPED',
+			);
 			expect(done.progress.current_step).toBe(highest + 20);
 			expect(sb.state().jobs[0].attempts).toBe(2);
 			const resumeLog = sb.log().find((e) => e.path.endsWith('/resume') && e.status === 200);
@@ -160,14 +189,21 @@ describe('sandbox trainer: training jobs', () => {
 		it('stops a preempted job early with "server was reclaimed", then resumes to the end', async () => {
 			await readyDataset();
 			sb.configure({ trainingStepMs: 1, queueMs: 0, preemptAtStep: 20 });
-			const job = (await submit({ config_file_format: 'yaml', config_file: config({ steps: 40, saveEvery: 10 }), gpu_type: 'ADA_80_PLUS' })).data;
-			const s = await pollUntil(() => status(job.id), (x) => x.status === 'STOPPED');
+			const job = (await submit({ config_file_format: 'yaml', config_file: config({ steps: 40, saveEvery: 10 }), gpu_type: 'ADA_80_PLUS' }))
+				.data;
+			const s = await pollUntil(
+				() => status(job.id),
+				(x) => x.status === 'STOPPED',
+			);
 			expect(s.progress.current_step).toBe(20);
 			expect(s.progress.current_step).toBeLessThan(s.progress.total_steps);
 			const r = await result(job.id);
 			expect(r.error).toEqual({ message: 'Job failed: server was reclaimed.', code: 'TRAINING_ERROR' });
 			expect((await client(sb).post(`${T()}${J}/${job.id}/resume`, {})).status).toBe(200);
-			const end = await pollUntil(() => status(job.id), (x) => x.status === 'STOPPED');
+			const end = await pollUntil(
+				() => status(job.id),
+				(x) => x.status === 'STOPPED',
+			);
 			expect(end.progress.current_step).toBe(40);
 			expect((await result(job.id)).error).toBeUndefined();
 		});
@@ -175,22 +211,42 @@ describe('sandbox trainer: training jobs', () => {
 		it('fails a job whose model path contains "fail", fixable through edit + resume', async () => {
 			await readyDataset();
 			sb.configure({ trainingStepMs: 1, queueMs: 0 });
-			const job = (await submit({ config_file_format: 'yaml', config_file: config({ steps: 30, modelPath: 'does-not-exist/fail' }), gpu_type: 'ADA_80_PLUS' })).data;
-			const s = await pollUntil(() => status(job.id), (x) => x.status === 'FAILED');
+			const job = (
+				await submit({
+					config_file_format: 'yaml',
+					config_file: config({ steps: 30, modelPath: 'does-not-exist/fail' }),
+					gpu_type: 'ADA_80_PLUS',
+				})
+			).data;
+			const s = await pollUntil(
+				() => status(job.id),
+				(x) => x.status === 'FAILED',
+			);
 			expect(s.error).toMatch(/does-not-exist\/fail/);
 			expect((await result(job.id)).error.code).toBe('TRAINING_ERROR');
 			await client(sb).post(`${T()}${J}/${job.id}/edit`, { config_file_format: 'yaml', config_file: config({ steps: 30 }) });
 			expect((await client(sb).post(`${T()}${J}/${job.id}/resume`, {})).status).toBe(200);
-			await pollUntil(() => status(job.id), (x) => x.status === 'STOPPED');
+			await pollUntil(
+				() => status(job.id),
+				(x) => x.status === 'STOPPED',
+			);
 		});
 
 		it('fails every attempt of a job named with "fail"', async () => {
 			await readyDataset();
 			sb.configure({ trainingStepMs: 1, queueMs: 0 });
-			const job = (await submit({ config_file_format: 'yaml', config_file: config({ name: 'fail_me', steps: 30 }), gpu_type: 'ADA_80_PLUS' })).data;
-			await pollUntil(() => status(job.id), (x) => x.status === 'FAILED');
+			const job = (
+				await submit({ config_file_format: 'yaml', config_file: config({ name: 'fail_me', steps: 30 }), gpu_type: 'ADA_80_PLUS' })
+			).data;
+			await pollUntil(
+				() => status(job.id),
+				(x) => x.status === 'FAILED',
+			);
 			await client(sb).post(`${T()}${J}/${job.id}/resume`, {});
-			const again = await pollUntil(() => status(job.id), (x) => x.status === 'FAILED');
+			const again = await pollUntil(
+				() => status(job.id),
+				(x) => x.status === 'FAILED',
+			);
 			expect(again.error).toMatch(/fail_me/);
 		});
 

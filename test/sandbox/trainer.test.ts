@@ -59,7 +59,10 @@ describe('sandbox trainer: datasets', () => {
 			]);
 			// re-upload overwrites
 			await client(sb).post(`${T()}${D}/${id}/upload`, { filename: 'img_0001.txt', text: 'sks' });
-			const after = await pollUntil(async () => (await client(sb).get(`${T()}${D}/${id}/status`)).data, (s) => s.status === 'READY');
+			const after = await pollUntil(
+				async () => (await client(sb).get(`${T()}${D}/${id}/status`)).data,
+				(s) => s.status === 'READY',
+			);
 			expect(after.files).toHaveLength(2);
 			expect(after.files[1].size_bytes).toBe(3);
 			const log = sb.log().find((e) => e.path.endsWith('/upload') && (e.body as { file?: unknown })?.file);
@@ -70,7 +73,10 @@ describe('sandbox trainer: datasets', () => {
 			const id = (await client(sb).post(`${T()}${D}`, { name: 'broken' })).data.id;
 			await client(sb).post(`${T()}${D}/${id}/upload`, form('ok.jpg', 'x'));
 			await client(sb).post(`${T()}${D}/${id}/upload`, form('will_fail.jpg', 'x'));
-			const s = await pollUntil(async () => (await client(sb).get(`${T()}${D}/${id}/status`)).data, (d) => d.status === 'FAILED');
+			const s = await pollUntil(
+				async () => (await client(sb).get(`${T()}${D}/${id}/status`)).data,
+				(d) => d.status === 'FAILED',
+			);
 			expect(s.error).toMatch(/will_fail\.jpg/);
 			expect(s.files.map((f: { filename: string }) => f.filename)).toEqual(['ok.jpg']);
 		});
@@ -122,7 +128,10 @@ describe('sandbox trainer: datasets', () => {
 			const entry = sb.log().find((e) => e.method === 'PUT');
 			expect(entry?.api).toBe('files');
 			expect(entry?.authorization).toBeUndefined();
-			const st = await pollUntil(async () => (await client(sb).get(`${T()}${D}/${id}/status`)).data, (d) => d.status === 'READY');
+			const st = await pollUntil(
+				async () => (await client(sb).get(`${T()}${D}/${id}/status`)).data,
+				(d) => d.status === 'READY',
+			);
 			expect(st.files).toEqual([{ filename: 'big.mp4', size_bytes: 4096 }]);
 		});
 
@@ -131,7 +140,9 @@ describe('sandbox trainer: datasets', () => {
 			const short = await client(sb, null).put(up.upload_url, Buffer.alloc(4095), { headers: up.headers });
 			expect(short.status).toBe(403);
 			expect(String(short.data)).toMatch(/SignatureDoesNotMatch/);
-			const tampered = await client(sb, null).put(up.upload_url.replace('size=4096', 'size=4095'), Buffer.alloc(4095), { headers: up.headers });
+			const tampered = await client(sb, null).put(up.upload_url.replace('size=4096', 'size=4095'), Buffer.alloc(4095), {
+				headers: up.headers,
+			});
 			expect(tampered.status).toBe(403);
 			const type = await client(sb, null).put(up.upload_url, Buffer.alloc(4096), { headers: { 'Content-Type': 'image/png' } });
 			expect(type.status).toBe(403);
@@ -142,7 +153,10 @@ describe('sandbox trainer: datasets', () => {
 		it('rejects an expired URL with 403', async () => {
 			sb.configure({ signedUrlTtlMs: 0 });
 			const { up } = await signed('a.jpg', 10);
-			await pollUntil(async () => Date.now(), (t) => t > Number(new URL(up.upload_url).searchParams.get('expires')));
+			await pollUntil(
+				async () => Date.now(),
+				(t) => t > Number(new URL(up.upload_url).searchParams.get('expires')),
+			);
 			const res = await client(sb, null).put(up.upload_url, Buffer.alloc(10), { headers: up.headers });
 			expect(res.status).toBe(403);
 			expect(String(res.data)).toMatch(/expired/);
@@ -150,7 +164,13 @@ describe('sandbox trainer: datasets', () => {
 
 		it('validates filenameToByteSize', async () => {
 			const id = (await client(sb).post(`${T()}${D}`, { name: 'v' })).data.id;
-			for (const body of [{}, { filenameToByteSize: {} }, { filenameToByteSize: { 'a.jpg': 0 } }, { filenameToByteSize: { 'a.jpg': true } }, { filenameToByteSize: { 'a/b.jpg': 3 } }]) {
+			for (const body of [
+				{},
+				{ filenameToByteSize: {} },
+				{ filenameToByteSize: { 'a.jpg': 0 } },
+				{ filenameToByteSize: { 'a.jpg': true } },
+				{ filenameToByteSize: { 'a/b.jpg': 3 } },
+			]) {
 				expect((await client(sb).post(`${T()}${D}/${id}/get-upload-endpoint`, body)).status).toBe(422);
 			}
 		});

@@ -35,7 +35,12 @@ export async function startReceiver(): Promise<Receiver> {
 		req.on('end', () => {
 			const url = new URL(req.url ?? '/', 'http://receiver.invalid');
 			const text = Buffer.concat(chunks).toString('utf8');
-			const delivery = { path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body: text ? JSON.parse(text) : null };
+			const delivery = {
+				path: url.pathname,
+				query: Object.fromEntries(url.searchParams),
+				headers: req.headers,
+				body: text ? JSON.parse(text) : null,
+			};
 			deliveries.push(delivery);
 			const reply = answer(delivery, deliveries.length - 1);
 			if (reply === 'hang') {

@@ -45,7 +45,9 @@ describe('sandbox webhooks', () => {
 		await pollUntil(async () => hookEntries(rid), done);
 	/** Waits until the final event of `rid` got a 2xx on a first delivery (not a chaos duplicate). */
 	const waitForFinal = async (rid: string) =>
-		await waitForEntries(rid, (es) => es.some((e) => !e.duplicate && e.status === 200 && !['in_queue', 'in_progress'].includes(e.event as string)));
+		await waitForEntries(rid, (es) =>
+			es.some((e) => !e.duplicate && e.status === 200 && !['in_queue', 'in_progress'].includes(e.event as string)),
+		);
 	const deliveredTo = (rid: string) => receiver.deliveries.filter((d) => d.body.request_id === rid);
 
 	it('posts in_queue, in_progress and the final event as JSON with webhook_intermediate_status=true, and logs each', async () => {
@@ -72,7 +74,12 @@ describe('sandbox webhooks', () => {
 			['succeeded', 1, 200, false, false],
 		]);
 		for (const e of entries) {
-			expect(e).toMatchObject({ method: 'POST', path: '/hook/1', query: { itemIndex: '0', signature: 'REDACTED' }, deploymentId: DEPLOYMENT });
+			expect(e).toMatchObject({
+				method: 'POST',
+				path: '/hook/1',
+				query: { itemIndex: '0', signature: 'REDACTED' },
+				deploymentId: DEPLOYMENT,
+			});
 			expect(e.url).toBe(receiver.url('/hook/1?itemIndex=0&signature=REDACTED'));
 		}
 		expect(JSON.stringify(entries)).not.toContain('s3cret');
@@ -242,10 +249,22 @@ describe('sandbox webhooks', () => {
 	});
 
 	it('decides refusals on the URL text: loopback literals and localhost pass, allowedHosts opens a name', () => {
-		for (const ok of ['http://127.0.0.1:1/a', 'http://127.9.8.7/', 'http://[::1]:5678/x', 'http://localhost:5678/', 'http://[::ffff:127.0.0.1]/']) {
+		for (const ok of [
+			'http://127.0.0.1:1/a',
+			'http://127.9.8.7/',
+			'http://[::1]:5678/x',
+			'http://localhost:5678/',
+			'http://[::ffff:127.0.0.1]/',
+		]) {
 			expect(refusalReason(ok, {})).toBeNull();
 		}
-		for (const bad of ['http://10.0.0.1/', 'http://192.168.1.2/', 'http://[::ffff:10.0.0.1]/', 'http://localhost.example.com/', 'http://hooks.example.com/']) {
+		for (const bad of [
+			'http://10.0.0.1/',
+			'http://192.168.1.2/',
+			'http://[::ffff:10.0.0.1]/',
+			'http://localhost.example.com/',
+			'http://hooks.example.com/',
+		]) {
 			expect(refusalReason(bad, {})).toMatch(/is not a loopback host/);
 		}
 		expect(refusalReason('ftp://127.0.0.1/', {})).toMatch(/scheme/);

@@ -21,9 +21,15 @@ describe('Simplify', () => {
 		expect(fields[0]).toBe({ deployment: 'id', model: 'model_id', trainingJob: 'job_id', dataset: 'id' }[resource]);
 	});
 
-	it('keeps the listed fields in the list\'s order and leaves out those the record lacks', () => {
+	it("keeps the listed fields in the list's order and leaves out those the record lacks", () => {
 		const record = { hint: 'h', job_id: 'j1', gpu_type: 'ADA_80_PLUS', status: 'running', error: null, progress: { current: 1 } };
-		expect(simplified('trainingJob', record)).toEqual({ job_id: 'j1', status: 'running', progress: { current: 1 }, error: null, hint: 'h' });
+		expect(simplified('trainingJob', record)).toEqual({
+			job_id: 'j1',
+			status: 'running',
+			progress: { current: 1 },
+			error: null,
+			hint: 'h',
+		});
 		expect(Object.keys(simplified('trainingJob', record))).toEqual(['job_id', 'status', 'progress', 'error', 'hint']);
 	});
 });

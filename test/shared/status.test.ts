@@ -90,7 +90,8 @@ describe('classifyStoppedJob', () => {
 
 describe('isTerminal', () => {
 	it('knows which states end a run', () => {
-		for (const s of ['succeeded', 'failed', 'cancelled', 'stopped_finished', 'stopped_incomplete'] as const) expect(isTerminal(s)).toBe(true);
+		for (const s of ['succeeded', 'failed', 'cancelled', 'stopped_finished', 'stopped_incomplete'] as const)
+			expect(isTerminal(s)).toBe(true);
 		for (const s of ['queued', 'running', 'cancelling', 'unknown'] as const) expect(isTerminal(s)).toBe(false);
 	});
 });

@@ -69,7 +69,10 @@ describe('n8n UX conventions', () => {
 	it('every Get Many has Return All and Limit (Limit only while Return All is off)', () => {
 		for (const { type, resource, option } of everyOperation.filter((o) => o.option.name.startsWith('Get Many'))) {
 			const shown = propertiesOf(type, resource, String(option.value));
-			expect({ op: option.value, returnAll: shown.find((p) => p.name === 'returnAll')?.default }).toEqual({ op: option.value, returnAll: false });
+			expect({ op: option.value, returnAll: shown.find((p) => p.name === 'returnAll')?.default }).toEqual({
+				op: option.value,
+				returnAll: false,
+			});
 			expect(shown.find((p) => p.name === 'limit')?.displayOptions?.show?.returnAll).toEqual([false]);
 		}
 	});
@@ -97,7 +100,11 @@ describe('n8n UX conventions', () => {
 			const shown = propertiesOf(type, resource, String(option.value));
 			const layout = shown.find((p) => p.name === 'outputFiles');
 			const field = shown.find((p) => p.name === 'outputBinaryField');
-			expect({ op: option.value, layout: layout?.default, field: field?.default }).toEqual({ op: option.value, layout: 'allOnOneItem', field: 'data' });
+			expect({ op: option.value, layout: layout?.default, field: field?.default }).toEqual({
+				op: option.value,
+				layout: 'allOnOneItem',
+				field: 'data',
+			});
 			expect((layout?.options as INodePropertyOptions[]).map((o) => o.name)).toEqual(['All Files on One Item', 'One Item per File']);
 			expect(layout?.displayOptions?.show?.downloadOutputs).toEqual([true]);
 			expect(field?.displayOptions?.show?.downloadOutputs).toEqual([true]);

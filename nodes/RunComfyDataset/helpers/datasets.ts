@@ -40,7 +40,7 @@ export function uploadWaitProperties(show: IDisplayOptions['show']): INodeProper
 			...toggle,
 			displayName: 'Wait Until Ready',
 			description:
-				'Whether to poll the dataset after the uploads until it is READY (the state training needs). Fails with the service\'s error if the dataset becomes FAILED. Stopping the execution only stops watching.',
+				"Whether to poll the dataset after the uploads until it is READY (the state training needs). Fails with the service's error if the dataset becomes FAILED. Stopping the execution only stops watching.",
 		},
 		options,
 	];

@@ -31,7 +31,13 @@ export interface UploadTask extends JobItem {
 
 export const DEFAULT_PARALLEL_UPLOADS = 4;
 
-const NOUN: JobNoun = { one: 'dataset', many: 'datasets', idField: 'dataset_id', idLabel: 'Dataset ID', lookUp: 'Dataset → Get Status or Wait Until Ready' };
+const NOUN: JobNoun = {
+	one: 'dataset',
+	many: 'datasets',
+	idField: 'dataset_id',
+	idLabel: 'Dataset ID',
+	lookUp: 'Dataset → Get Status or Wait Until Ready',
+};
 
 async function pollDataset(ctx: IExecuteFunctions, datasetId: string, itemIndex: number, failOnEmptyDraft: boolean, how?: RetryChoice) {
 	const record = (await getDatasetStatus(ctx, datasetId, how)) as IDataObject;
@@ -86,7 +92,12 @@ export function uploadKind(
 const messageOf = (error: NodeOperationError) => ({ message: error.message, description: error.description ?? '' });
 
 /** An upload's output: what was uploaded, the dataset's state, and warnings (overwritten copies, missing captions). */
-function uploadJson(t: Tracked<UploadTask>, json: IDataObject, record: IDataObject | undefined, group: Array<Tracked<UploadTask>>): IDataObject {
+function uploadJson(
+	t: Tracked<UploadTask>,
+	json: IDataObject,
+	record: IDataObject | undefined,
+	group: Array<Tracked<UploadTask>>,
+): IDataObject {
 	const upload = t.accepted as UploadRecord;
 	const out: IDataObject = { ...upload };
 	delete out.warnings;

@@ -61,13 +61,7 @@ export function parseJsonObject(
 }
 
 /** Turns a form value into the type of the input's current value in the saved workflow. */
-function coerce(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	value: unknown,
-	current: JsonValue,
-	label: string,
-): JsonValue {
+function coerce(ctx: IExecuteFunctions, itemIndex: number, value: unknown, current: JsonValue, label: string): JsonValue {
 	if (typeof current === 'number') {
 		if (typeof value === 'number' && Number.isFinite(value)) return value;
 		const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
@@ -163,14 +157,24 @@ async function binaryInputs(
 		const input = String(entry.inputName ?? '').trim();
 		const property = String(entry.binaryPropertyName ?? '').trim() || 'data';
 		if (!nodeId || !input) {
-			fail(ctx, itemIndex, 'A Binary Input is missing its node ID or input name', 'Fill in "Node ID" and "Input Name" of every Binary Input (e.g. node 10, input image), or remove the empty entry.');
+			fail(
+				ctx,
+				itemIndex,
+				'A Binary Input is missing its node ID or input name',
+				'Fill in "Node ID" and "Input Name" of every Binary Input (e.g. node 10, input image), or remove the empty entry.',
+			);
 		}
 		if (graph) {
 			if (!(nodeId in graph)) {
 				fail(ctx, itemIndex, `Binary Input: node "${nodeId}" is not in ${where}`, `Its nodes: ${describeNodes(graph)}.`);
 			}
 			if (!(input in inputsOf(graph[nodeId]))) {
-				fail(ctx, itemIndex, `Binary Input: ${nodeLabel(graph, nodeId)} has no input "${input}"`, `Its inputs: ${describeInputs(graph, nodeId)}.`);
+				fail(
+					ctx,
+					itemIndex,
+					`Binary Input: ${nodeLabel(graph, nodeId)} has no input "${input}"`,
+					`Its inputs: ${describeInputs(graph, nodeId)}.`,
+				);
 			}
 		}
 		const binary = item.binary?.[property];
@@ -229,7 +233,12 @@ export async function buildInference(
 			'{"3": {"class_type": "KSampler", "inputs": {…}}}',
 		);
 		if (!workflow || Object.keys(workflow).length === 0) {
-			fail(ctx, itemIndex, 'The workflow is empty', 'Paste a whole workflow exported from ComfyUI with "Export (API)" (workflow_api.json).');
+			fail(
+				ctx,
+				itemIndex,
+				'The workflow is empty',
+				'Paste a whole workflow exported from ComfyUI with "Export (API)" (workflow_api.json).',
+			);
 		}
 		const broken = Object.entries(workflow)
 			.filter(([, node]) => !isPlainObject(node) || typeof node.class_type !== 'string' || !isPlainObject(node.inputs))
@@ -285,7 +294,12 @@ export async function buildInference(
 
 	const webhookUrl = String(options.webhookUrl ?? '').trim();
 	if (webhookUrl && !/^https?:\/\/[^\s]+$/i.test(webhookUrl)) {
-		fail(ctx, itemIndex, `"Deliver Results To" is not a valid http(s) URL`, 'Enter the full URL RunComfy should POST the result to, e.g. the Production URL of a RunComfy Webhook Trigger.');
+		fail(
+			ctx,
+			itemIndex,
+			`"Deliver Results To" is not a valid http(s) URL`,
+			'Enter the full URL RunComfy should POST the result to, e.g. the Production URL of a RunComfy Webhook Trigger.',
+		);
 	}
 	// The intermediate flag also applies to the callback URL of a parked run.
 	return { body, ...(webhookUrl ? { webhookUrl } : {}), webhookIntermediateStatus: options.webhookIntermediateStatus === true };

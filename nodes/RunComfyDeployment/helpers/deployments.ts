@@ -4,8 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { getDeployment, httpStatusOf } from '../../shared/transport';
 import type { Deployment } from '../../shared/types';
 
-const ID_HINT =
-	'Pick the deployment from the list, or enter its ID exactly as RunComfy shows it (Deployment → List returns every ID).';
+const ID_HINT = 'Pick the deployment from the list, or enter its ID exactly as RunComfy shows it (Deployment → List returns every ID).';
 
 function checkId(node: INode, raw: unknown, what: string, hint: string, itemIndex?: number): string {
 	const id = String(raw ?? '').trim();
@@ -13,11 +12,10 @@ function checkId(node: INode, raw: unknown, what: string, hint: string, itemInde
 		throw new NodeOperationError(node, `The ${what} is empty`, { itemIndex, description: hint });
 	}
 	if (id.includes('..') || /[\s/\\?#%]/.test(id)) {
-		throw new NodeOperationError(
-			node,
-			`The ${what} "${id}" is not valid: it must not contain spaces, "/", "\\", "?", "#", "%" or ".."`,
-			{ itemIndex, description: hint },
-		);
+		throw new NodeOperationError(node, `The ${what} "${id}" is not valid: it must not contain spaces, "/", "\\", "?", "#", "%" or ".."`, {
+			itemIndex,
+			description: hint,
+		});
 	}
 	return id;
 }
@@ -94,12 +92,7 @@ export class DeploymentCache {
 }
 
 /** Runs a deployment call, turning a 404 into the plain "no such deployment" error. */
-export async function onDeployment<T>(
-	ctx: IExecuteFunctions,
-	deploymentId: string,
-	itemIndex: number,
-	call: () => Promise<T>,
-): Promise<T> {
+export async function onDeployment<T>(ctx: IExecuteFunctions, deploymentId: string, itemIndex: number, call: () => Promise<T>): Promise<T> {
 	try {
 		return await call();
 	} catch (error) {

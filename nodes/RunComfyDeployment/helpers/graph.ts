@@ -26,8 +26,7 @@ export interface WorkflowInput {
 	type: FieldType;
 }
 
-export const isPlainObject = (value: unknown): value is IDataObject =>
-	typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isPlainObject = (value: unknown): value is IDataObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A connection to another node's output, e.g. ["4", 0]: not a value the user can override from a form. */
 export const isLink = (value: unknown): boolean =>
@@ -72,8 +71,7 @@ export function nodeTitle(node: GraphNode | undefined): string {
 
 export const nodeLabel = (graph: WorkflowGraph, nodeId: string): string => `${nodeTitle(graph[nodeId])} #${nodeId}`;
 
-export const inputsOf = (node: GraphNode | undefined): IDataObject =>
-	isPlainObject(node?.inputs) ? (node?.inputs as IDataObject) : {};
+export const inputsOf = (node: GraphNode | undefined): IDataObject => (isPlainObject(node?.inputs) ? (node?.inputs as IDataObject) : {});
 
 function fieldTypeOf(value: JsonValue): FieldType {
 	if (typeof value === 'number') return 'number';

@@ -44,11 +44,15 @@ export function inferenceRunKind(ctx: IExecuteFunctions, items: INodeExecutionDa
 			});
 			const prepared = { itemIndex: i, deploymentId: id, ...(await buildInference(ctx, i, items[i], id, deployment)) };
 			if (prepared.webhookUrl && parks(ctx, i)) {
-				throw new NodeOperationError(ctx.getNode(), `Item ${i}: "Deliver Results To" cannot be used with the Wait Mode "Park Until RunComfy Calls Back"`, {
-					itemIndex: i,
-					description:
-						'RunComfy calls one URL per request, and a parked execution needs it to resume. Remove the Deliver Results To option, or choose the Wait Mode "Wait in This Execution". Nothing was submitted.',
-				});
+				throw new NodeOperationError(
+					ctx.getNode(),
+					`Item ${i}: "Deliver Results To" cannot be used with the Wait Mode "Park Until RunComfy Calls Back"`,
+					{
+						itemIndex: i,
+						description:
+							'RunComfy calls one URL per request, and a parked execution needs it to resume. Remove the Deliver Results To option, or choose the Wait Mode "Wait in This Execution". Nothing was submitted.',
+					},
+				);
 			}
 			return prepared;
 		},

@@ -37,7 +37,8 @@ function flattenItems(nodeId: string | null, channel: string, value: unknown, ou
 		return;
 	}
 	if (isPlainObject(value)) {
-		const url = typeof value.url === 'string' ? value.url : typeof value.path === 'string' && URL_RE.test(value.path) ? value.path : undefined;
+		const url =
+			typeof value.url === 'string' ? value.url : typeof value.path === 'string' && URL_RE.test(value.path) ? value.path : undefined;
 		if (url) {
 			const entry: FlatOutput = { node_id: nodeId, channel, url };
 			for (const key of ['filename', 'subfolder', 'type']) {
@@ -56,9 +57,7 @@ function flattenItems(nodeId: string | null, channel: string, value: unknown, ou
 /** A map node id → map channel → list (ComfyUI's shape), as opposed to channels at the top level. */
 const isNodeMap = (value: IDataObject): boolean =>
 	Object.values(value).length > 0 &&
-	Object.values(value).every(
-		(group) => isPlainObject(group) && Object.values(group).every((items) => Array.isArray(items)),
-	);
+	Object.values(value).every((group) => isPlainObject(group) && Object.values(group).every((items) => Array.isArray(items)));
 
 /**
  * Every output as one flat list: files as {node_id, channel, url, filename, subfolder, type}, texts as
@@ -118,7 +117,16 @@ export function toolJson(json: IDataObject): IDataObject {
 	if (json.still_running) parts.push('still running; fetch it later with Get Result');
 	if (json.error) parts.push(`error: ${String(json.error)}`);
 	const compact: IDataObject = {};
-	for (const key of ['deployment_id', 'request_id', 'status', 'error', 'still_running', 'cancel_outcome', 'instance_id', 'queue_position']) {
+	for (const key of [
+		'deployment_id',
+		'request_id',
+		'status',
+		'error',
+		'still_running',
+		'cancel_outcome',
+		'instance_id',
+		'queue_position',
+	]) {
 		if (json[key] !== undefined) compact[key] = json[key];
 	}
 	if (urls.length) compact.output_urls = urls;

@@ -30,7 +30,13 @@ export const SCALING_LIMITS = {
  * A whole number within its field's bounds (NaN, "10s", objects, negatives and huge values are refused, and so is
  * an empty value from an expression: `path` is where the field is written, to read its expression).
  */
-export function checkCount(ctx: IExecuteFunctions, itemIndex: number, raw: unknown, field: keyof typeof SCALING_LIMITS, path?: string): number {
+export function checkCount(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	raw: unknown,
+	field: keyof typeof SCALING_LIMITS,
+	path?: string,
+): number {
 	const { label, min, max } = SCALING_LIMITS[field];
 	const rule = { label, min, max, integer: true, example: `a whole number from ${min} to ${max}`, outcome: NOTHING };
 	if (isEmptyValue(raw) && path !== undefined) emptyNumber(ctx, rawExpression(ctx, path, itemIndex), raw, rule, itemIndex);
@@ -94,14 +100,26 @@ export function scalingBody(ctx: IExecuteFunctions, itemIndex: number, fields: I
 	if ('enabled' in fields) {
 		const expression = isEmptyValue(fields.enabled) ? rawExpression(ctx, `${prefix}enabled`, itemIndex) : undefined;
 		if (expression !== undefined) {
-			throw refuseEmptyExpression(ctx, { label: 'Enabled', itemIndex, expression, value: fields.enabled, wanted: 'true or false', fallback: 'true', outcome: NOTHING });
+			throw refuseEmptyExpression(ctx, {
+				label: 'Enabled',
+				itemIndex,
+				expression,
+				value: fields.enabled,
+				wanted: 'true or false',
+				fallback: 'true',
+				outcome: NOTHING,
+			});
 		}
 		// Anything but true/false is refused: read loosely, "yes" would pause the deployment.
 		if (fields.enabled !== true && fields.enabled !== false && fields.enabled !== 'true' && fields.enabled !== 'false') {
-			throw new NodeOperationError(ctx.getNode(), `"Enabled" of item ${itemIndex} must be true or false, but is ${JSON.stringify(fields.enabled) ?? String(fields.enabled)}`, {
-				itemIndex,
-				description: `Switch it on or off, or make the expression produce true or false. ${NOTHING}`,
-			});
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`"Enabled" of item ${itemIndex} must be true or false, but is ${JSON.stringify(fields.enabled) ?? String(fields.enabled)}`,
+				{
+					itemIndex,
+					description: `Switch it on or off, or make the expression produce true or false. ${NOTHING}`,
+				},
+			);
 		}
 		body.is_enabled = fields.enabled === true || fields.enabled === 'true';
 	}

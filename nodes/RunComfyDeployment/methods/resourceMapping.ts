@@ -19,12 +19,9 @@ export async function getWorkflowInputs(this: ILoadOptionsFunctions): Promise<Re
 	if (!graph) {
 		return {
 			fields: [],
-			emptyFieldsNotice:
-				'This deployment has no saved workflow to take inputs from (e.g. a LoRA deployment). Use the JSON input mode.',
+			emptyFieldsNotice: 'This deployment has no saved workflow to take inputs from (e.g. a LoRA deployment). Use the JSON input mode.',
 		};
 	}
 	const fields = inputsToFields(graph);
-	return fields.length
-		? { fields }
-		: { fields: [], emptyFieldsNotice: 'The saved workflow has no inputs with plain values to override.' };
+	return fields.length ? { fields } : { fields: [], emptyFieldsNotice: 'The saved workflow has no inputs with plain values to override.' };
 }

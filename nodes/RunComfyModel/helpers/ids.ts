@@ -50,8 +50,7 @@ export function currentModelId(ctx: ILoadOptionsFunctions): string | undefined {
 export function readRequestId(ctx: IExecuteFunctions, itemIndex: number): string {
 	const raw = ctx.getNodeParameter('requestId', itemIndex, '') as unknown;
 	const id = String(raw ?? '').trim();
-	const description =
-		'Use the request_id from the output of a Run (for example with the expression {{ $json.request_id }}).';
+	const description = 'Use the request_id from the output of a Run (for example with the expression {{ $json.request_id }}).';
 	if (!id) {
 		throw new NodeOperationError(ctx.getNode(), 'The Request ID is empty', { itemIndex, description });
 	}

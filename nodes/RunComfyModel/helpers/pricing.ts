@@ -28,7 +28,11 @@ function amountOf(value: unknown): number | undefined {
 }
 
 /** The first of `names` the request gives (or, failing that, whose schema default is set), as an amount. */
-function inputAmount(body: IDataObject, properties: Record<string, JsonSchemaProperty>, names: string[]): { name: string; amount: number } | undefined {
+function inputAmount(
+	body: IDataObject,
+	properties: Record<string, JsonSchemaProperty>,
+	names: string[],
+): { name: string; amount: number } | undefined {
 	for (const name of names) {
 		const amount = amountOf(body[name]);
 		if (amount !== undefined) return { name, amount };
@@ -42,7 +46,9 @@ function inputAmount(body: IDataObject, properties: Record<string, JsonSchemaPro
 
 export function estimateRun(model: ModelEntry, body: IDataObject): CostEstimate {
 	const price = model.base_price_usd;
-	const unit = String(model.price_unit ?? '').trim().toLowerCase();
+	const unit = String(model.price_unit ?? '')
+		.trim()
+		.toLowerCase();
 	if (typeof price !== 'number' || !Number.isFinite(price) || price < 0) {
 		return { estimated: false, reason: `the catalog gives no base price for ${model.model_id}` };
 	}
@@ -63,7 +69,17 @@ export function estimateRun(model: ModelEntry, body: IDataObject): CostEstimate 
 			};
 		}
 		const basis = `$${price} per second × ${duration.amount} s (${duration.name}), at the base rate${note}`;
-		return { estimated: true, usd: roundToMicrodollars(price * duration.amount), units: duration.amount, unit: 'second', basePriceUsd: price, basis };
+		return {
+			estimated: true,
+			usd: roundToMicrodollars(price * duration.amount),
+			units: duration.amount,
+			unit: 'second',
+			basePriceUsd: price,
+			basis,
+		};
 	}
-	return { estimated: false, reason: `${model.model_id} is priced per "${unit || 'unknown unit'}", which this node cannot count before running${note}` };
+	return {
+		estimated: false,
+		reason: `${model.model_id} is priced per "${unit || 'unknown unit'}", which this node cannot count before running${note}`,
+	};
 }

@@ -84,8 +84,7 @@ export const modelInputProperties: INodeProperties[] = [
 				addAllFields: false,
 				multiKeyMatch: false,
 				supportAutoMap: false,
-				noFieldsError:
-					'Pick a model first: its inputs (prompt, sizes, file URLs, ...) are loaded from the catalog.',
+				noFieldsError: 'Pick a model first: its inputs (prompt, sizes, file URLs, ...) are loaded from the catalog.',
 			},
 		},
 	},

@@ -7,11 +7,7 @@ import { PICKER_PAGE_SIZE, modelLabel } from '../helpers/labels';
  * The model picker: the catalog is searched on the server as the user types (`search`), narrowed by the
  * optional Category Filter, and paged with `offset`/`total` (the pagination token is the next offset).
  */
-export async function searchModels(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-	paginationToken?: string,
-): Promise<INodeListSearchResult> {
+export async function searchModels(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
 	const offset = Math.max(0, Number.parseInt(paginationToken ?? '0', 10) || 0);
 	const category = String(this.getCurrentNodeParameter('categoryFilter') ?? '').trim();
 	const page = await listModels(this, {

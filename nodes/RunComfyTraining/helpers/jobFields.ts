@@ -72,7 +72,13 @@ export function gpuProblem(gpuType: string, gpuCount: number): string | undefine
 
 export function readGpu(ctx: IExecuteFunctions, itemIndex: number): { gpuType: string; gpuCount: number } {
 	const gpuType = String(ctx.getNodeParameter('gpuType', itemIndex, DEFAULT_GPU_TYPE));
-	const gpuCount = readNumber(ctx, 'gpuCount', itemIndex, 1, { label: 'GPU Count', min: 1, max: 8, integer: true, example: '1, or 8 with ADA_80_PLUS' });
+	const gpuCount = readNumber(ctx, 'gpuCount', itemIndex, 1, {
+		label: 'GPU Count',
+		min: 1,
+		max: 8,
+		integer: true,
+		example: '1, or 8 with ADA_80_PLUS',
+	});
 	const problem = gpuProblem(gpuType, gpuCount);
 	if (problem) {
 		throw new NodeOperationError(ctx.getNode(), problem, {

@@ -41,7 +41,13 @@ export function trainingJobKind<P extends TrainingItem>(
 		return progress.total ? ` (step ${progress.current ?? 0} of ${progress.total})` : '';
 	};
 	return {
-		noun: { one: 'training job', many: 'training jobs', idField: 'job_id', idLabel: 'Job ID', lookUp: 'Training → Get Status / Get Result' },
+		noun: {
+			one: 'training job',
+			many: 'training jobs',
+			idField: 'job_id',
+			idLabel: 'Job ID',
+			lookUp: 'Training → Get Status / Get Result',
+		},
 		wait: TRAINING_WAIT,
 		paid: true,
 		submitConcurrency: 1,
@@ -69,7 +75,9 @@ export function trainingJobKind<P extends TrainingItem>(
 			if (state === 'stopped_finished' || state === 'succeeded') {
 				return { ok: true, json: { ...base, ...pickResultFields(describeResult(t.id, result)) } };
 			}
-			const steps = progressText(record).replace(/^ \(step/, ' at step').replace(/\)$/, '');
+			const steps = progressText(record)
+				.replace(/^ \(step/, ' at step')
+				.replace(/\)$/, '');
 			if (state === 'stopped_incomplete') {
 				return {
 					ok: false,

@@ -125,4 +125,3 @@ export function pickResultFields(described: DescribedResult): IDataObject {
 	if (described.artifacts !== undefined) out.artifacts = described.artifacts;
 	return out;
 }
-

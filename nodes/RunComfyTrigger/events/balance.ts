@@ -8,7 +8,13 @@ import type { Observation, TriggerEvent } from './types';
 const show = { event: ['balanceBelow'] };
 
 /** An expression giving "5$" or NaN would otherwise turn the watch off without a word. */
-const THRESHOLD: NumberRule = { label: 'Threshold (USD)', min: 0, max: MAX_USD_SETTING, example: 'US dollars, e.g. 5', outcome: 'Nothing was checked.' };
+const THRESHOLD: NumberRule = {
+	label: 'Threshold (USD)',
+	min: 0,
+	max: MAX_USD_SETTING,
+	example: 'US dollars, e.g. 5',
+	outcome: 'Nothing was checked.',
+};
 
 export const balanceEvent: TriggerEvent = {
 	properties: [

@@ -84,8 +84,7 @@ export const requestEvent: TriggerEvent = {
 
 	async observe(ctx, skip) {
 		const type = ctx.getNodeParameter('requestType', 'model') as 'model' | 'deployment';
-		const deploymentId =
-			type === 'deployment' ? String(ctx.getNodeParameter('deploymentId', '', { extractValue: true }) ?? '').trim() : '';
+		const deploymentId = type === 'deployment' ? String(ctx.getNodeParameter('deploymentId', '', { extractValue: true }) ?? '').trim() : '';
 		if (type === 'deployment' && !deploymentId) {
 			throw new NodeOperationError(ctx.getNode(), 'No deployment chosen', {
 				description: 'Pick the deployment the requests were submitted to in "Deployment".',
@@ -121,9 +120,7 @@ async function observeRequest(
 	failure: FailureItem,
 ): Promise<Observation> {
 	const status =
-		type === 'model'
-			? await getModelRequestStatus(ctx, requestId)
-			: await getDeploymentRequestStatus(ctx, deploymentId, requestId);
+		type === 'model' ? await getModelRequestStatus(ctx, requestId) : await getDeploymentRequestStatus(ctx, deploymentId, requestId);
 	const statusState = normaliseStatus(status.status);
 	const finished = FINISHED.includes(statusState);
 	return {
@@ -144,22 +141,25 @@ async function observeRequest(
 				if (resultState === 'failed' || resultState === 'cancelled') state = resultState;
 			}
 			const outputs = result ? (type === 'model' ? result.output : (result.outputs ?? result.output)) : undefined;
-			return withPublicStatus({
-				...status,
-				event: `request.${state}`,
-				request_type: type,
-				request_id: requestId,
-				...(deploymentId ? { deployment_id: deploymentId } : {}),
-				...(result
-					? {
-							result,
-							output_urls: collectUrls(outputs, type === 'model' ? 'output' : 'outputs').map((u) => ({
-								path: u.path,
-								url: u.url,
-							})),
-						}
-					: {}),
-			}, state);
+			return withPublicStatus(
+				{
+					...status,
+					event: `request.${state}`,
+					request_type: type,
+					request_id: requestId,
+					...(deploymentId ? { deployment_id: deploymentId } : {}),
+					...(result
+						? {
+								result,
+								output_urls: collectUrls(outputs, type === 'model' ? 'output' : 'outputs').map((u) => ({
+									path: u.path,
+									url: u.url,
+								})),
+							}
+						: {}),
+				},
+				state,
+			);
 		},
 	};
 }

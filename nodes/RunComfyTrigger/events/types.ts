@@ -151,8 +151,7 @@ export async function emit(
 	// Items come out in the order of the watch list.
 	const position = new Map(report.ids.map((id, index) => [id, index]));
 	const found: Array<{ id: string; item: IDataObject }> = [];
-	const ordered = () =>
-		found.sort((a, b) => (position.get(a.id) ?? Infinity) - (position.get(b.id) ?? Infinity)).map((f) => f.item);
+	const ordered = () => found.sort((a, b) => (position.get(a.id) ?? Infinity) - (position.get(b.id) ?? Infinity)).map((f) => f.item);
 	if (options.manual) {
 		// Nothing could be read (e.g. the only id is mistyped): the error itself is the clearest answer to a test.
 		if (report.observations.length === 0 && report.failures.length > 0) throw report.failures[0].error;

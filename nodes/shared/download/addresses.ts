@@ -74,7 +74,6 @@ export const isN8nSsrfError = (error: unknown): boolean => {
 	return [e?.name, e?.cause?.name].some((n) => n === 'SsrfBlockedIpError' || n === 'SsrfBlockedHostnameError');
 };
 
-
 const internalProblem = (url: URL, hop: number, address: string, kind: InternalAddressKind, resolved: boolean): UrlProblem =>
 	new UrlProblem(
 		'internal-address',
@@ -87,7 +86,12 @@ const internalProblem = (url: URL, hop: number, address: string, kind: InternalA
 function resolutionProblem(url: URL, hop: number, error: unknown): UrlProblem {
 	const e = error as { code?: unknown; message?: unknown } | undefined;
 	if (isN8nSsrfError(error)) {
-		return new UrlProblem('blocked-by-n8n', url.href, { hop, message: String(e?.message ?? '') }, `n8n's SSRF protection blocked ${url.hostname}`);
+		return new UrlProblem(
+			'blocked-by-n8n',
+			url.href,
+			{ hop, message: String(e?.message ?? '') },
+			`n8n's SSRF protection blocked ${url.hostname}`,
+		);
 	}
 	const code = typeof e?.code === 'string' ? e.code : undefined;
 	return new UrlProblem('unresolvable', url.href, { hop, code }, `${url.hostname} could not be resolved${code ? ` (${code})` : ''}`);
@@ -112,7 +116,12 @@ const notAnAddressProblem = (url: URL, hop: number, answer: string): UrlProblem 
  * Returns the address the hop must connect to when a name was resolved (the first IPv4 one, else the first),
  * so the connection goes where the check looked; undefined when the URL's host is used as written.
  */
-export async function vetHost(url: URL, permission: HostPermission, resolver: HostResolver | undefined, hop: number): Promise<string | undefined> {
+export async function vetHost(
+	url: URL,
+	permission: HostPermission,
+	resolver: HostResolver | undefined,
+	hop: number,
+): Promise<string | undefined> {
 	if (permission === 'refused') {
 		throw new UrlProblem('host-not-allowed', url.href, { hop }, `${url.host} is not an allowed host`);
 	}
@@ -125,7 +134,12 @@ export async function vetHost(url: URL, permission: HostPermission, resolver: Ho
 	}
 	if (!resolver) {
 		if (permission === 'listed') return undefined;
-		throw new UrlProblem('unresolvable', url.href, { hop, noResolver: true }, `cannot check where ${url.hostname} points on this n8n version`);
+		throw new UrlProblem(
+			'unresolvable',
+			url.href,
+			{ hop, noResolver: true },
+			`cannot check where ${url.hostname} points on this n8n version`,
+		);
 	}
 	let answers: unknown[];
 	try {

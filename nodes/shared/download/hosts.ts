@@ -16,7 +16,13 @@
  */
 export function parseAllowedHosts(value: unknown): string[] {
 	const list = Array.isArray(value) ? value : String(value ?? '').split(/[\s,;]+/);
-	return list.map((h) => String(h ?? '').trim().toLowerCase()).filter(Boolean);
+	return list
+		.map((h) =>
+			String(h ?? '')
+				.trim()
+				.toLowerCase(),
+		)
+		.filter(Boolean);
 }
 
 /** A host as a URL names it: lower case, no trailing dot, IP addresses in the URL parser's canonical form. */

@@ -29,14 +29,7 @@ export type { OpenUrlOptions, OpenedUrl } from './openUrl';
 export { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_TOTAL_TIMEOUT_MS, MAX_REDIRECTS, openUrl } from './openUrl';
 export type { UrlProblemDetails, UrlProblemKind } from './problems';
 export { UrlProblem, isUrlProblem } from './problems';
-export {
-	fileNameFromContentDisposition,
-	fileNameFromUrl,
-	formatBytes,
-	mimeTypeFor,
-	sanitizeFileName,
-	withExtension,
-} from './names';
+export { fileNameFromContentDisposition, fileNameFromUrl, formatBytes, mimeTypeFor, sanitizeFileName, withExtension } from './names';
 
 export interface DownloadOptions {
 	maxBytes: number;
@@ -181,10 +174,7 @@ export async function downloadAll(
 				signal,
 			});
 			const baseName =
-				fileNameFromUrl(found.url) ||
-				fileNameFromUrl(opened.finalUrl) ||
-				sanitizeFileName(options.fallbackName ?? 'output') ||
-				'output';
+				fileNameFromUrl(found.url) || fileNameFromUrl(opened.finalUrl) || sanitizeFileName(options.fallbackName ?? 'output') || 'output';
 			const mimeType = mimeTypeFor(opened.contentType, baseName);
 			const fileName = uniqueName(withExtension(baseName, mimeType), usedNames);
 			const stored = await ctx.helpers.prepareBinaryData(opened.stream as BinaryInput, fileName, mimeType);

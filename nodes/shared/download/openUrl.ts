@@ -135,8 +135,14 @@ function problemOfThrown(error: unknown, url: URL, hop: number, known: UrlProble
 		return new UrlProblem('blocked-by-n8n', url.href, { hop, message }, `n8n's SSRF protection blocked ${url.hostname}`);
 	}
 	const facts = networkFactsOf(error);
-	if (facts.timedOut) return new UrlProblem('timeout', url.href, { hop, timeout: 'total', code: facts.code }, 'the file host did not answer in time');
-	return new UrlProblem('network', url.href, { hop, code: facts.code, message: facts.message }, `the connection failed: ${facts.code ?? facts.message}`);
+	if (facts.timedOut)
+		return new UrlProblem('timeout', url.href, { hop, timeout: 'total', code: facts.code }, 'the file host did not answer in time');
+	return new UrlProblem(
+		'network',
+		url.href,
+		{ hop, code: facts.code, message: facts.message },
+		`the connection failed: ${facts.code ?? facts.message}`,
+	);
 }
 
 /**
@@ -188,7 +194,14 @@ export async function openUrl(ctx: IExecuteFunctions, url: string, options: Open
 			let answered = false;
 			const stopConnect = startTimer(connectTimeoutMs, () => {
 				if (!answered) {
-					fail(new UrlProblem('timeout', hopUrl.href, { hop, timeout: 'connect', timeoutMs: connectTimeoutMs }, 'the file host did not answer in time'));
+					fail(
+						new UrlProblem(
+							'timeout',
+							hopUrl.href,
+							{ hop, timeout: 'connect', timeoutMs: connectTimeoutMs },
+							'the file host did not answer in time',
+						),
+					);
 				}
 			});
 			// n8n refuses a custom `lookup`, so the vetted address goes in the URL and the name in Host / TLS.
@@ -229,7 +242,12 @@ export async function openUrl(ctx: IExecuteFunctions, url: string, options: Open
 					throw new UrlProblem('redirect', hopUrl.href, { hop, status, location }, `HTTP ${status} without a usable http(s) Location`);
 				}
 				if (hop >= maxRedirects) {
-					throw new UrlProblem('redirect', hopUrl.href, { hop, status, location, tooMany: maxRedirects }, `more than ${maxRedirects} redirects`);
+					throw new UrlProblem(
+						'redirect',
+						hopUrl.href,
+						{ hop, status, location, tooMany: maxRedirects },
+						`more than ${maxRedirects} redirects`,
+					);
 				}
 				current = next;
 				continue;
@@ -246,7 +264,12 @@ export async function openUrl(ctx: IExecuteFunctions, url: string, options: Open
 			const lengthHeader = headerOf(response.headers, 'content-length')?.trim();
 			const declared = lengthHeader !== undefined && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
 			if (declared !== undefined && declared > options.maxBytes) {
-				const problem = new UrlProblem('too-large', hopUrl.href, { hop, declaredBytes: declared, maxBytes: options.maxBytes }, 'over the size limit');
+				const problem = new UrlProblem(
+					'too-large',
+					hopUrl.href,
+					{ hop, declaredBytes: declared, maxBytes: options.maxBytes },
+					'over the size limit',
+				);
 				discard(source, request, problem);
 				throw problem;
 			}

@@ -62,7 +62,12 @@ export async function refusedByGuards<P extends JobItem, O>(batch: Batch<P, O>):
 			// Items an earlier try already submitted are not submitted (nor paid) again.
 			const fresh = batch.checked.filter((c) => !batch.earlier(c.p.itemIndex) || batch.earlier(c.p.itemIndex)?.state === 'ended');
 			const estimate = kind.estimate;
-			if (caps.length) assertCostCap(ctx, caps.reduce((a, b) => Math.min(a, b)), fresh.map((c) => ({ itemIndex: c.p.itemIndex, estimate: estimate(c.p) })));
+			if (caps.length)
+				assertCostCap(
+					ctx,
+					caps.reduce((a, b) => Math.min(a, b)),
+					fresh.map((c) => ({ itemIndex: c.p.itemIndex, estimate: estimate(c.p) })),
+				);
 		}
 		await assertMinimumBalance(ctx, minimum);
 		return undefined;

@@ -24,7 +24,8 @@ export interface WaitDefaults {
 }
 
 /** "Learn Run Times" is offered where polls follow something learned (run times or a step pace). */
-export const offersLearningSwitch = (defaults: WaitDefaults): boolean => defaults.learnsRunTimes === true || defaults.learnsStepPace === true;
+export const offersLearningSwitch = (defaults: WaitDefaults): boolean =>
+	defaults.learnsRunTimes === true || defaults.learnsStepPace === true;
 
 /** Model runs and deployment requests: seconds to minutes. */
 export const INFERENCE_WAIT: WaitDefaults = {

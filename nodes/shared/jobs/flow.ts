@@ -111,7 +111,9 @@ export async function finishParked<P extends JobItem, O>(
 		deliveredBy: (t) => (t.id === caller.id ? 'callback' : 'poll'),
 	});
 	if (finished.outcome === 'notEnded') {
-		batch.ctx.logger.warn(`RunComfy: request ${finished.id} has not ended after all; the execution stays parked`, { node: batch.ctx.getNode().name });
+		batch.ctx.logger.warn(`RunComfy: request ${finished.id} has not ended after all; the execution stays parked`, {
+			node: batch.ctx.getNode().name,
+		});
 		return undefined;
 	}
 	const output = new Output(entries.length);

@@ -20,8 +20,7 @@ export async function assertMinimumBalance(ctx: IExecuteFunctions, minimumUsd: n
 			ctx.getNode(),
 			`The RunComfy balance is ${formatUsd(haveMicro)}, below the minimum of ${formatUsd(minimumMicro)} set on this node`,
 			{
-				description:
-					'Nothing was submitted. Top up the balance at runcomfy.com, or lower "Minimum Balance (USD)" in the node\'s options.',
+				description: 'Nothing was submitted. Top up the balance at runcomfy.com, or lower "Minimum Balance (USD)" in the node\'s options.',
 			},
 		);
 	}
@@ -32,7 +31,10 @@ export function formatUsd(microdollars: number): string {
 	const sign = microdollars < 0 ? '-' : '';
 	const abs = Math.abs(Math.round(microdollars));
 	const whole = Math.floor(abs / MICRODOLLARS_PER_USD);
-	const fraction = String(abs % MICRODOLLARS_PER_USD).padStart(6, '0').replace(/0+$/, '').padEnd(2, '0');
+	const fraction = String(abs % MICRODOLLARS_PER_USD)
+		.padStart(6, '0')
+		.replace(/0+$/, '')
+		.padEnd(2, '0');
 	return `${sign}$${whole}.${fraction}`;
 }
 
@@ -50,7 +52,11 @@ const ledgerKey = (ctx: IExecuteFunctions): string => {
  * submit now plus what this node already submitted in this execution is above the cap, or when some of it
  * cannot be estimated. On success the estimate is booked against the cap.
  */
-export function assertCostCap(ctx: IExecuteFunctions, capUsd: number, estimates: Array<{ itemIndex: number; estimate: CostEstimate }>): void {
+export function assertCostCap(
+	ctx: IExecuteFunctions,
+	capUsd: number,
+	estimates: Array<{ itemIndex: number; estimate: CostEstimate }>,
+): void {
 	if (!(capUsd > 0) || estimates.length === 0) return;
 	const now = Date.now();
 	for (const [key, entry] of ledger) if (now - entry.touched > DAY_MS) ledger.delete(key);

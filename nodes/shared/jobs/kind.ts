@@ -49,9 +49,7 @@ export type Tracked<P extends JobItem> = P & {
 };
 
 /** A finished job judged by its kind: a good result, or an error with the service's reason and what to do. */
-export type Verdict =
-	| { ok: true; json: IDataObject }
-	| { ok: false; json: IDataObject; message: string; description: string };
+export type Verdict = { ok: true; json: IDataObject } | { ok: false; json: IDataObject; message: string; description: string };
 
 /** Given to `present`: how the job ended and what was read for its item before anything was paid. */
 export interface PresentContext<P extends JobItem, O> {

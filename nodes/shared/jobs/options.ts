@@ -44,52 +44,93 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 	const raw = ctx.getNodeParameter('waitOptions', itemIndex, {}) as IDataObject;
 	const toolCall = isToolCall(ctx);
 	// An option whose expression gave nothing is refused (read as written only then: most items have none).
-	const expressionOf = (name: string) => (isEmptyValue(raw[name]) && name in raw ? rawExpression(ctx, `waitOptions.${name}`, itemIndex) : undefined);
+	const expressionOf = (name: string) =>
+		isEmptyValue(raw[name]) && name in raw ? rawExpression(ctx, `waitOptions.${name}`, itemIndex) : undefined;
 	const field = (name: string, fallback: number, rule: NumberRule) =>
-		isEmptyValue(raw[name]) ? (emptyNumber(ctx, expressionOf(name), raw[name], rule, itemIndex) ?? fallback) : checkNumber(ctx, raw[name], rule, itemIndex);
+		isEmptyValue(raw[name])
+			? (emptyNumber(ctx, expressionOf(name), raw[name], rule, itemIndex) ?? fallback)
+			: checkNumber(ctx, raw[name], rule, itemIndex);
 	const choice = (name: string, label: string, choices: readonly string[]) => {
 		const expression = expressionOf(name);
 		if (expression !== undefined) {
-			throw refuseEmptyExpression(ctx, { label, itemIndex, expression, value: raw[name], wanted: `one of ${choices.join(', ')}`, fallback: `"${choices[0]}"` });
+			throw refuseEmptyExpression(ctx, {
+				label,
+				itemIndex,
+				expression,
+				value: raw[name],
+				wanted: `one of ${choices.join(', ')}`,
+				fallback: `"${choices[0]}"`,
+			});
 		}
 	};
 	const seconds = { example: 'seconds, e.g. 600' };
-	let maxWaitSeconds = field('maxWaitSeconds', defaults.maxWaitSeconds, { label: 'Max Wait (Seconds)', min: 0, above: true, max: MAX_WAIT_SECONDS, ...seconds });
+	let maxWaitSeconds = field('maxWaitSeconds', defaults.maxWaitSeconds, {
+		label: 'Max Wait (Seconds)',
+		min: 0,
+		above: true,
+		max: MAX_WAIT_SECONDS,
+		...seconds,
+	});
 	if (toolCall) maxWaitSeconds = Math.min(maxWaitSeconds, TOOL_MAX_WAIT_SECONDS);
 	const initial = field('pollIntervalSeconds', defaults.pollIntervalSeconds, {
-		label: 'First Poll Interval (Seconds)', min: 0.01, max: MAX_POLL_INTERVAL_SECONDS, example: 'seconds, e.g. 1',
+		label: 'First Poll Interval (Seconds)',
+		min: 0.01,
+		max: MAX_POLL_INTERVAL_SECONDS,
+		example: 'seconds, e.g. 1',
 	});
-	const max = Math.max(initial, field('maxPollIntervalSeconds', defaults.maxPollIntervalSeconds, {
-		label: 'Max Poll Interval (Seconds)', min: 0.01, max: MAX_POLL_INTERVAL_SECONDS, example: 'seconds, e.g. 10',
-	}));
+	const max = Math.max(
+		initial,
+		field('maxPollIntervalSeconds', defaults.maxPollIntervalSeconds, {
+			label: 'Max Poll Interval (Seconds)',
+			min: 0.01,
+			max: MAX_POLL_INTERVAL_SECONDS,
+			example: 'seconds, e.g. 10',
+		}),
+	);
 	const concurrency = field('concurrency', defaults.concurrency, {
-		label: 'Parallel Status Checks', min: 1, max: 100, integer: true, example: 'a whole number from 1 to 100, e.g. 10',
+		label: 'Parallel Status Checks',
+		min: 1,
+		max: 100,
+		integer: true,
+		example: 'a whole number from 1 to 100, e.g. 10',
 	});
 	const choices = defaults.timeoutChoices ?? TIMEOUT_CHOICES;
 	choice('onTimeout', 'On Timeout', choices);
 	let onTimeout = raw.onTimeout as TimeoutBehaviour | undefined;
 	if (onTimeout !== undefined && !choices.includes(onTimeout)) {
-		throw new NodeOperationError(ctx.getNode(), `"On Timeout" of item ${itemIndex} must be one of ${choices.join(', ')}, but is ${shown(onTimeout)}`, {
-			itemIndex,
-			description: 'Pick a value from the list. Nothing was submitted.',
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`"On Timeout" of item ${itemIndex} must be one of ${choices.join(', ')}, but is ${shown(onTimeout)}`,
+			{
+				itemIndex,
+				description: 'Pick a value from the list. Nothing was submitted.',
+			},
+		);
 	}
 	// An agent gets the job back as still running (with its id) rather than an error, unless set otherwise.
 	onTimeout ??= toolCall ? 'returnRunning' : defaults.onTimeout;
 	if (mode === 'park' && onTimeout === 'cancel') {
-		throw new NodeOperationError(ctx.getNode(), `"On Timeout" of item ${itemIndex} cannot be "Cancel the Run" when the execution is parked`, {
-			itemIndex,
-			description:
-				'At Max Wait n8n resumes a parked node without running it, so nothing could cancel the run then. Choose "Fail" or "Return as Still Running", or the Wait Mode "Wait in This Execution". Nothing was submitted.',
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`"On Timeout" of item ${itemIndex} cannot be "Cancel the Run" when the execution is parked`,
+			{
+				itemIndex,
+				description:
+					'At Max Wait n8n resumes a parked node without running it, so nothing could cancel the run then. Choose "Fail" or "Return as Still Running", or the Wait Mode "Wait in This Execution". Nothing was submitted.',
+			},
+		);
 	}
 	const goal = raw.pollingGoal;
 	if (defaults.learnsRunTimes) choice('pollingGoal', 'Polling Goal', POLLING_GOALS);
 	if (defaults.learnsRunTimes && goal !== undefined && goal !== null && goal !== '' && !POLLING_GOALS.includes(goal as PollingGoal)) {
-		throw new NodeOperationError(ctx.getNode(), `"Polling Goal" of item ${itemIndex} must be one of ${POLLING_GOALS.join(', ')}, but is ${shown(goal)}`, {
-			itemIndex,
-			description: 'Pick "Lowest Delay" or "Fewest Requests" from the list. Nothing was submitted.',
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`"Polling Goal" of item ${itemIndex} must be one of ${POLLING_GOALS.join(', ')}, but is ${shown(goal)}`,
+			{
+				itemIndex,
+				description: 'Pick "Lowest Delay" or "Fewest Requests" from the list. Nothing was submitted.',
+			},
+		);
 	}
 	const learning = offersLearningSwitch(defaults) ? readLearnRunTimes(ctx, raw, itemIndex, expressionOf('learnRunTimes')) : true;
 	return {
@@ -110,7 +151,8 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 function readLearnRunTimes(ctx: IExecuteFunctions, raw: IDataObject, itemIndex: number, expression: string | undefined): boolean {
 	const label = 'Learn Run Times';
 	const value = raw.learnRunTimes;
-	if (expression !== undefined) throw refuseEmptyExpression(ctx, { label, itemIndex, expression, value, wanted: 'true or false', fallback: 'true' });
+	if (expression !== undefined)
+		throw refuseEmptyExpression(ctx, { label, itemIndex, expression, value, wanted: 'true or false', fallback: 'true' });
 	if (isEmptyValue(value) || value === true || value === 'true') return true;
 	if (value === false || value === 'false') return false;
 	throw new NodeOperationError(ctx.getNode(), `"${label}" of item ${itemIndex} must be true or false, but is ${shown(value)}`, {

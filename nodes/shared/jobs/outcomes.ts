@@ -48,7 +48,11 @@ export function judge<P extends JobItem, O>(
 	if (first.timeout && timeouts.length > 1) {
 		const ids = [...new Set(timeouts.map((p) => p.t.id))].join(', ');
 		const text = batch.texts.timedOutMany(timeouts.length, formatDuration(wait.maxWaitMs), ids);
-		return { plans, ended, failure: new NodeOperationError(ctx.getNode(), text.message, { itemIndex: first.t.itemIndex, description: text.description }) };
+		return {
+			plans,
+			ended,
+			failure: new NodeOperationError(ctx.getNode(), text.message, { itemIndex: first.t.itemIndex, description: text.description }),
+		};
 	}
 	return { plans, ended, failure: toNodeError(ctx, first.error, first.t.itemIndex) };
 }
@@ -101,7 +105,8 @@ function planOf<P extends JobItem, O>(batch: Batch<P, O>, t: Tracked<P>, end: Jo
 				}
 				return { kind: 'item', t, json, succeeded: false, record: end.followed?.record ?? o.record };
 			}
-			if (wait.onTimeout === 'returnRunning') return { kind: 'item', t, json: { ...current, still_running: true }, succeeded: false, record: o.record };
+			if (wait.onTimeout === 'returnRunning')
+				return { kind: 'item', t, json: { ...current, still_running: true }, succeeded: false, record: o.record };
 			const status = String(current.status ?? o.state);
 			const text = batch.texts.timedOut(t.id, formatDuration(wait.maxWaitMs), status, kind.progressNote?.(o.record) ?? '');
 			const error = new NodeOperationError(ctx.getNode(), text.message, { itemIndex: t.itemIndex, description: text.description });
@@ -145,7 +150,11 @@ function stoppedJson<P extends JobItem, O>(batch: Batch<P, O>, t: Tracked<P>, re
  * The execution was stopped: no more calls, except cancelling what was accepted (queued runs can be cancelled)
  * when the kind cancels on Stop. Every accepted id is in the output.
  */
-export async function presentStopped<P extends JobItem, O>(batch: Batch<P, O>, tracked: Array<Tracked<P>>, ends?: Map<string, JobEnd>): Promise<Outputs> {
+export async function presentStopped<P extends JobItem, O>(
+	batch: Batch<P, O>,
+	tracked: Array<Tracked<P>>,
+	ends?: Map<string, JobEnd>,
+): Promise<Outputs> {
 	const { kind } = batch;
 	const outputs: Outputs = new Map();
 	const cancels = new Map<string, IDataObject>();
@@ -163,7 +172,9 @@ export async function presentStopped<P extends JobItem, O>(batch: Batch<P, O>, t
 		const end = ends?.get(t.id)?.outcome;
 		const record = end && end.kind !== 'error' ? end.record : {};
 		const cancel = end && (end.kind === 'stopped' || end.kind === 'timeout') ? end.cancel : cancels.get(t.id);
-		outputs.set(t.itemIndex, [{ json: batch.shape(batch.publish(stoppedJson(batch, t, record, cancel))), pairedItem: { item: t.itemIndex } }]);
+		outputs.set(t.itemIndex, [
+			{ json: batch.shape(batch.publish(stoppedJson(batch, t, record, cancel))), pairedItem: { item: t.itemIndex } },
+		]);
 	}
 	return outputs;
 }

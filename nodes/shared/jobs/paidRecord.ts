@@ -27,11 +27,14 @@ export function recordPaid<P extends JobItem, O>(batch: Batch<P, O>, p: P, accep
 	const { ctx, kind } = batch;
 	const node = ctx.getNode();
 	const ids: IDataObject = { ...kind.ids(p), [kind.noun.idField]: accepted.id };
-	ctx.logger.info(`RunComfy: paid ${kind.noun.one} submitted (node "${node.name}", item ${p.itemIndex}, ${kind.noun.idField} ${accepted.id})`, {
-		node: node.name,
-		itemIndex: p.itemIndex,
-		...ids,
-	});
+	ctx.logger.info(
+		`RunComfy: paid ${kind.noun.one} submitted (node "${node.name}", item ${p.itemIndex}, ${kind.noun.idField} ${accepted.id})`,
+		{
+			node: node.name,
+			itemIndex: p.itemIndex,
+			...ids,
+		},
+	);
 	const key = customDataKey(node.name);
 	let why: string | undefined;
 	try {
@@ -44,10 +47,13 @@ export function recordPaid<P extends JobItem, O>(batch: Batch<P, O>, p: P, accep
 	}
 	if (why === undefined || warned.has(batch)) return;
 	warned.add(batch);
-	ctx.logger.warn(`RunComfy: the paid ids of node "${node.name}" are not in the execution's custom data (${why}); they are in the info lines "RunComfy: paid … submitted"`, {
-		node: node.name,
-		customDataKey: key,
-	});
+	ctx.logger.warn(
+		`RunComfy: the paid ids of node "${node.name}" are not in the execution's custom data (${why}); they are in the info lines "RunComfy: paid … submitted"`,
+		{
+			node: node.name,
+			customDataKey: key,
+		},
+	);
 }
 
 /**

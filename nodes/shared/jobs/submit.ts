@@ -39,8 +39,7 @@ export interface Submitted<P extends JobItem> {
 export const mayHaveBeenAccepted = (error: unknown): boolean =>
 	typeof error === 'object' &&
 	error !== null &&
-	((error as { context?: IDataObject }).context?.mayHaveBeenAccepted === true ||
-		(error as IDataObject).mayHaveBeenAccepted === true);
+	((error as { context?: IDataObject }).context?.mayHaveBeenAccepted === true || (error as IDataObject).mayHaveBeenAccepted === true);
 
 type Answer = { accepted: Accepted; at: number; answeredAt: number } | { error: unknown } | { noAnswer: true };
 
@@ -107,7 +106,10 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 			const text = batch.texts.noAnswerAfterStop();
 			remember.set(p.itemIndex, { state: 'maybe', error: new Error(text.message), prepared: p });
 			outputs.set(p.itemIndex, [
-				{ json: batch.shape({ ...kind.ids(p), stopped: true, may_have_been_accepted: true, note: `${text.message}. ${text.description}` }), pairedItem: { item: p.itemIndex } },
+				{
+					json: batch.shape({ ...kind.ids(p), stopped: true, may_have_been_accepted: true, note: `${text.message}. ${text.description}` }),
+					pairedItem: { item: p.itemIndex },
+				},
 			]);
 			return;
 		}
@@ -123,7 +125,13 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 		const nodeError = toNodeError(ctx, error, p.itemIndex);
 		const maybe = mayHaveBeenAccepted(error) ? { may_have_been_accepted: true } : {};
 		return {
-			json: batch.shape({ ...kind.ids(p), stopped: true, ...maybe, error: nodeError.message, errorDescription: nodeError.description ?? '' }),
+			json: batch.shape({
+				...kind.ids(p),
+				stopped: true,
+				...maybe,
+				error: nodeError.message,
+				errorDescription: nodeError.description ?? '',
+			}),
 			pairedItem: { item: p.itemIndex },
 		};
 	};
@@ -135,7 +143,10 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 					stoppedDuring = true;
 					const text = batch.texts.stoppedBeforeSubmit();
 					outputs.set(p.itemIndex, [
-						{ json: batch.shape({ ...kind.ids(p), stopped: true, submitted: false, note: `${text.message}. ${text.description}` }), pairedItem: { item: p.itemIndex } },
+						{
+							json: batch.shape({ ...kind.ids(p), stopped: true, submitted: false, note: `${text.message}. ${text.description}` }),
+							pairedItem: { item: p.itemIndex },
+						},
 					]);
 					continue;
 				}
@@ -197,7 +208,9 @@ async function answerOf<P extends JobItem, O>(batch: Batch<P, O>, p: P): Promise
 		if ('noAnswer' in answer) {
 			void submission
 				.then(async (late) => await lateAnswer(batch, p, late))
-				.catch((error: Error) => batch.ctx.logger.warn(`RunComfy: a submission answered after Stop could not be handled: ${error.message}`));
+				.catch((error: Error) =>
+					batch.ctx.logger.warn(`RunComfy: a submission answered after Stop could not be handled: ${error.message}`),
+				);
 		}
 		return answer;
 	} finally {
@@ -229,6 +242,9 @@ async function lateAnswer<P extends JobItem, O>(batch: Batch<P, O>, p: P, answer
 		if (outcome === 'cancelled') ctx.logger.info(said, { ...meta, cancel_outcome: outcome });
 		else ctx.logger.warn(said, { ...meta, cancel_outcome: outcome });
 	} catch (error) {
-		ctx.logger.warn(`RunComfy: could not cancel the ${kind.noun.one} accepted after Stop (${kind.noun.idField} ${id}): ${(error as Error).message}`, meta);
+		ctx.logger.warn(
+			`RunComfy: could not cancel the ${kind.noun.one} accepted after Stop (${kind.noun.idField} ${id}): ${(error as Error).message}`,
+			meta,
+		);
 	}
 }

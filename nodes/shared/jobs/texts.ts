@@ -13,7 +13,11 @@ export const RAISE_MAX_WAIT = 'or raise "Max Wait (Seconds)" in Wait Options (or
 export const jobTexts = (noun: JobNoun) => ({
 	/** Several items refused before anything was submitted. */
 	invalidMany: (count: number, total: number, first: string): string => {
-		const text = first.trim().replace(/\.+$/, '').replace(/\s*Nothing was submitted$/, '').replace(/\.+$/, '');
+		const text = first
+			.trim()
+			.replace(/\.+$/, '')
+			.replace(/\s*Nothing was submitted$/, '')
+			.replace(/\.+$/, '');
 		return `${count} of ${total} items cannot be submitted; the first: ${text}. Nothing was submitted.`;
 	},
 	/** Added to a submit error when other items were already submitted. `list`: "item 0: <id>, item 1: <id>". */

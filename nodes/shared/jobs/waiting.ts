@@ -85,9 +85,7 @@ export async function waitForJobs<P extends JobItem, O>(
 	if (saved) storeSavedRunTimes(batch.ctx, saved, keys);
 
 	// A timeout cancelled on the live service may be only "cancellation_requested": follow it until it has ended.
-	const toFollow = outcomes.filter(
-		(o) => o.kind === 'timeout' && o.cancel && normaliseStatus(cancelOutcomeOf(o.cancel)) === 'cancelling',
-	);
+	const toFollow = outcomes.filter((o) => o.kind === 'timeout' && o.cancel && normaliseStatus(cancelOutcomeOf(o.cancel)) === 'cancelling');
 	if (toFollow.length && !signal?.aborted) {
 		const followed = await waitForAll(
 			toFollow.map((o) => ({ itemIndex: o.job.itemIndex, id: o.job.id, poll: o.job.poll })),

@@ -4,15 +4,7 @@
  * or fetched: downloads vet every hop with them (../download/addresses.ts), parking checks that the service can
  * reach n8n's resume URL (../jobs/park/plan.ts).
  */
-export type InternalAddressKind =
-	| 'loopback'
-	| 'private'
-	| 'link-local'
-	| 'unspecified'
-	| 'shared'
-	| 'benchmark'
-	| 'multicast'
-	| 'reserved';
+export type InternalAddressKind = 'loopback' | 'private' | 'link-local' | 'unspecified' | 'shared' | 'benchmark' | 'multicast' | 'reserved';
 
 /** What each kind means, for error messages ("127.0.0.1 is a loopback address (this machine)"). */
 export const INTERNAL_ADDRESS_LABELS: Record<InternalAddressKind, string> = {
@@ -117,7 +109,9 @@ function ipv6Kind(g: number[]): InternalAddressKind | undefined {
 
 /** An IP address without brackets or zone (`[fe80::1%eth0]` → `fe80::1`), or undefined for a host name. */
 export function ipLiteral(host: string): { v4?: number[]; v6?: number[] } | undefined {
-	let h = String(host ?? '').trim().toLowerCase();
+	let h = String(host ?? '')
+		.trim()
+		.toLowerCase();
 	if (h.startsWith('[') && h.endsWith(']')) h = h.slice(1, -1);
 	h = h.replace(/%.*$/, '');
 	if (h.includes(':')) {
@@ -152,7 +146,10 @@ export const isLocalhostName = (h: string): boolean => h === 'localhost' || h.en
  * trailing dot allowed); IPv4 written in other forms (`2130706433`, `0x7f.1`) is read as a URL reads it.
  */
 export function internalAddressKind(host: string): InternalAddressKind | undefined {
-	const h = String(host ?? '').trim().toLowerCase().replace(/\.$/, '');
+	const h = String(host ?? '')
+		.trim()
+		.toLowerCase()
+		.replace(/\.$/, '');
 	if (!h) return undefined;
 	if (isLocalhostName(h)) return 'loopback';
 	if (ipLiteral(h)) return addressKind(h);

@@ -41,7 +41,11 @@ export async function searchDeployments(this: ILoadOptionsFunctions, filter?: st
 	const results = deployments
 		.filter((d) => {
 			if (!needle) return true;
-			return String(d.name ?? '').toLowerCase().includes(needle) || String(d.id).toLowerCase().includes(needle);
+			return (
+				String(d.name ?? '')
+					.toLowerCase()
+					.includes(needle) || String(d.id).toLowerCase().includes(needle)
+			);
 		})
 		.map((d) => {
 			const name = String(d.name ?? d.id);

@@ -34,7 +34,14 @@ export function normaliseBaseUrl(
 	} catch {
 		parsed = undefined;
 	}
-	if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.search || parsed.hash || parsed.username || parsed.password) {
+	if (
+		!parsed ||
+		(parsed.protocol !== 'https:' && parsed.protocol !== 'http:') ||
+		parsed.search ||
+		parsed.hash ||
+		parsed.username ||
+		parsed.password
+	) {
 		onInvalid(
 			`The ${LABELS[key]} in the RunComfy API credential is not a valid URL`,
 			`Use a plain http(s) URL without query or credentials, e.g. "${DEFAULT_BASE_URLS[key]}", or clear the field to use the default.`,

@@ -84,7 +84,10 @@ export function renderValidationDetail(detail: unknown): string | undefined {
 		if (typeof entry === 'string') return entry;
 		if (!isObject(entry)) return JSON.stringify(entry);
 		const loc = Array.isArray(entry.loc)
-			? entry.loc.filter((p, i) => !(i === 0 && ['body', 'query', 'path'].includes(String(p)))).map(String).join('.')
+			? entry.loc
+					.filter((p, i) => !(i === 0 && ['body', 'query', 'path'].includes(String(p))))
+					.map(String)
+					.join('.')
 			: typeof entry.loc === 'string'
 				? entry.loc
 				: typeof entry.field === 'string'
@@ -214,8 +217,8 @@ export function httpError(ctx: ErrorContext, failure: HttpFailure, retryAfterMs?
 	const name =
 		code === undefined
 			? undefined
-			: (isObject(failure.body) && typeof failure.body.error_name === 'string' ? failure.body.error_name : undefined) ??
-				KNOWN_ERROR_CODES[code];
+			: ((isObject(failure.body) && typeof failure.body.error_name === 'string' ? failure.body.error_name : undefined) ??
+				KNOWN_ERROR_CODES[code]);
 	const serviceMessage =
 		serviceMessageOf(failure.body, ctx.token) ?? (ok ? 'the service reported an error' : defaultStatusText(failure.statusCode));
 	const codeText = code ? ` (${[code, name].filter(Boolean).join(' ')})` : '';
@@ -383,9 +386,13 @@ export function answerShapeError(
 ): NodeApiError {
 	const secret = secretOf(ctx);
 	const sample = bodySample(what.body, secret, 200);
-	return new NodeApiError(ctx.getNode(), { message: what.summary }, {
-		message: redact(what.message, secret),
-		description: redact(`${what.description} Answer: ${sample || '(empty)'}`, secret),
-		itemIndex: what.itemIndex,
-	});
+	return new NodeApiError(
+		ctx.getNode(),
+		{ message: what.summary },
+		{
+			message: redact(what.message, secret),
+			description: redact(`${what.description} Answer: ${sample || '(empty)'}`, secret),
+			itemIndex: what.itemIndex,
+		},
+	);
 }

@@ -70,7 +70,8 @@ export function encodeId(id: string, what: string, node?: INode, itemIndex?: num
  * segments refused so the request cannot leave the proxy route. A `?query` part is returned separately.
  */
 export function encodeProxyPath(path: string, node?: INode, itemIndex?: number): { path: string; query?: string } {
-	const fix = 'Give the backend path without the host, for example "api/free" or "api/history?max_items=1" (no "." or ".." segments, no "#" or "\\").';
+	const fix =
+		'Give the backend path without the host, for example "api/free" or "api/history?max_items=1" (no "." or ".." segments, no "#" or "\\").';
 	if (typeof path !== 'string' || path.trim() === '') fail(node, 'The backend path is empty', fix, itemIndex);
 	let text = path.trim().replace(/^\/+/, '');
 	let query: string | undefined;

@@ -70,4 +70,3 @@ export function bodySample(body: unknown, secret: string | undefined, max = 200)
 	}
 	return clip(text, max, secret);
 }
-

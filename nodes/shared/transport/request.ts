@@ -192,24 +192,16 @@ export function classifyThrown(error: unknown, signal?: AbortSignal): Outcome {
 function detachedFromStop(ctx: RunComfyContext): RunComfyContext {
 	return new Proxy(ctx, {
 		has: (target, key) => key !== 'getExecutionCancelSignal' && key in target,
-		get: (target, key, receiver) =>
-			key === 'getExecutionCancelSignal' ? undefined : (Reflect.get(target, key, receiver) as unknown),
+		get: (target, key, receiver) => (key === 'getExecutionCancelSignal' ? undefined : (Reflect.get(target, key, receiver) as unknown)),
 	});
 }
 
-async function attemptOnce(
-	ctx: RunComfyContext,
-	options: IHttpRequestOptions,
-	signal?: AbortSignal,
-	detached = false,
-): Promise<Outcome> {
+async function attemptOnce(ctx: RunComfyContext, options: IHttpRequestOptions, signal?: AbortSignal, detached = false): Promise<Outcome> {
 	try {
 		const self = detached ? detachedFromStop(ctx) : ctx;
-		const response = (await self.helpers.httpRequestWithAuthentication.call(
-			self as IAllExecuteFunctions,
-			CREDENTIAL_NAME,
-			options,
-		)) as { body?: unknown; headers?: IDataObject; statusCode?: number } | undefined;
+		const response = (await self.helpers.httpRequestWithAuthentication.call(self as IAllExecuteFunctions, CREDENTIAL_NAME, options)) as
+			| { body?: unknown; headers?: IDataObject; statusCode?: number }
+			| undefined;
 		return {
 			kind: 'answer',
 			statusCode: Number(response?.statusCode ?? 0),
@@ -221,8 +213,7 @@ async function attemptOnce(
 	}
 }
 
-const isEmptyBody = (body: unknown): boolean =>
-	body === undefined || body === null || (typeof body === 'string' && body.trim() === '');
+const isEmptyBody = (body: unknown): boolean => body === undefined || body === null || (typeof body === 'string' && body.trim() === '');
 
 function checkExpected(body: unknown, expect: ExpectedAnswer): { ok: true; value: unknown } | { ok: false } {
 	if (expect === 'any') return { ok: true, value: isEmptyBody(body) ? null : body };
@@ -361,17 +352,14 @@ async function send(
 					);
 				}
 				if (mode === 'never' || attempt >= policy.maxAttempts) throw httpError(errorContext, outcome, retryAfterMs);
-				delay =
-					retryAfterMs !== undefined && retryAfterMs <= policy.maxDelayMs ? retryAfterMs : backoffDelay(attempt, policy);
+				delay = retryAfterMs !== undefined && retryAfterMs <= policy.maxDelayMs ? retryAfterMs : backoffDelay(attempt, policy);
 			} else {
 				throw httpError(errorContext, outcome, retryAfterMs);
 			}
 		} else {
 			const { failure } = outcome;
 			if (!failure.notSent && mode === 'notAccepted') {
-				const what = failure.timedOut
-					? 'the request timed out'
-					: `the connection dropped${failure.code ? ` (${failure.code})` : ''}`;
+				const what = failure.timedOut ? 'the request timed out' : `the connection dropped${failure.code ? ` (${failure.code})` : ''}`;
 				throw maybeAcceptedError(errorContext, operation, what, checkHint, why, { network: failure });
 			}
 			if (!failure.retryable || mode === 'never' || attempt >= policy.maxAttempts) {

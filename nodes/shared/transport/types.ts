@@ -3,13 +3,7 @@
  * context a request is made from, and the records of each API area. Nothing here imports from above the
  * transport; ../types.ts re-exports all of it for the nodes.
  */
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	IHookFunctions,
-	ILoadOptionsFunctions,
-	IPollFunctions,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IHookFunctions, ILoadOptionsFunctions, IPollFunctions } from 'n8n-workflow';
 
 /** Any JSON value an IDataObject may hold. */
 export type JsonValue = IDataObject[string];
@@ -109,15 +103,7 @@ export interface Deployment extends IDataObject {
 	workflow_api_json?: IDataObject;
 }
 
-export const HARDWARE_SKUS = [
-	'TURING_16',
-	'AMPERE_24',
-	'AMPERE_48',
-	'ADA_48_PLUS',
-	'AMPERE_80',
-	'ADA_80_PLUS',
-	'HOPPER_141',
-] as const;
+export const HARDWARE_SKUS = ['TURING_16', 'AMPERE_24', 'AMPERE_48', 'ADA_48_PLUS', 'AMPERE_80', 'ADA_80_PLUS', 'HOPPER_141'] as const;
 
 // ---------- Trainer ----------
 

@@ -36,7 +36,14 @@ export { narrowRunTime, waitForAll } from './engine';
 export type { Clock } from './clock';
 export { MAX_TIMER_MS, realClock, sleepFor } from './clock';
 export { httpStatusOf, isTransientError, parseRetryAfter, retryAfterMsOf } from './errors';
-export { DEFAULT_BACKOFF_FACTOR, DEFAULT_JITTER, DEFAULT_MAX_TRANSIENT_ERRORS, learningOn, MIN_INTERVAL_MS, resolveOptions } from './options';
+export {
+	DEFAULT_BACKOFF_FACTOR,
+	DEFAULT_JITTER,
+	DEFAULT_MAX_TRANSIENT_ERRORS,
+	learningOn,
+	MIN_INTERVAL_MS,
+	resolveOptions,
+} from './options';
 export type { DurationSample, EndDistribution } from './distribution';
 export { endDistribution } from './distribution';
 export type { DurationSource, DurationStoreOptions, LivePlan, LiveRun, PlanSource } from './learning';

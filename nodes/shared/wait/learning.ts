@@ -244,7 +244,13 @@ export class DurationStore {
 	 * longer hold every run that ended since the oldest run still going was registered: the fit would then count
 	 * only the last ones of a batch to end, and expect the rest too late.
 	 */
-	livePlan(key: string, source: PlanSource, targetDelayMs: number, fromLearned: number, goal: PollingGoal = 'lowestDelay'): LivePlan | undefined {
+	livePlan(
+		key: string,
+		source: PlanSource,
+		targetDelayMs: number,
+		fromLearned: number,
+		goal: PollingGoal = 'lowestDelay',
+	): LivePlan | undefined {
 		const entry = this.entries.get(key);
 		if (!entry) return undefined;
 		const cacheKey = planKey(source, targetDelayMs, goal);

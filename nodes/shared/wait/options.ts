@@ -60,9 +60,7 @@ const finiteAtLeast = (v: unknown, min: number): v is number => isNumber(v) && N
  * - everything else: not a usable number → its default.
  */
 export function resolveOptions(options: WaitOptions): ResolvedOptions {
-	const initial = finiteAtLeast(options.initialIntervalMs, 0)
-		? Math.max(MIN_INTERVAL_MS, options.initialIntervalMs)
-		: FALLBACK_INTERVAL_MS;
+	const initial = finiteAtLeast(options.initialIntervalMs, 0) ? Math.max(MIN_INTERVAL_MS, options.initialIntervalMs) : FALLBACK_INTERVAL_MS;
 	const rawMax = options.maxIntervalMs;
 	const max = isNumber(rawMax) ? (rawMax === Infinity ? Infinity : Math.max(initial, rawMax)) : Math.max(initial, FALLBACK_MAX_INTERVAL_MS);
 	const factor = options.backoffFactor;

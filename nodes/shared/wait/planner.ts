@@ -123,7 +123,10 @@ class PollGrid {
 	/** Partial first moments ∫ T dF up to t_k, by the midpoint rule on the fine grid. */
 	private readonly moment: number[];
 
-	constructor(private readonly dist: EndDistribution, minGap: number) {
+	constructor(
+		private readonly dist: EndDistribution,
+		minGap: number,
+	) {
 		const t = candidateTimes(dist);
 		const n = t.length;
 		this.t = t;

@@ -123,7 +123,8 @@ export class JobSchedule {
 		const planned = this.plannedAfter(now);
 		const delay = Math.max(this.options.firstPollDelayMs, planned === undefined ? 0 : planned - now);
 		// Only a first poll at the lower end of what was learned tells that the runs got faster by finding one finished.
-		this.firstPollPlanned = planned !== undefined && now + delay <= planned && key !== undefined && this.options.durations.pollsAtLowerEnd(key, 'total');
+		this.firstPollPlanned =
+			planned !== undefined && now + delay <= planned && key !== undefined && this.options.durations.pollsAtLowerEnd(key, 'total');
 		this.expectsEnd = planned !== undefined && this.endLikelyBy(now + delay);
 		return delay;
 	}
@@ -313,7 +314,10 @@ export class JobSchedule {
 		const store = this.options.durations;
 		try {
 			const { targetDelayMs, pollingGoal } = this.options;
-			const live = store.liveCount(key, source) > 0 ? store.livePlan(key, source, targetDelayMs, store.learnedCount(key, source), pollingGoal) : undefined;
+			const live =
+				store.liveCount(key, source) > 0
+					? store.livePlan(key, source, targetDelayMs, store.learnedCount(key, source), pollingGoal)
+					: undefined;
 			return live?.offsets ?? store.plan(key, source, targetDelayMs, pollingGoal);
 		} catch {
 			return undefined;

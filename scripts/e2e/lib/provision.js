@@ -84,19 +84,15 @@ async function ensureN8n({ log = defaultLog, version = N8N_VERSION } = {}) {
 
 async function provisionN8n(log, version) {
 	let pending = '';
-	const res = await run(
-		'bash',
-		[path.join(ROOT, 'scripts', 'node24.sh'), 'bash', path.join(ROOT, 'scripts', 'provision-n8n.sh')],
-		{
-			env: { ...process.env, N8N_VERSION: version },
-			timeoutMs: 30 * 60 * 1000,
-			onStderr: (d) => {
-				const lines = (pending + d).split('\n');
-				pending = lines.pop();
-				for (const line of lines) log(line);
-			},
+	const res = await run('bash', [path.join(ROOT, 'scripts', 'node24.sh'), 'bash', path.join(ROOT, 'scripts', 'provision-n8n.sh')], {
+		env: { ...process.env, N8N_VERSION: version },
+		timeoutMs: 30 * 60 * 1000,
+		onStderr: (d) => {
+			const lines = (pending + d).split('\n');
+			pending = lines.pop();
+			for (const line of lines) log(line);
 		},
-	);
+	});
 	if (pending) log(pending);
 	if (res.code !== 0) {
 		// First line: the script's last word (e.g. the command to run); then the tail of its output.

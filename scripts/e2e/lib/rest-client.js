@@ -173,7 +173,8 @@ class RestClient {
 			const st = await this.publicationStatus(workflowId);
 			const settled = st && st.status !== 'in_progress' && !st.pendingVersionId;
 			if (settled && (st.status !== 'published' || !versionId || st.liveVersionId === versionId)) return st;
-			if (Date.now() > deadline) throw new Error(`publication of workflow ${workflowId} did not settle in ${timeoutMs} ms: ${JSON.stringify(st)}`);
+			if (Date.now() > deadline)
+				throw new Error(`publication of workflow ${workflowId} did not settle in ${timeoutMs} ms: ${JSON.stringify(st)}`);
 			await new Promise((r) => setTimeout(r, intervalMs));
 		}
 	}

@@ -12,7 +12,6 @@ const { ROOT, PACKAGE_NAME } = require('./constants');
 const { defaultLog } = require('./processes');
 const { node24 } = require('./provision');
 
-
 /**
  * Which files package.json's `n8n` section lists, and which of them dist/ lacks.
  * A community package whose listed file is missing fails to load as a whole in n8n.

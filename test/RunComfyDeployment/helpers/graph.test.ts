@@ -39,7 +39,11 @@ describe('the saved workflow', () => {
 		]);
 		const fields = inputsToFields(graph);
 		expect(fields.find((f) => f.id === '38:42.opts')?.defaultValue).toBe('{"a":1}');
-		expect(fields.find((f) => f.id === '10.image')).toMatchObject({ displayName: 'Load Image #10 → image', defaultValue: 'example.png', removed: true });
+		expect(fields.find((f) => f.id === '10.image')).toMatchObject({
+			displayName: 'Load Image #10 → image',
+			defaultValue: 'example.png',
+			removed: true,
+		});
 		expect(splitFieldId('38:42.strength')).toEqual({ nodeId: '38:42', input: 'strength' });
 		expect(splitFieldId('nodot')).toBeUndefined();
 	});

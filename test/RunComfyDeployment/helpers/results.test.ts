@@ -11,7 +11,9 @@ describe('outputs_flat', () => {
 			outputs: {
 				'58': { images: [{ filename: 'a.png', subfolder: '', type: 'output', url: 'https://x.runcomfy.net/a.png' }] },
 				'38:42': { text: [['first', 'second']] },
-				'60': { gifs: [{ filename: 'v.mp4', subfolder: 'vid', type: 'output', format: 'video/h264-mp4', url: 'https://x.runcomfy.net/v.mp4' }] },
+				'60': {
+					gifs: [{ filename: 'v.mp4', subfolder: 'vid', type: 'output', format: 'video/h264-mp4', url: 'https://x.runcomfy.net/v.mp4' }],
+				},
 			},
 		});
 		// in the order of the record (JSON objects list integer-like keys first)
@@ -24,10 +26,15 @@ describe('outputs_flat', () => {
 	});
 
 	it('LoRA deployments answer `output`: as a node map, as channels, or as a plain URL', () => {
-		expect(flattenOutputs({ status: 'succeeded', output: { '9': { images: [{ url: 'https://x.runcomfy.net/l.png', filename: 'l.png' }] } } })).toEqual([
-			{ node_id: '9', channel: 'images', url: 'https://x.runcomfy.net/l.png', filename: 'l.png' },
-		]);
-		expect(flattenOutputs({ status: 'succeeded', output: { images: ['https://x.runcomfy.net/1.png', 'https://x.runcomfy.net/2.png'], caption: 'a cat' } })).toEqual([
+		expect(
+			flattenOutputs({ status: 'succeeded', output: { '9': { images: [{ url: 'https://x.runcomfy.net/l.png', filename: 'l.png' }] } } }),
+		).toEqual([{ node_id: '9', channel: 'images', url: 'https://x.runcomfy.net/l.png', filename: 'l.png' }]);
+		expect(
+			flattenOutputs({
+				status: 'succeeded',
+				output: { images: ['https://x.runcomfy.net/1.png', 'https://x.runcomfy.net/2.png'], caption: 'a cat' },
+			}),
+		).toEqual([
 			{ node_id: null, channel: 'images', url: 'https://x.runcomfy.net/1.png' },
 			{ node_id: null, channel: 'images', url: 'https://x.runcomfy.net/2.png' },
 			{ node_id: null, channel: 'caption', text: 'a cat' },

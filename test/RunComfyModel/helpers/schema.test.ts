@@ -61,7 +61,10 @@ const edit: InputSchema = {
 			items: { type: 'string' },
 			minItems: 1,
 			maxItems: 3,
-			validations: [{ type: 'max_size', value: 10485760 }, { type: 'max_count', value: 2, message: 'Pro tier: 2 images.' }],
+			validations: [
+				{ type: 'max_size', value: 10485760 },
+				{ type: 'max_count', value: 2, message: 'Pro tier: 2 images.' },
+			],
 		},
 		num_images: { type: 'integer', minimum: 1, maximum: 4, default: 1 },
 		sync_mode: { type: 'boolean' },
@@ -133,7 +136,14 @@ describe('schemaToFields', () => {
 			required: true,
 			displayName: 'Image URL (public HTTPS image URL)',
 		});
-		expect(v.find((f) => f.id === 'duration')).toMatchObject({ type: 'options', options: [{ name: '5', value: 5 }, { name: '10', value: 10 }], defaultValue: 5 });
+		expect(v.find((f) => f.id === 'duration')).toMatchObject({
+			type: 'options',
+			options: [
+				{ name: '5', value: 5 },
+				{ name: '10', value: 10 },
+			],
+			defaultValue: 5,
+		});
 		expect(v.find((f) => f.id === 'cfg_scale')?.displayName).toBe('CFG Scale (>0–<1)');
 		expect(v.find((f) => f.id === 'generate_audio')).toMatchObject({ type: 'boolean', defaultValue: false });
 		expect(v.find((f) => f.id === 'prompt')?.displayName).toBe('Prompt (3–20 chars)');
@@ -160,14 +170,25 @@ describe('schemaToFields', () => {
 		expect(fields[3]).toMatchObject({ type: 'array', displayName: 'Tags (JSON array)' });
 		expect(fields[4]).toMatchObject({ type: 'object', displayName: 'Extra (JSON object)' });
 		// schema.required wins over required_inputs when present
-		expect(schemaToFields(flux, ['seed']).filter((f) => f.required).map((f) => f.id)).toEqual(['prompt']);
+		expect(
+			schemaToFields(flux, ['seed'])
+				.filter((f) => f.required)
+				.map((f) => f.id),
+		).toEqual(['prompt']);
 	});
 
 	it('states steps and numeric enums', () => {
 		const fields = schemaToFields(steps);
 		expect(fields.find((f) => f.id === 'width')?.displayName).toBe('Width (256–1440, step 32)');
 		expect(fields.find((f) => f.id === 'strength')?.displayName).toBe('Strength (0–1, step 0.05)');
-		expect(fields.find((f) => f.id === 'speed')).toMatchObject({ type: 'options', options: [{ name: '0.5', value: 0.5 }, { name: '1', value: 1 }, { name: '2', value: 2 }] });
+		expect(fields.find((f) => f.id === 'speed')).toMatchObject({
+			type: 'options',
+			options: [
+				{ name: '0.5', value: 0.5 },
+				{ name: '1', value: 1 },
+				{ name: '2', value: 2 },
+			],
+		});
 	});
 
 	it('survives odd schemas', () => {
@@ -188,22 +209,52 @@ describe('schemaToFields', () => {
 
 describe('mapperValueToBody', () => {
 	it.each<[string, InputSchema, IDataObject, IDataObject]>([
-		['numbers from strings, float and integer', flux, { prompt: 'a cat', guidance_scale: '3.5', seed: '42' }, { prompt: 'a cat', guidance_scale: 3.5, seed: 42 }],
-		['drops undefined, null and empty so defaults apply', flux, { prompt: 'x', seed: null, guidance_scale: '', image_size: undefined }, { prompt: 'x' }],
+		[
+			'numbers from strings, float and integer',
+			flux,
+			{ prompt: 'a cat', guidance_scale: '3.5', seed: '42' },
+			{ prompt: 'a cat', guidance_scale: 3.5, seed: 42 },
+		],
+		[
+			'drops undefined, null and empty so defaults apply',
+			flux,
+			{ prompt: 'x', seed: null, guidance_scale: '', image_size: undefined },
+			{ prompt: 'x' },
+		],
 		['booleans from text', video, { generate_audio: 'true', prompt: 'abc' }, { generate_audio: true, prompt: 'abc' }],
 		['booleans false', edit, { sync_mode: 'False' }, { sync_mode: false }],
-		['file array from a JSON string', edit, { image_urls: '["https://a/1.png", "https://a/2.png"]' }, { image_urls: ['https://a/1.png', 'https://a/2.png'] }],
+		[
+			'file array from a JSON string',
+			edit,
+			{ image_urls: '["https://a/1.png", "https://a/2.png"]' },
+			{ image_urls: ['https://a/1.png', 'https://a/2.png'] },
+		],
 		['file array from one URL', edit, { image_urls: ' https://a/1.png ' }, { image_urls: ['https://a/1.png'] }],
-		['file array from URLs on lines / before commas (commas inside a URL kept)', edit, { image_urls: 'https://a/w_1,h_2/1.png,\nhttps://a/2.png https://a/3.png' }, { image_urls: ['https://a/w_1,h_2/1.png', 'https://a/2.png', 'https://a/3.png'] }],
+		[
+			'file array from URLs on lines / before commas (commas inside a URL kept)',
+			edit,
+			{ image_urls: 'https://a/w_1,h_2/1.png,\nhttps://a/2.png https://a/3.png' },
+			{ image_urls: ['https://a/w_1,h_2/1.png', 'https://a/2.png', 'https://a/3.png'] },
+		],
 		['string array from one value', lora, { tags: 'anime' }, { tags: ['anime'] }],
 		['lora from a plain path', lora, { lora: ' my_lora.safetensors ' }, { lora: { path: 'my_lora.safetensors' } }],
-		['lora from JSON text', lora, { lora: '{"path": "https://x/y.safetensors", "scale": 0.8}' }, { lora: { path: 'https://x/y.safetensors', scale: 0.8 } }],
+		[
+			'lora from JSON text',
+			lora,
+			{ lora: '{"path": "https://x/y.safetensors", "scale": 0.8}' },
+			{ lora: { path: 'https://x/y.safetensors', scale: 0.8 } },
+		],
 		['lora object kept', lora, { lora: { path: 'a' } }, { lora: { path: 'a' } }],
 		['object from JSON text', lora, { extra: '{"a":1}' }, { extra: { a: 1 } }],
 		['number enum from text (untyped enum)', steps, { speed: '0.5', fps: '30' }, { speed: 0.5, fps: 30 }],
 		['string field given a number', flux, { prompt: 123 }, { prompt: '123' }],
 		['unknown keys passed through for validation to report', flux, { prompt: 'x', nope: 1 }, { prompt: 'x', nope: 1 }],
-		['unconvertible values left as they are', flux, { prompt: 'x', seed: 'abc', guidance_scale: '1,5' }, { prompt: 'x', seed: 'abc', guidance_scale: '1,5' }],
+		[
+			'unconvertible values left as they are',
+			flux,
+			{ prompt: 'x', seed: 'abc', guidance_scale: '1,5' },
+			{ prompt: 'x', seed: 'abc', guidance_scale: '1,5' },
+		],
 		['broken JSON array left as text', edit, { image_urls: '["https://a' }, { image_urls: '["https://a' }],
 		['file URL trimmed', video, { image_url: '  https://a/b.png\n' }, { image_url: 'https://a/b.png' }],
 	])('%s', (_name, schema, value, expected) => {
@@ -227,10 +278,7 @@ describe('validateBody', () => {
 	});
 
 	it('reports every problem at once', () => {
-		const problems = validateBody(
-			{ guidance_scale: 25, seed: 1.5, image_size: 'huge', output_format: 3, extra_key: true },
-			flux,
-		);
+		const problems = validateBody({ guidance_scale: 25, seed: 1.5, image_size: 'huge', output_format: 3, extra_key: true }, flux);
 		expect(inputsOf(problems)).toEqual(['prompt', 'guidance_scale', 'seed', 'image_size', 'output_format', 'extra_key']);
 		expect(messageFor(problems, 'prompt')).toMatch(/required/);
 		expect(messageFor(problems, 'guidance_scale')).toBe('must be at most 20, but got 25.');
@@ -255,7 +303,13 @@ describe('validateBody', () => {
 		['empty string counts as missing', flux, { prompt: '' }, 'prompt', /is required/],
 		['integer vs float', flux, { prompt: 'x', seed: 2.5 }, 'seed', /whole number/],
 		['float given text', flux, { prompt: 'x', guidance_scale: '2.5' }, 'guidance_scale', /must be a number, but got the text "2\.5"/],
-		['boolean given text', video, { prompt: 'abcd', image_url: 'https://a/b.png', generate_audio: 'yes' }, 'generate_audio', /true or false/],
+		[
+			'boolean given text',
+			video,
+			{ prompt: 'abcd', image_url: 'https://a/b.png', generate_audio: 'yes' },
+			'generate_audio',
+			/true or false/,
+		],
 		['array given text', edit, { prompt: 'x', image_urls: 'https://a/b.png' }, 'image_urls', /must be an array/],
 		['object given array', lora, { prompt: 'x', lora: ['a'] }, 'lora', /must be an object/, loraRequired],
 		['null where not allowed', edit, { prompt: 'x', image_urls: ['https://a/b.png'], num_images: null }, 'num_images', /is null/],
@@ -265,29 +319,77 @@ describe('validateBody', () => {
 		['maximum', edit, { prompt: 'x', image_urls: ['https://a/b.png'], num_images: 5 }, 'num_images', /at most 4, but got 5/],
 		['exclusiveMinimum', video, { prompt: 'abcd', image_url: 'https://a/b.png', cfg_scale: 0 }, 'cfg_scale', /greater than 0/],
 		['exclusiveMaximum', video, { prompt: 'abcd', image_url: 'https://a/b.png', cfg_scale: 1 }, 'cfg_scale', /less than 1/],
-		['draft-4 boolean exclusiveMinimum', { properties: { x: { type: 'number', minimum: 2, exclusiveMinimum: true } } }, { x: 2 }, 'x', /greater than 2/],
-		['maxLength (code points)', video, { prompt: '😀'.repeat(21), image_url: 'https://a/b.png' }, 'prompt', /too long: at most 20 characters, but has 21/],
+		[
+			'draft-4 boolean exclusiveMinimum',
+			{ properties: { x: { type: 'number', minimum: 2, exclusiveMinimum: true } } },
+			{ x: 2 },
+			'x',
+			/greater than 2/,
+		],
+		[
+			'maxLength (code points)',
+			video,
+			{ prompt: '😀'.repeat(21), image_url: 'https://a/b.png' },
+			'prompt',
+			/too long: at most 20 characters, but has 21/,
+		],
 		['minLength', video, { prompt: 'ab', image_url: 'https://a/b.png' }, 'prompt', /too short: at least 3/],
 		['minItems', edit, { prompt: 'x', image_urls: [] }, 'image_urls', /at least 1 item/],
-		['maxItems', edit, { prompt: 'x', image_urls: ['https://a/1', 'https://a/2', 'https://a/3', 'https://a/4'] }, 'image_urls', /at most 3 item/],
+		[
+			'maxItems',
+			edit,
+			{ prompt: 'x', image_urls: ['https://a/1', 'https://a/2', 'https://a/3', 'https://a/4'] },
+			'image_urls',
+			/at most 3 item/,
+		],
 		['multipleOf integer', steps, { width: 500 }, 'width', /multiple of 32, but got 500/],
 		['multipleOf float', steps, { strength: 0.33 }, 'strength', /multiple of 0\.05/],
-		['data URI', video, { prompt: 'abcd', image_url: 'data:image/png;base64,iVBORw0KGgo=' }, 'image_url', /Base64 data URI.*does not accept Base64.*upload the file somewhere public.*Deployment node/],
-		['local POSIX path', video, { prompt: 'abcd', image_url: '/tmp/x.png' }, 'image_url', /local file path.*\/tmp\/x\.png.*cannot read files on this machine/],
+		[
+			'data URI',
+			video,
+			{ prompt: 'abcd', image_url: 'data:image/png;base64,iVBORw0KGgo=' },
+			'image_url',
+			/Base64 data URI.*does not accept Base64.*upload the file somewhere public.*Deployment node/,
+		],
+		[
+			'local POSIX path',
+			video,
+			{ prompt: 'abcd', image_url: '/tmp/x.png' },
+			'image_url',
+			/local file path.*\/tmp\/x\.png.*cannot read files on this machine/,
+		],
 		['local Windows path', video, { prompt: 'abcd', image_url: 'C:\\Users\\me\\x.png' }, 'image_url', /local file path/],
 		['file:// URL', video, { prompt: 'abcd', image_url: 'file:///tmp/x.png' }, 'image_url', /local file path/],
 		['relative path', video, { prompt: 'abcd', image_url: './x.png' }, 'image_url', /local file path/],
 		['http URL', video, { prompt: 'abcd', image_url: 'http://example.com/x.png' }, 'image_url', /must use https:\/\//],
 		['not a URL', video, { prompt: 'abcd', image_url: 'cat.png' }, 'image_url', /public HTTPS URL of the image/],
 		['ftp URL', video, { prompt: 'abcd', image_url: 'ftp://example.com/x.png' }, 'image_url', /ftp: URL/],
-		['URL with credentials', video, { prompt: 'abcd', image_url: 'https://u:p@example.com/x.png' }, 'image_url', /without a user name or password/],
-		['data URI inside a file array', edit, { prompt: 'x', image_urls: ['https://a/1.png', 'data:image/png;base64,AAAA'] }, 'image_urls[1]', /Base64/],
+		[
+			'URL with credentials',
+			video,
+			{ prompt: 'abcd', image_url: 'https://u:p@example.com/x.png' },
+			'image_url',
+			/without a user name or password/,
+		],
+		[
+			'data URI inside a file array',
+			edit,
+			{ prompt: 'x', image_urls: ['https://a/1.png', 'data:image/png;base64,AAAA'] },
+			'image_urls[1]',
+			/Base64/,
+		],
 		['file array via items.format', steps, { audio_urls: ['http://a/1.wav'] }, 'audio_urls[0]', /https/],
 		['file singular audio', steps, { audio_url: '/home/me/a.wav' }, 'audio_url', /local file path/],
 		['array item type', lora, { prompt: 'x', lora: { path: 'a' }, tags: ['ok', 3] }, 'tags[1]', /must be text/, loraRequired],
 		['nested object required', lora, { prompt: 'x', lora: { scale: 1 } }, 'lora.path', /is required/, loraRequired],
 		['nested object range', lora, { prompt: 'x', lora: { path: 'a', scale: 3 } }, 'lora.scale', /at most 2/, loraRequired],
-		['validations count entry', edit, { prompt: 'x', image_urls: ['https://a/1', 'https://a/2', 'https://a/3'] }, 'image_urls', /at most 2 item\(s\), but has 3\. Pro tier: 2 images\./],
+		[
+			'validations count entry',
+			edit,
+			{ prompt: 'x', image_urls: ['https://a/1', 'https://a/2', 'https://a/3'] },
+			'image_urls',
+			/at most 2 item\(s\), but has 3\. Pro tier: 2 images\./,
+		],
 		['unknown key with a near match', flux, { prompt: 'x', GuidanceScale: 2 }, 'GuidanceScale', /Did you mean "guidance_scale"\?/],
 	])('%s', (_name, schema, body, input, message, required) => {
 		it('is reported', () => {
@@ -305,8 +407,17 @@ describe('validateBody', () => {
 	it('never crashes on unknown validations shapes', () => {
 		const schema: InputSchema = {
 			properties: {
-				a: { type: 'array', validations: [{ weird: true }, 'text' as unknown as IDataObject, { type: 'max_size' }, { type: 'min_count', value: 2 }] },
-				s: { type: 'string', validations: [{ type: 'max_length', value: 3 }, { type: 'resolution', max: 5 }] },
+				a: {
+					type: 'array',
+					validations: [{ weird: true }, 'text' as unknown as IDataObject, { type: 'max_size' }, { type: 'min_count', value: 2 }],
+				},
+				s: {
+					type: 'string',
+					validations: [
+						{ type: 'max_length', value: 3 },
+						{ type: 'resolution', max: 5 },
+					],
+				},
 			},
 		};
 		const problems = validateBody({ a: [1], s: 'abcd' }, schema);
@@ -325,7 +436,10 @@ describe('validateBody', () => {
 	});
 
 	it('mapped UI values for the flux model validate clean end to end', () => {
-		const body = mapperValueToBody({ prompt: 'a red fox', guidance_scale: '4', seed: '', image_size: 'square_hd', output_format: 'webp' }, flux);
+		const body = mapperValueToBody(
+			{ prompt: 'a red fox', guidance_scale: '4', seed: '', image_size: 'square_hd', output_format: 'webp' },
+			flux,
+		);
 		expect(validateBody(body, flux)).toEqual([]);
 		expect(body).toEqual({ prompt: 'a red fox', guidance_scale: 4, image_size: 'square_hd', output_format: 'webp' });
 	});

@@ -60,86 +60,107 @@ async function stopWorker(): Promise<void> {
 	worker = undefined;
 }
 
-beforeAll(async () => {
-	await h.ensureN8n();
-	await h.ensureBuilt();
-	services = await q.startServices();
-	sandbox = await startSandbox(CONFIG);
-	userFolder = h.createUserFolder();
-	const credential = await q.importCredential(userFolder, services, h.sandboxCredential(sandbox));
-	workflow = await q.importWorkflow(userFolder, services, parkingWorkflow({ credential }), { publish: true });
-	await q.importWorkflow(userFolder, services, modelRunWorkflow({ credential }), { publish: true });
-	port = await h.freePort();
-	await startMain();
-	await startWorker('worker-a');
-}, 20 * 60 * 1000);
+beforeAll(
+	async () => {
+		await h.ensureN8n();
+		await h.ensureBuilt();
+		services = await q.startServices();
+		sandbox = await startSandbox(CONFIG);
+		userFolder = h.createUserFolder();
+		const credential = await q.importCredential(userFolder, services, h.sandboxCredential(sandbox));
+		workflow = await q.importWorkflow(userFolder, services, parkingWorkflow({ credential }), { publish: true });
+		await q.importWorkflow(userFolder, services, modelRunWorkflow({ credential }), { publish: true });
+		port = await h.freePort();
+		await startMain();
+		await startWorker('worker-a');
+	},
+	20 * 60 * 1000,
+);
 
-afterAll(async () => {
-	await stopWorker();
-	await main?.stop();
-	await services?.stop();
-	await sandbox?.close();
-	userFolder?.cleanup();
-}, 3 * 60 * 1000);
+afterAll(
+	async () => {
+		await stopWorker();
+		await main?.stop();
+		await services?.stop();
+		await sandbox?.close();
+		userFolder?.cleanup();
+	},
+	3 * 60 * 1000,
+);
 
 describe('parked Inference → Run in n8n queue mode (main + worker, PostgreSQL, Redis)', () => {
-	it('parks on the worker, survives a restart of main and worker, and resumes on the callbacks with every result', async () => {
-		const sb = sandbox as Sandbox;
-		const rest = () => (main as N8nInstance).rest;
-		const deployment = sb.stable.deployments.textToImage;
-		const known = new Set<string>();
-		// The requests stay queued until both processes are down, however slow the machine (../../helpers/sandboxCalls).
-		const hold = await holdDeploymentQueue(sb, deployment, 3);
-		sb.clearLog();
-		const id = await startRun(rest(), (main as N8nInstance).url, {
-			workflowId: workflow.id,
-			known,
-			body: { items: [0, 1, 2].map((i) => ({ deployment, prompt: `queue parked ${i}` })), maxWait: 600 },
-		});
-		await waitForStatus(rest(), workflow.id, id, ['waiting'], { limitMs: 120_000 });
-		expect((worker as QueueWorker).executions()).toContain(id);
+	it(
+		'parks on the worker, survives a restart of main and worker, and resumes on the callbacks with every result',
+		async () => {
+			const sb = sandbox as Sandbox;
+			const rest = () => (main as N8nInstance).rest;
+			const deployment = sb.stable.deployments.textToImage;
+			const known = new Set<string>();
+			// The requests stay queued until both processes are down, however slow the machine (../../helpers/sandboxCalls).
+			const hold = await holdDeploymentQueue(sb, deployment, 3);
+			sb.clearLog();
+			const id = await startRun(rest(), (main as N8nInstance).url, {
+				workflowId: workflow.id,
+				known,
+				body: { items: [0, 1, 2].map((i) => ({ deployment, prompt: `queue parked ${i}` })), maxWait: 600 },
+			});
+			await waitForStatus(rest(), workflow.id, id, ['waiting'], { limitMs: 120_000 });
+			expect((worker as QueueWorker).executions()).toContain(id);
 
-		// Both processes go down while parked; the requests run and end only then, and their callbacks fail.
-		await stopWorker();
-		await (main as N8nInstance).stop();
-		await hold.release();
-		const ids = requestsByItem(sb.state().runs).map((r) => r.id);
-		await waitFor('a failed callback for every request', async () =>
-			ids.every((rid) => sb.log().some((e) => isCallback(e) && e.requestId === rid && e.status !== 200)) || undefined,
-		{ limitMs: 60_000 });
-		await startMain();
-		await startWorker('worker-b');
+			// Both processes go down while parked; the requests run and end only then, and their callbacks fail.
+			await stopWorker();
+			await (main as N8nInstance).stop();
+			await hold.release();
+			const ids = requestsByItem(sb.state().runs).map((r) => r.id);
+			await waitFor(
+				'a failed callback for every request',
+				async () => ids.every((rid) => sb.log().some((e) => isCallback(e) && e.requestId === rid && e.status !== 200)) || undefined,
+				{ limitMs: 60_000 },
+			);
+			await startMain();
+			await startWorker('worker-b');
 
-		await waitForStatus(rest(), workflow.id, id, ['success', 'error', 'crashed'], { limitMs: 180_000 });
-		const execution = await rest().getExecution(id);
-		expect(execution.status).toBe('success');
-		const out = h.nodeItems(execution, 'Run') as ExecutionItem[];
-		expect(out.map((i) => [i.json.request_id, i.json.status])).toEqual(ids.map((rid) => [rid, 'succeeded']));
-		// The files were downloaded by the main's webhook call into the database store every process reads.
-		for (const item of out) expect(String(item.binary?.data?.id)).toMatch(/^database:/);
-		expect(h.nodeItems(execution, 'After')).toHaveLength(3);
-		// The restarted worker ran the resumed execution; the first one parked it; the main ran none.
-		expect((worker as QueueWorker).executions()).toContain(id);
-		expect(started['worker-a']).toContain(id);
-		expect((main as N8nInstance).logs()).not.toMatch(/Worker started execution/);
-		expect(sb.log().filter(isResult)).toHaveLength(3);
-		expect(sb.log().filter(isCallback).some((e) => e.status === 200)).toBe(true);
-	}, 10 * 60 * 1000);
+			await waitForStatus(rest(), workflow.id, id, ['success', 'error', 'crashed'], { limitMs: 180_000 });
+			const execution = await rest().getExecution(id);
+			expect(execution.status).toBe('success');
+			const out = h.nodeItems(execution, 'Run') as ExecutionItem[];
+			expect(out.map((i) => [i.json.request_id, i.json.status])).toEqual(ids.map((rid) => [rid, 'succeeded']));
+			// The files were downloaded by the main's webhook call into the database store every process reads.
+			for (const item of out) expect(String(item.binary?.data?.id)).toMatch(/^database:/);
+			expect(h.nodeItems(execution, 'After')).toHaveLength(3);
+			// The restarted worker ran the resumed execution; the first one parked it; the main ran none.
+			expect((worker as QueueWorker).executions()).toContain(id);
+			expect(started['worker-a']).toContain(id);
+			expect((main as N8nInstance).logs()).not.toMatch(/Worker started execution/);
+			expect(sb.log().filter(isResult)).toHaveLength(3);
+			expect(
+				sb
+					.log()
+					.filter(isCallback)
+					.some((e) => e.status === 200),
+			).toBe(true);
+		},
+		10 * 60 * 1000,
+	);
 
-	it('Model → Run on the worker: from the second execution of a model on, each run is seen by its one result request', async () => {
-		const sb = sandbox as Sandbox;
-		sb.reset(CONFIG);
-		const batch = (tag: string) => [0, 1, 2].map((i) => ({ model: sb.stable.models.textToImage, prompt: `${tag} ${i}` }));
-		const ran = (worker as QueueWorker).executions().length;
-		const first = await runModels((main as N8nInstance).url, batch('queue first'));
-		// The second execution's runs end sooner than learned: its planned result requests find them ended however
-		// late the worker sends them; a worker that had not learned would still ask for their status first.
-		sb.configure({ runDurationMs: CONFIG.runDurationMs! / 2 });
-		const second = await runModels((main as N8nInstance).url, batch('queue second'));
-		expect([...first.items, ...second.items].map((item) => item.status)).toEqual(Array(6).fill('succeeded'));
-		// Both executions ran on the one worker, which learned from the first what plans the second.
-		expect((worker as QueueWorker).executions().length - ran).toBe(2);
-		for (const run of requestsPerRun(sb.log(), first.items)) expect(run.status).toBeGreaterThanOrEqual(1);
-		expect(requestsPerRun(sb.log(), second.items)).toEqual([0, 1, 2].map(() => ({ status: 0, result: 1 })));
-	}, 5 * 60 * 1000);
+	it(
+		'Model → Run on the worker: from the second execution of a model on, each run is seen by its one result request',
+		async () => {
+			const sb = sandbox as Sandbox;
+			sb.reset(CONFIG);
+			const batch = (tag: string) => [0, 1, 2].map((i) => ({ model: sb.stable.models.textToImage, prompt: `${tag} ${i}` }));
+			const ran = (worker as QueueWorker).executions().length;
+			const first = await runModels((main as N8nInstance).url, batch('queue first'));
+			// The second execution's runs end sooner than learned: its planned result requests find them ended however
+			// late the worker sends them; a worker that had not learned would still ask for their status first.
+			sb.configure({ runDurationMs: CONFIG.runDurationMs! / 2 });
+			const second = await runModels((main as N8nInstance).url, batch('queue second'));
+			expect([...first.items, ...second.items].map((item) => item.status)).toEqual(Array(6).fill('succeeded'));
+			// Both executions ran on the one worker, which learned from the first what plans the second.
+			expect((worker as QueueWorker).executions().length - ran).toBe(2);
+			for (const run of requestsPerRun(sb.log(), first.items)) expect(run.status).toBeGreaterThanOrEqual(1);
+			expect(requestsPerRun(sb.log(), second.items)).toEqual([0, 1, 2].map(() => ({ status: 0, result: 1 })));
+		},
+		5 * 60 * 1000,
+	);
 });

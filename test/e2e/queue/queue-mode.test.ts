@@ -117,46 +117,52 @@ function batchWorkflow(credential: CredentialJson): object {
 
 const isSubmit = (e: RequestLogEntry) => e.api === 'model' && e.method === 'POST' && /^\/v1\/models\//.test(e.path);
 
-beforeAll(async () => {
-	// Cold machine: apt-get install of redis-server/postgresql and the n8n provisioning take minutes (cached after).
-	await h.ensureN8n();
-	await h.ensureBuilt();
-	services = await q.startServices();
-	sandbox = await startSandbox({ host: '127.0.0.1', runDurationMs: 1500, queueMs: 0 });
-	userFolder = h.createUserFolder();
-	// The first CLI command migrates the empty PostgreSQL database.
-	const credential = await q.importCredential(userFolder, services, h.sandboxCredential(sandbox));
-	workflow = await q.importWorkflow(userFolder, services, batchWorkflow(credential), { publish: true });
-	cluster = await q.startCluster(userFolder, { services, workers: 2, concurrency: WORKER_CONCURRENCY });
+beforeAll(
+	async () => {
+		// Cold machine: apt-get install of redis-server/postgresql and the n8n provisioning take minutes (cached after).
+		await h.ensureN8n();
+		await h.ensureBuilt();
+		services = await q.startServices();
+		sandbox = await startSandbox({ host: '127.0.0.1', runDurationMs: 1500, queueMs: 0 });
+		userFolder = h.createUserFolder();
+		// The first CLI command migrates the empty PostgreSQL database.
+		const credential = await q.importCredential(userFolder, services, h.sandboxCredential(sandbox));
+		workflow = await q.importWorkflow(userFolder, services, batchWorkflow(credential), { publish: true });
+		cluster = await q.startCluster(userFolder, { services, workers: 2, concurrency: WORKER_CONCURRENCY });
 
-	sandbox.clearLog();
-	const url = `${cluster.main.url}/webhook/${WEBHOOK_PATH}`;
-	responses = await Promise.all(
-		Array.from({ length: BATCH }, async (_, i) => {
-			const res = await fetch(url, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ prompt: `queue prompt ${i}` }),
-			});
-			return { status: res.status, body: await res.text() };
-		}),
-	);
-	batchLog = sandbox.log();
-	results = responses.map((r) => {
-		try {
-			return JSON.parse(r.body) as ReadBack;
-		} catch {
-			return { status: `unparseable: HTTP ${r.status} ${r.body.slice(0, 500)}` } as ReadBack;
-		}
-	});
-}, 20 * 60 * 1000);
+		sandbox.clearLog();
+		const url = `${cluster.main.url}/webhook/${WEBHOOK_PATH}`;
+		responses = await Promise.all(
+			Array.from({ length: BATCH }, async (_, i) => {
+				const res = await fetch(url, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify({ prompt: `queue prompt ${i}` }),
+				});
+				return { status: res.status, body: await res.text() };
+			}),
+		);
+		batchLog = sandbox.log();
+		results = responses.map((r) => {
+			try {
+				return JSON.parse(r.body) as ReadBack;
+			} catch {
+				return { status: `unparseable: HTTP ${r.status} ${r.body.slice(0, 500)}` } as ReadBack;
+			}
+		});
+	},
+	20 * 60 * 1000,
+);
 
-afterAll(async () => {
-	await cluster?.stop();
-	await services?.stop();
-	await sandbox?.close();
-	userFolder?.cleanup();
-}, 3 * 60 * 1000);
+afterAll(
+	async () => {
+		await cluster?.stop();
+		await services?.stop();
+		await sandbox?.close();
+		userFolder?.cleanup();
+	},
+	3 * 60 * 1000,
+);
 
 describe('n8n queue mode (Redis + PostgreSQL, main + 2 workers) with the RunComfy Model node', () => {
 	it('uses PostgreSQL and Redis started on loopback for this run', () => {

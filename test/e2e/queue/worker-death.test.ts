@@ -43,72 +43,88 @@ async function startWorker(name: string): Promise<QueueWorker> {
 	return worker;
 }
 
-beforeAll(async () => {
-	await h.ensureN8n();
-	await h.ensureBuilt();
-	services = await q.startServices();
-	// The runs last far longer than the test: they are still going on the service when the worker dies.
-	sandbox = await startSandbox({ host: '127.0.0.1', runDurationMs: 60 * 60 * 1000, queueMs: 0 });
-	userFolder = h.createUserFolder();
-	const credential = await q.importCredential(userFolder, services, h.sandboxCredential(sandbox));
-	workflow = await q.importWorkflow(userFolder, services, modelRunWorkflow({ credential }), { publish: true });
-	main = await h.startN8n(userFolder, { env: q.queueEnv(services, QUEUE_TIMING), readyTimeoutMs: 180_000 });
-	await main.rest.setupOwner();
-}, 20 * 60 * 1000);
+beforeAll(
+	async () => {
+		await h.ensureN8n();
+		await h.ensureBuilt();
+		services = await q.startServices();
+		// The runs last far longer than the test: they are still going on the service when the worker dies.
+		sandbox = await startSandbox({ host: '127.0.0.1', runDurationMs: 60 * 60 * 1000, queueMs: 0 });
+		userFolder = h.createUserFolder();
+		const credential = await q.importCredential(userFolder, services, h.sandboxCredential(sandbox));
+		workflow = await q.importWorkflow(userFolder, services, modelRunWorkflow({ credential }), { publish: true });
+		main = await h.startN8n(userFolder, { env: q.queueEnv(services, QUEUE_TIMING), readyTimeoutMs: 180_000 });
+		await main.rest.setupOwner();
+	},
+	20 * 60 * 1000,
+);
 
-afterAll(async () => {
-	await Promise.all(workers.map((w) => w.stop()));
-	await main?.stop();
-	await services?.stop();
-	await sandbox?.close();
-	userFolder?.cleanup();
-}, 3 * 60 * 1000);
+afterAll(
+	async () => {
+		await Promise.all(workers.map((w) => w.stop()));
+		await main?.stop();
+		await services?.stop();
+		await sandbox?.close();
+		userFolder?.cleanup();
+	},
+	3 * 60 * 1000,
+);
 
 describe('a queue-mode worker killed while Model → Run waits for 10 runs', () => {
-	it('is not run again by another worker: nothing is paid twice, the execution fails, the ids are in the dead worker\'s log', async () => {
-		const sb = sandbox as Sandbox;
-		const n8n = main as N8nInstance;
-		const first = await startWorker('worker-a');
-		sb.clearLog();
-		const items = Array.from({ length: RUNS }, (_, i) => ({ model: sb.stable.models.textToImage, prompt: `worker death ${i}` }));
-		// The webhook answers when the execution ends; kept open while the worker dies.
-		const call = fetch(`${n8n.url}/webhook/runcomfy-model-run`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ items }),
-		}).then(async (res) => ({ status: res.status, body: await res.text() }));
+	it(
+		"is not run again by another worker: nothing is paid twice, the execution fails, the ids are in the dead worker's log",
+		async () => {
+			const sb = sandbox as Sandbox;
+			const n8n = main as N8nInstance;
+			const first = await startWorker('worker-a');
+			sb.clearLog();
+			const items = Array.from({ length: RUNS }, (_, i) => ({ model: sb.stable.models.textToImage, prompt: `worker death ${i}` }));
+			// The webhook answers when the execution ends; kept open while the worker dies.
+			const call = fetch(`${n8n.url}/webhook/runcomfy-model-run`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ items }),
+			}).then(async (res) => ({ status: res.status, body: await res.text() }));
 
-		// Killed once every run is paid and logged, while the node waits for them.
-		const paid = await waitFor('a log line for every paid run', async () => {
-			const lines = [...first.logs().matchAll(PAID_LINE)];
-			return lines.length === RUNS ? lines.map((m) => ({ item: Number(m[1]), id: m[2] })) : undefined;
-		}, { limitMs: 120_000 });
-		const [executionId] = first.executions();
-		h.killGroup(first.process as Parameters<typeof h.killGroup>[0], 'SIGKILL');
-		expect(await first.exited).toMatchObject({ signal: 'SIGKILL' });
+			// Killed once every run is paid and logged, while the node waits for them.
+			const paid = await waitFor(
+				'a log line for every paid run',
+				async () => {
+					const lines = [...first.logs().matchAll(PAID_LINE)];
+					return lines.length === RUNS ? lines.map((m) => ({ item: Number(m[1]), id: m[2] })) : undefined;
+				},
+				{ limitMs: 120_000 },
+			);
+			const [executionId] = first.executions();
+			h.killGroup(first.process as Parameters<typeof h.killGroup>[0], 'SIGKILL');
+			expect(await first.exited).toMatchObject({ signal: 'SIGKILL' });
 
-		// Another worker takes the queue; n8n's stall check runs in it.
-		const second = await startWorker('worker-b');
-		const ended = await waitForStatus(n8n.rest, workflow.id, executionId, ['success', 'error', 'crashed', 'canceled'], { limitMs: 5 * 60_000 });
-		const answer = await call;
+			// Another worker takes the queue; n8n's stall check runs in it.
+			const second = await startWorker('worker-b');
+			const ended = await waitForStatus(n8n.rest, workflow.id, executionId, ['success', 'error', 'crashed', 'canceled'], {
+				limitMs: 5 * 60_000,
+			});
+			const answer = await call;
 
-		expect(ended.status).toBe('error');
-		const execution = await n8n.rest.getExecution(executionId);
-		expect(String(execution.data?.resultData?.error?.message)).toMatch(/failed to be processed too many times and will no longer retry/);
-		// n8n's record of the execution has no node data: the ids are not there.
-		expect(Object.keys(execution.data?.resultData?.runData ?? {})).toEqual([]);
-		expect(answer.status).toBe(500);
+			expect(ended.status).toBe('error');
+			const execution = await n8n.rest.getExecution(executionId);
+			expect(String(execution.data?.resultData?.error?.message)).toMatch(/failed to be processed too many times and will no longer retry/);
+			// n8n's record of the execution has no node data: the ids are not there.
+			expect(Object.keys(execution.data?.resultData?.runData ?? {})).toEqual([]);
+			expect(answer.status).toBe(500);
 
-		// No worker ran the execution again, and each run was submitted once.
-		expect(second.executions()).toEqual([]);
-		expect(first.executions()).toEqual([executionId]);
-		const submits = sb.log().filter(isSubmit);
-		expect(submits).toHaveLength(RUNS);
-		// The dead worker's log names every paid run with its item: the record the user acts on.
-		expect(paid.map((p) => p.item).sort((a, b) => a - b)).toEqual(Array.from({ length: RUNS }, (_, i) => i));
-		expect(paid.map((p) => p.id).sort()).toEqual(submits.map((e) => e.createdId).sort());
-		// Those runs are still going on the service, where the ids reach them (Get Result, Cancel).
-		const runs = sb.state().runs.filter((r) => paid.some((p) => p.id === r.id));
-		expect(runs.map((r) => r.status)).toEqual(Array(RUNS).fill('in_progress'));
-	}, 10 * 60 * 1000);
+			// No worker ran the execution again, and each run was submitted once.
+			expect(second.executions()).toEqual([]);
+			expect(first.executions()).toEqual([executionId]);
+			const submits = sb.log().filter(isSubmit);
+			expect(submits).toHaveLength(RUNS);
+			// The dead worker's log names every paid run with its item: the record the user acts on.
+			expect(paid.map((p) => p.item).sort((a, b) => a - b)).toEqual(Array.from({ length: RUNS }, (_, i) => i));
+			expect(paid.map((p) => p.id).sort()).toEqual(submits.map((e) => e.createdId).sort());
+			// Those runs are still going on the service, where the ids reach them (Get Result, Cancel).
+			const runs = sb.state().runs.filter((r) => paid.some((p) => p.id === r.id));
+			expect(runs.map((r) => r.status)).toEqual(Array(RUNS).fill('in_progress'));
+		},
+		10 * 60 * 1000,
+	);
 });

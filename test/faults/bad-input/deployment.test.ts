@@ -2,7 +2,21 @@
  * The bad-input table (runner and rules: ./table.ts). Deployment: ids, paused deployments, overrides, create/update, and every numeric option.
  */
 import type { FixtureName, Row } from './table';
-import { DEPLOYMENT_FIX, GUARD_FIX, NO_SUCH_DEPLOYMENT, OVERRIDES_FIX, PAUSED, SDXL, TOP_UP, byId, createDeployment, inference, noRequests, noWrites, useBadInputTable } from './table';
+import {
+	DEPLOYMENT_FIX,
+	GUARD_FIX,
+	NO_SUCH_DEPLOYMENT,
+	OVERRIDES_FIX,
+	PAUSED,
+	SDXL,
+	TOP_UP,
+	byId,
+	createDeployment,
+	inference,
+	noRequests,
+	noWrites,
+	useBadInputTable,
+} from './table';
 import { numericFixtures, numericRows } from './numbers';
 
 const ROWS: Row[] = [
@@ -74,9 +88,13 @@ const ROWS: Row[] = [
 	{
 		name: 'binary input from an item without binary data',
 		node: 'deployment',
-		parameters: inference('5f0c3a52-6b1e-4c8e-9a0d-2d4f7b8e1a02', { '6': { inputs: { text: 'x' } } }, {
-			binaryInputs: { files: [{ nodeId: '10', inputName: 'image', binaryPropertyName: 'data' }] },
-		}),
+		parameters: inference(
+			'5f0c3a52-6b1e-4c8e-9a0d-2d4f7b8e1a02',
+			{ '6': { inputs: { text: 'x' } } },
+			{
+				binaryInputs: { files: [{ nodeId: '10', inputName: 'image', binaryPropertyName: 'data' }] },
+			},
+		),
 		error: /Binary Input: the item has no binary field "data"/,
 		fix: /Add a node before this one that reads or downloads the file/,
 	},
@@ -122,7 +140,12 @@ const ROWS: Row[] = [
 	{
 		name: 'update: min instances above max',
 		node: 'deployment',
-		parameters: { resource: 'deployment', operation: 'update', deploymentId: byId(SDXL), updateFields: { minInstances: 5, maxInstances: 2 } },
+		parameters: {
+			resource: 'deployment',
+			operation: 'update',
+			deploymentId: byId(SDXL),
+			updateFields: { minInstances: 5, maxInstances: 2 },
+		},
 		error: /Min Instances \(5\) is above Max Instances \(2\)/,
 		fix: /Lower "Min Instances" or raise "Max Instances"/,
 		check: noWrites,
@@ -145,14 +168,25 @@ const ROWS: Row[] = [
 	{
 		name: 'Get Result of a deployment request id that does not exist',
 		node: 'deployment',
-		parameters: { resource: 'inference', operation: 'getResult', deploymentId: byId(SDXL), requestId: 'f033c4a2-0000-4000-8000-000000000000' },
+		parameters: {
+			resource: 'inference',
+			operation: 'getResult',
+			deploymentId: byId(SDXL),
+			requestId: 'f033c4a2-0000-4000-8000-000000000000',
+		},
 		error: /404 \(404001 ResourceNotFound\).*f033c4a2-0000-4000-8000-000000000000/,
 		fix: /the request id must come from an inference on this deployment/,
 	},
 	{
 		name: 'instance proxy path escaping the proxy route ("../../")',
 		node: 'deployment',
-		parameters: { resource: 'inference', operation: 'callInstanceProxy', deploymentId: byId(SDXL), instanceId: 'inst-1', path: 'api/../../../prod/v2/balance' },
+		parameters: {
+			resource: 'inference',
+			operation: 'callInstanceProxy',
+			deploymentId: byId(SDXL),
+			instanceId: 'inst-1',
+			path: 'api/../../../prod/v2/balance',
+		},
 		error: /The backend path "api\/\.\.\/\.\.\/\.\.\/prod\/v2\/balance" has an empty, "\." or "\.\." segment/,
 		fix: /Give the backend path without the host/,
 		check: noRequests,

@@ -3,7 +3,19 @@
  */
 import { SCAN_TOKEN } from '../../helpers/faults-setup';
 import type { FixtureName, Row } from './table';
-import { GUARD_FIX, NOT_AN_ERROR, REQUEST_ID_FIX, STABLE, TOP_UP, WAIT, modelOp, modelRun, noRequests, noWrites, useBadInputTable } from './table';
+import {
+	GUARD_FIX,
+	NOT_AN_ERROR,
+	REQUEST_ID_FIX,
+	STABLE,
+	TOP_UP,
+	WAIT,
+	modelOp,
+	modelRun,
+	noRequests,
+	noWrites,
+	useBadInputTable,
+} from './table';
 import { numericFixtures, numericRows } from './numbers';
 
 const ROWS: Row[] = [
@@ -165,7 +177,9 @@ const ROWS: Row[] = [
 	{
 		name: 'Max Poll Interval "10s" on the second item only: refused before anything is paid, naming item 1',
 		node: 'model',
-		parameters: modelRun(STABLE.flash, '={{ JSON.stringify({ prompt: $json.prompt }) }}', { waitOptions: { ...WAIT, maxPollIntervalSeconds: '={{ $json.poll }}' } }),
+		parameters: modelRun(STABLE.flash, '={{ JSON.stringify({ prompt: $json.prompt }) }}', {
+			waitOptions: { ...WAIT, maxPollIntervalSeconds: '={{ $json.poll }}' },
+		}),
 		inputItems: [{ json: { prompt: 'a', poll: 1 } }, { json: { prompt: 'b', poll: '10s' } }],
 		error: /^"Max Poll Interval \(Seconds\)" of item 1 must be a number, but is "10s"$/,
 		fix: /^Enter a plain number \(.+\); an expression must produce one\./,

@@ -121,7 +121,10 @@ const ROWS: Row[] = [
 	{
 		name: 'schema: array longer than maxItems',
 		node: 'model',
-		parameters: modelRun(STABLE.imageEditPlural, { prompt: 'x', image_urls: [1, 2, 3, 4, 5].map((n) => `https://files.example.com/${n}.png`) }),
+		parameters: modelRun(STABLE.imageEditPlural, {
+			prompt: 'x',
+			image_urls: [1, 2, 3, 4, 5].map((n) => `https://files.example.com/${n}.png`),
+		}),
 		error: /image_urls accepts at most 4 item\(s\), but has 5/,
 		fix: SCHEMA_FIX,
 	},

@@ -46,20 +46,37 @@ interface Base {
 const WAITED = { waitForCompletion: true, downloadOutputs: true };
 const BASES: Record<string, Base> = {
 	'model:model:run': { parameters: () => modelRun(STABLE.flash, { prompt: 'x' }, WAITED) },
-	'model:model:getResult': { needs: ['mixedHostsRun'], parameters: (fx) => modelOp('getResult', fx.mixedHostsRun, { downloadOutputs: true }) },
+	'model:model:getResult': {
+		needs: ['mixedHostsRun'],
+		parameters: (fx) => modelOp('getResult', fx.mixedHostsRun, { downloadOutputs: true }),
+	},
 	'model:catalog:getManyModels': { parameters: () => ({ resource: 'catalog', operation: 'getManyModels', returnAll: false }) },
 	'model:catalog:getManyCategories': { parameters: () => ({ resource: 'catalog', operation: 'getManyCategories', returnAll: false }) },
 	'deployment:deployment:getAll': { parameters: () => ({ resource: 'deployment', operation: 'getAll', returnAll: false }) },
 	'deployment:deployment:create': { parameters: () => createDeployment({}) },
-	'deployment:deployment:update': { parameters: () => ({ resource: 'deployment', operation: 'update', deploymentId: byId(SDXL), updateFields: {} }) },
+	'deployment:deployment:update': {
+		parameters: () => ({ resource: 'deployment', operation: 'update', deploymentId: byId(SDXL), updateFields: {} }),
+	},
 	'deployment:inference:run': { parameters: () => inference(SDXL, { '6': { inputs: { text: 'x' } } }, WAITED) },
 	'deployment:inference:getResult': {
 		needs: ['deploymentRequest'],
-		parameters: (fx) => ({ resource: 'inference', operation: 'getResult', deploymentId: byId(SDXL), requestId: fx.deploymentRequest, downloadOutputs: true }),
+		parameters: (fx) => ({
+			resource: 'inference',
+			operation: 'getResult',
+			deploymentId: byId(SDXL),
+			requestId: fx.deploymentRequest,
+			downloadOutputs: true,
+		}),
 	},
 	'deployment:inference:cancel': {
 		needs: ['deploymentRequest'],
-		parameters: (fx) => ({ resource: 'inference', operation: 'cancel', deploymentId: byId(SDXL), requestId: fx.deploymentRequest, waitForCompletion: true }),
+		parameters: (fx) => ({
+			resource: 'inference',
+			operation: 'cancel',
+			deploymentId: byId(SDXL),
+			requestId: fx.deploymentRequest,
+			waitForCompletion: true,
+		}),
 	},
 	'dataset:dataset:getAll': { parameters: () => ({ resource: 'dataset', operation: 'getAll', returnAll: false }) },
 	'dataset:dataset:uploadFile': {
@@ -79,7 +96,10 @@ const BASES: Record<string, Base> = {
 	'dataset:dataset:waitUntilReady': { needs: ['readyDataset'], parameters: (fx) => dataset('waitUntilReady', fx.readyDataset.id) },
 	'training:trainingJob:submit': { needs: ['readyDataset'], parameters: (fx) => simpleSubmit(fx, WAITED) },
 	'training:trainingJob:resume': { needs: ['stoppedJob'], parameters: (fx) => job('resume', fx.stoppedJob.id, WAITED) },
-	'training:trainingJob:getResult': { needs: ['stoppedJob'], parameters: (fx) => job('getResult', fx.stoppedJob.id, { downloadOutputs: true }) },
+	'training:trainingJob:getResult': {
+		needs: ['stoppedJob'],
+		parameters: (fx) => job('getResult', fx.stoppedJob.id, { downloadOutputs: true }),
+	},
 	'trigger::balanceBelow': { parameters: () => ({ event: 'balanceBelow' }) },
 };
 
@@ -104,7 +124,10 @@ export function numericFields(node: NodeKey): NumericField[] {
 		for (const p of props) {
 			const show = (p.displayOptions?.show as IDataObject | undefined) ?? outerShow ?? {};
 			if (p.type === 'number' || NUMERIC_CHOICES.includes(p.name)) {
-				const operations = node === 'trigger' ? list(show.event).map((e) => `:${e}`) : list(show.resource).flatMap((r) => list(show.operation).map((o) => `${r}:${o}`));
+				const operations =
+					node === 'trigger'
+						? list(show.event).map((e) => `:${e}`)
+						: list(show.resource).flatMap((r) => list(show.operation).map((o) => `${r}:${o}`));
 				for (const operation of operations) out.push({ node, operation, path: `${prefix}${p.name}`, label: p.displayName });
 			}
 			if (p.type === 'collection' && p.options) walk(p.options as INodeProperties[], `${prefix}${p.name}.`, show);
@@ -127,7 +150,8 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function baseOf(field: NumericField): Base {
 	const base = BASES[`${field.node}:${field.operation}`];
-	if (!base) throw new Error(`bad-input numbers: no base parameters for ${field.node} ${field.operation} (a new numeric option "${field.label}"?)`);
+	if (!base)
+		throw new Error(`bad-input numbers: no base parameters for ${field.node} ${field.operation} (a new numeric option "${field.label}"?)`);
 	return base;
 }
 
@@ -153,7 +177,9 @@ export function numericRows(node: NodeKey): Row[] {
 				node,
 				parameters: (fx) => withValue(base.parameters(fx), field.path, empty.value),
 				inputItems: base.inputItems,
-				error: new RegExp(`^"${escape(field.label)}" of item 0 is empty: its expression ${escape(empty.value.slice(1))} gave ${escape(empty.shown)}$`),
+				error: new RegExp(
+					`^"${escape(field.label)}" of item 0 is empty: its expression ${escape(empty.value.slice(1))} gave ${escape(empty.shown)}$`,
+				),
 				fix: /^An expression that gives nothing \(a missing column, a misspelt field name, an empty cell\) is refused rather than taken as the default\. Make it produce a number \(.+\)/,
 				check: noWrites,
 			}),

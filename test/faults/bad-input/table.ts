@@ -155,7 +155,8 @@ export const NO_SUCH_DEPLOYMENT = '0b5c0000-dead-4bad-beef-000000000000';
 export const NOT_AN_ERROR = /(?!)/;
 export const PNG_URL = 'https://files.example.com/a.png';
 
-export const SCHEMA_FIX = /Fix them in "Inputs" \(each field's description states its type, range and allowed values; file inputs take public HTTPS URLs\)\. Nothing was submitted\./;
+export const SCHEMA_FIX =
+	/Fix them in "Inputs" \(each field's description states its type, range and allowed values; file inputs take public HTTPS URLs\)\. Nothing was submitted\./;
 export const MODEL_ID_FIX = /enter its ID exactly as the catalog lists it/;
 export const REQUEST_ID_FIX = /Use the request_id from the output of a Run/;
 export const TOP_UP = /Top up the balance/;
@@ -176,11 +177,17 @@ async function makeFixtures(sb: Sandbox, needed: FixtureName[]): Promise<Fixture
 	const fx: Partial<Fixtures> = {};
 	const wants = (name: FixtureName) => needed.includes(name);
 	if (wants('readyDataset') || wants('stoppedJob') || wants('runningJob')) fx.readyDataset = await readyDataset(sb, 'ready-set');
-	if (wants('draftDataset')) fx.draftDataset = { id: String((await direct(sb, 'trainer', 'POST', '/prod/v1/trainers/datasets', { name: 'draft-set' })).body.id), name: 'draft-set' };
+	if (wants('draftDataset'))
+		fx.draftDataset = {
+			id: String((await direct(sb, 'trainer', 'POST', '/prod/v1/trainers/datasets', { name: 'draft-set' })).body.id),
+			name: 'draft-set',
+		};
 	if (wants('mixedHostsRun')) fx.mixedHostsRun = await completedModelRun(sb, STABLE.mixedHosts, { prompt: 'mixed' });
 	if (wants('largeRun')) fx.largeRun = await completedModelRun(sb, STABLE.large, { prompt: 'large' });
 	if (wants('deploymentRequest')) {
-		const answer = await direct(sb, 'serverless', 'POST', `/prod/v1/deployments/${SDXL}/inference`, { overrides: { '6': { inputs: { text: 'fixture' } } } });
+		const answer = await direct(sb, 'serverless', 'POST', `/prod/v1/deployments/${SDXL}/inference`, {
+			overrides: { '6': { inputs: { text: 'fixture' } } },
+		});
 		fx.deploymentRequest = String(answer.body.request_id);
 	}
 	const submitJob = async (name: string, steps?: number, saveEvery?: number) => {
@@ -237,7 +244,13 @@ export function useBadInputTable(rows: Row[], needed: FixtureName[] = []): void 
 	let sb: Sandbox;
 	let fx: Fixtures;
 	beforeAll(async () => {
-		sb = await openFaultSandbox({ walletMicrodollars: WALLET, datasetReadyMs: 10, trainingStepMs: 1, trainingQueueMs: 0, largeOutputBytes: 3 * 1024 * 1024 });
+		sb = await openFaultSandbox({
+			walletMicrodollars: WALLET,
+			datasetReadyMs: 10,
+			trainingStepMs: 1,
+			trainingQueueMs: 0,
+			largeOutputBytes: 3 * 1024 * 1024,
+		});
 		fx = await makeFixtures(sb, needed);
 	});
 	afterAll(async () => {

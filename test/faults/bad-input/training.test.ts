@@ -75,7 +75,9 @@ const ROWS: Row[] = [
 		name: 'dataset not READY (config text)',
 		node: 'training',
 		parameters: (fx) =>
-			textSubmit(configWith(fx, (p) => ((p.datasets as IDataObject[])[0].folder_path = `/app/ai-toolkit/datasets/${fx.draftDataset.name}`))),
+			textSubmit(
+				configWith(fx, (p) => ((p.datasets as IDataObject[])[0].folder_path = `/app/ai-toolkit/datasets/${fx.draftDataset.name}`)),
+			),
 		error: /Dataset "draft-set" is DRAFT, not READY/,
 		fix: /Wait for it with RunComfy Dataset → Wait Until Ready/,
 	},
@@ -112,7 +114,11 @@ const ROWS: Row[] = [
 	{
 		name: 'renamed edit (config.name changed)',
 		node: 'training',
-		parameters: (fx) => job('edit', fx.stoppedJob.id, { configText: JSON.stringify(trainingConfig('renamed_job', fx.readyDataset.name)), configFormat: 'json' }),
+		parameters: (fx) =>
+			job('edit', fx.stoppedJob.id, {
+				configText: JSON.stringify(trainingConfig('renamed_job', fx.readyDataset.name)),
+				configFormat: 'json',
+			}),
 		error: /config\.name is "renamed_job" but must stay "fixture_job", the job's original name/,
 		fix: /Set config\.name to "fixture_job" in the new config/,
 		check: (log) => expect(log.filter((e) => e.path.endsWith('/edit'))).toEqual([]),
@@ -120,7 +126,8 @@ const ROWS: Row[] = [
 	{
 		name: 'edit while RUNNING',
 		node: 'training',
-		parameters: (fx) => job('edit', fx.runningJob, { configText: JSON.stringify(trainingConfig('running_job', fx.readyDataset.name)), configFormat: 'json' }),
+		parameters: (fx) =>
+			job('edit', fx.runningJob, { configText: JSON.stringify(trainingConfig('running_job', fx.readyDataset.name)), configFormat: 'json' }),
 		error: /is RUNNING; only a STOPPED, CANCELED or FAILED job can be edited/,
 		fix: /Cancel the job first \(its checkpoints are kept\), then edit and resume it/,
 		check: (log) => expect(log.filter((e) => e.path.endsWith('/edit'))).toEqual([]),
@@ -182,4 +189,6 @@ const ROWS: Row[] = [
 	...numericRows('training'),
 ];
 
-useBadInputTable(ROWS, [...new Set<FixtureName>(['readyDataset', 'draftDataset', 'stoppedJob', 'runningJob', ...numericFixtures('training')])]);
+useBadInputTable(ROWS, [
+	...new Set<FixtureName>(['readyDataset', 'draftDataset', 'stoppedJob', 'runningJob', ...numericFixtures('training')]),
+]);

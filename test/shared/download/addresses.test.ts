@@ -293,7 +293,9 @@ describe('vetHost (each hop, before anything connects)', () => {
 
 	it("reports n8n's SSRF protection refusing a name in the lookup", async () => {
 		const blocked: HostResolver = async () => {
-			throw Object.assign(new Error('The request was blocked because it resolves to a restricted IP address'), { name: 'SsrfBlockedIpError' });
+			throw Object.assign(new Error('The request was blocked because it resolves to a restricted IP address'), {
+				name: 'SsrfBlockedIpError',
+			});
 		};
 		const problem = await vet('https://files.example.com/a.png', 'public', blocked);
 		expect(problem?.kind).toBe('blocked-by-n8n');
@@ -311,7 +313,8 @@ describe('vetHost (each hop, before anything connects)', () => {
 });
 
 describe('the address a hop connects to (DNS rebinding)', () => {
-	const answers: HostResolver = async (name) => ({ 'v6.example': ['2606:2800:220:1:248:1893:25c8:1946', '93.184.216.34'], 'only6.example': ['2606:2800:220:1::1'] })[name] ?? [];
+	const answers: HostResolver = async (name) =>
+		({ 'v6.example': ['2606:2800:220:1:248:1893:25c8:1946', '93.184.216.34'], 'only6.example': ['2606:2800:220:1::1'] })[name] ?? [];
 
 	it('is the vetted address of a resolved name (IPv4 first), and none for literals and named hosts', async () => {
 		expect(await vetHost(new URL('https://v6.example/a.png'), 'public', answers, 0)).toBe('93.184.216.34');

@@ -220,8 +220,9 @@ beforeEach(() => {
 describe('downloadAll (real n8n engine, filesystem binary mode)', () => {
 	it('stores files under data, data_1, ... with names and MIME types; duplicates get -1, -2', async () => {
 		const urls = found('/img/cat.png?sig=1', '/dup/a/cat.png', '/dup/b/cat.png', '/clip', '/', '/weights/lora.safetensors');
-		const result = await withExecuteContext({ credentials: credentials() }, async (ctx) =>
-			await downloadAll(ctx, urls, { maxBytes: 10 * MiB, allowedHosts: ['127.0.0.1'], fallbackName: 'output' }),
+		const result = await withExecuteContext(
+			{ credentials: credentials() },
+			async (ctx) => await downloadAll(ctx, urls, { maxBytes: 10 * MiB, allowedHosts: ['127.0.0.1'], fallbackName: 'output' }),
 		);
 		expect(result.skipped).toEqual([]);
 		expect(Object.keys(result.binary)).toEqual(['data', 'data_1', 'data_2', 'data_3', 'data_4', 'data_5']);
@@ -243,8 +244,9 @@ describe('downloadAll (real n8n engine, filesystem binary mode)', () => {
 	});
 
 	it('never sends the bearer token or any Authorization header to a file host', async () => {
-		await withExecuteContext({ credentials: credentials() }, async (ctx) =>
-			await downloadAll(ctx, found('/img/a.png', '/redirect/ok'), { maxBytes: MiB, allowedHosts: ['127.0.0.1'] }),
+		await withExecuteContext(
+			{ credentials: credentials() },
+			async (ctx) => await downloadAll(ctx, found('/img/a.png', '/redirect/ok'), { maxBytes: MiB, allowedHosts: ['127.0.0.1'] }),
 		);
 		expect(files.hits.length).toBe(3);
 		for (const hit of files.hits) {
@@ -258,8 +260,9 @@ describe('downloadAll (real n8n engine, filesystem binary mode)', () => {
 			{ path: 'output.images[0]', url: `${evil.base}/img/x.png` },
 			{ path: 'output.images[1]', url: `${files.base}/img/ok.png` },
 		];
-		const result = await withExecuteContext({ credentials: credentials() }, async (ctx) =>
-			await downloadAll(ctx, urls, { maxBytes: MiB, allowedHosts: ['*.runcomfy.net', '127.0.0.1'] }),
+		const result = await withExecuteContext(
+			{ credentials: credentials() },
+			async (ctx) => await downloadAll(ctx, urls, { maxBytes: MiB, allowedHosts: ['*.runcomfy.net', '127.0.0.1'] }),
 		);
 		expect(evil.hits).toEqual([]);
 		expect(result.skipped).toEqual([
@@ -274,11 +277,13 @@ describe('downloadAll (real n8n engine, filesystem binary mode)', () => {
 	});
 
 	it('follows allowed redirects itself, refuses one to a disallowed host, stops after 5', async () => {
-		const result = await withExecuteContext({ credentials: credentials() }, async (ctx) =>
-			await downloadAll(ctx, found('/redirect/chain', '/redirect/away', '/redirect/loop'), {
-				maxBytes: MiB,
-				allowedHosts: ['127.0.0.1'],
-			}),
+		const result = await withExecuteContext(
+			{ credentials: credentials() },
+			async (ctx) =>
+				await downloadAll(ctx, found('/redirect/chain', '/redirect/away', '/redirect/loop'), {
+					maxBytes: MiB,
+					allowedHosts: ['127.0.0.1'],
+				}),
 		);
 		expect(Object.keys(result.binary)).toEqual(['data']);
 		expect(result.binary.data.fileName).toBe('chain.png'); // named after the URL the output listed
@@ -291,8 +296,9 @@ describe('downloadAll (real n8n engine, filesystem binary mode)', () => {
 
 	it('refuses a file whose Content-Length is over the cap, without reading it', async () => {
 		const urls = found('/declared-huge.mp4', '/img/after.png');
-		const result = await withExecuteContext({ credentials: credentials() }, async (ctx) =>
-			await downloadAll(ctx, urls, { maxBytes: DEFAULT_MAX_DOWNLOAD_BYTES, allowedHosts: ['127.0.0.1'] }),
+		const result = await withExecuteContext(
+			{ credentials: credentials() },
+			async (ctx) => await downloadAll(ctx, urls, { maxBytes: DEFAULT_MAX_DOWNLOAD_BYTES, allowedHosts: ['127.0.0.1'] }),
 		);
 		expect(result.skipped).toHaveLength(1);
 		expect(result.skipped[0].reason).toBe(
@@ -311,19 +317,23 @@ describe('downloadAll (real n8n engine, filesystem binary mode)', () => {
 		// 1 GiB, no Content-Length: far more than the socket buffers can take in, so a transfer that goes on after the
 		// cap cannot look cut short
 		const url = '/chunked/1073741824/big.mp4';
-		const result = await withExecuteContext({ credentials: credentials() }, async (ctx) =>
-			await downloadAll(ctx, found(url), { maxBytes: 2 * MiB, allowedHosts: ['127.0.0.1'] }),
+		const result = await withExecuteContext(
+			{ credentials: credentials() },
+			async (ctx) => await downloadAll(ctx, found(url), { maxBytes: 2 * MiB, allowedHosts: ['127.0.0.1'] }),
 		);
 		expect(result.binary).toEqual({});
 		expect(result.downloaded).toEqual([]);
-		expect(result.skipped[0].reason).toMatch(/^The file is over the 2 MiB download limit \(the transfer was stopped there and nothing was kept\); raise Max Download Size or turn off Download Outputs$/);
+		expect(result.skipped[0].reason).toMatch(
+			/^The file is over the 2 MiB download limit \(the transfer was stopped there and nothing was kept\); raise Max Download Size or turn off Download Outputs$/,
+		);
 		expect(listStorage(storage)).toEqual(before); // no partial or temp file left behind
 		expect(files.bytesSent.get(url) ?? 0).toBeLessThan(1024 * MiB); // the transfer was cut short
 	});
 
 	it('keeps going after a failed file (HTTP 404) like the CLI', async () => {
-		const result = await withExecuteContext({ credentials: credentials() }, async (ctx) =>
-			await downloadAll(ctx, found('/missing.png', '/img/b.png'), { maxBytes: MiB, allowedHosts: ['127.0.0.1'] }),
+		const result = await withExecuteContext(
+			{ credentials: credentials() },
+			async (ctx) => await downloadAll(ctx, found('/missing.png', '/img/b.png'), { maxBytes: MiB, allowedHosts: ['127.0.0.1'] }),
 		);
 		expect(result.skipped[0].reason).toMatch(/the file host answered HTTP 404/);
 		expect(Object.keys(result.binary)).toEqual(['data']);
@@ -340,14 +350,15 @@ describe('downloadAll (real n8n engine, filesystem binary mode)', () => {
 					stop = s;
 				},
 			},
-			async (ctx) => await downloadAll(ctx, found('/img/first.png', '/slow.mp4', '/img/never.png'), { maxBytes: MiB, allowedHosts: ['127.0.0.1'] }),
+			async (ctx) =>
+				await downloadAll(ctx, found('/img/first.png', '/slow.mp4', '/img/never.png'), { maxBytes: MiB, allowedHosts: ['127.0.0.1'] }),
 		);
 		await expect(promise).rejects.toThrow('The execution was stopped while downloading outputs');
 		files.onSlowRequest = undefined;
 		expect(files.hits.map((h) => h.url)).toEqual(['/img/first.png', '/slow.mp4']);
 	});
 
-	it('streams a 200 MiB file into n8n\'s binary store while it is still arriving', async () => {
+	it("streams a 200 MiB file into n8n's binary store while it is still arriving", async () => {
 		const size = 200 * MiB;
 		const url = `/sized/${size}/large.safetensors`;
 		// Where the file host stood when the download was handed to n8n's binary store, and in what form.
@@ -360,8 +371,9 @@ describe('downloadAll (real n8n engine, filesystem binary mode)', () => {
 		});
 		let result;
 		try {
-			result = await withExecuteContext({ credentials: credentials() }, async (ctx) =>
-				await downloadAll(ctx, found(url), { maxBytes: DEFAULT_MAX_DOWNLOAD_BYTES, allowedHosts: ['127.0.0.1'] }),
+			result = await withExecuteContext(
+				{ credentials: credentials() },
+				async (ctx) => await downloadAll(ctx, found(url), { maxBytes: DEFAULT_MAX_DOWNLOAD_BYTES, allowedHosts: ['127.0.0.1'] }),
 			);
 		} finally {
 			spy.mockRestore();

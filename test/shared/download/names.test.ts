@@ -91,9 +91,9 @@ describe('Content-Disposition (RFC 6266, RFC 5987)', () => {
 		['attachment; filename="100%.png"', '100%.png'], // a plain filename is taken as written
 		['attachment; filename="%E2%82%AC.png"', '%E2%82%AC.png'],
 		["attachment; filename*=UTF-8''%E2%82%AC%20rates.png", '€ rates.png'],
-		["attachment; filename=\"fallback.png\"; filename*=utf-8'en'na%C3%AFve.png", 'naïve.png'], // filename* wins
+		['attachment; filename="fallback.png"; filename*=utf-8\'en\'na%C3%AFve.png', 'naïve.png'], // filename* wins
 		["attachment; filename*=iso-8859-1''caf%E9.png", 'café.png'],
-		["attachment; filename*=UTF-8''50%.png; filename=\"fallback.png\"", 'fallback.png'], // malformed → filename
+		['attachment; filename*=UTF-8\'\'50%.png; filename="fallback.png"', 'fallback.png'], // malformed → filename
 		["attachment; filename*=UTF-8''%E0%A4.png", undefined], // not UTF-8, and no fallback
 		["attachment; filename*=UTF-8''%ZZ", undefined],
 		["attachment; filename*=koi8-r''%E0.png; filename=x.png", 'x.png'],

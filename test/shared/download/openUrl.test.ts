@@ -9,14 +9,7 @@ import { createRequire } from 'module';
 
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import {
-	UrlProblem,
-	downloadAll,
-	egressResolverOf,
-	listedHostsPolicy,
-	openUrl,
-	publicHostsPolicy,
-} from '../../../nodes/shared/download';
+import { UrlProblem, downloadAll, egressResolverOf, listedHostsPolicy, openUrl, publicHostsPolicy } from '../../../nodes/shared/download';
 import type { HostResolver, OpenUrlOptions } from '../../../nodes/shared/download';
 import { withExecuteContext } from '../../helpers/engine';
 import { getService } from '../../helpers/engine-runtime';
@@ -55,7 +48,8 @@ const credentials = (): RunComfyCredentialData => ({
 	allowedDownloadHosts: '127.0.0.1',
 });
 
-const run = async <T>(fn: (ctx: IExecuteFunctions) => Promise<T>): Promise<T> => await withExecuteContext({ credentials: credentials() }, fn);
+const run = async <T>(fn: (ctx: IExecuteFunctions) => Promise<T>): Promise<T> =>
+	await withExecuteContext({ credentials: credentials() }, fn);
 
 /** openUrl under a policy, reading the whole body; resolves with what came back or the UrlProblem. */
 async function fetchAll(url: string, options: Partial<OpenUrlOptions> & Pick<OpenUrlOptions, 'hostPolicy'>) {
@@ -105,11 +99,17 @@ beforeAll(async () => {
 			res.end('x');
 		},
 		'/cd/extended': (_req, res) => {
-			res.writeHead(200, { 'Content-Disposition': `attachment; filename="fallback.png"; filename*=UTF-8''50%25%20off%20%E2%82%AC.png`, 'Content-Length': 1 });
+			res.writeHead(200, {
+				'Content-Disposition': `attachment; filename="fallback.png"; filename*=UTF-8''50%25%20off%20%E2%82%AC.png`,
+				'Content-Length': 1,
+			});
 			res.end('x');
 		},
 		'/cd/broken': (_req, res) => {
-			res.writeHead(200, { 'Content-Disposition': `attachment; filename*=UTF-8''bad%zz%E0.png; filename="plain %ZZ name.png"`, 'Content-Length': 1 });
+			res.writeHead(200, {
+				'Content-Disposition': `attachment; filename*=UTF-8''bad%zz%E0.png; filename="plain %ZZ name.png"`,
+				'Content-Length': 1,
+			});
 			res.end('x');
 		},
 	}).start();
@@ -213,7 +213,11 @@ describe('timeouts', () => {
 	it('stops a trickling body at the total timeout and closes the connection', async () => {
 		const outcome = await run(async (ctx) => {
 			// 2 s: the headers and the first byte come at once; the body never ends
-			const opened = await openUrl(ctx, host.url('/trickle'), { hostPolicy: listedHostsPolicy(['127.0.0.1']), maxBytes: 1024 * 1024, totalTimeoutMs: 2000 });
+			const opened = await openUrl(ctx, host.url('/trickle'), {
+				hostPolicy: listedHostsPolicy(['127.0.0.1']),
+				maxBytes: 1024 * 1024,
+				totalTimeoutMs: 2000,
+			});
 			try {
 				for await (const chunk of opened.stream) void chunk;
 				return { error: undefined, failure: opened.failure(), read: opened.bytesRead() };
@@ -273,7 +277,13 @@ describe("n8n's resolver and n8n's own SSRF protection", () => {
 			expect(blocked.problem?.kind).toBe('blocked-by-n8n');
 			expect(host.connections).toBe(0);
 			// n8n's lookup refuses a name that resolves to loopback
-			const viaLookup = await run(async (ctx) => await egressResolverOf(ctx)!('localhost').then(() => 'resolved', (e: Error) => e.name));
+			const viaLookup = await run(
+				async (ctx) =>
+					await egressResolverOf(ctx)!('localhost').then(
+						() => 'resolved',
+						(e: Error) => e.name,
+					),
+			);
 			expect(viaLookup).toBe('SsrfBlockedIpError');
 			// a hostile name is refused by our check (fake resolver), as without n8n's protection
 			const ours = await fetchAll('http://redis:6379/', { hostPolicy: publicHostsPolicy([]) });
@@ -293,7 +303,9 @@ describe('downloadAll with hostile outputs', () => {
 			{ path: 'output[2]', url: 'http://[64:ff9b::a9fe:a9fe]/x.png' },
 			{ path: 'output[3]', url: host.url('/img.png') },
 		];
-		const result = await run(async (ctx) => await downloadAll(ctx, urls, { maxBytes: 1024 * 1024, allowedHosts: ['*', '127.0.0.1'], resolveHost: fakeResolver }));
+		const result = await run(
+			async (ctx) => await downloadAll(ctx, urls, { maxBytes: 1024 * 1024, allowedHosts: ['*', '127.0.0.1'], resolveHost: fakeResolver }),
+		);
 		expect(result.downloaded.map((d) => d.path)).toEqual(['output[3]']);
 		expect(result.skipped.map((s) => s.reason)).toEqual([
 			'169.254.169.254.nip.io resolves to 169.254.169.254, a link-local address (e.g. a cloud metadata service); internal addresses are downloaded only from a host named exactly in "Allowed Download Hosts" (a wildcard is not enough)',

@@ -138,7 +138,12 @@ describe('Minimum Balance (USD) on paid operations', () => {
 			const result = await runNode({ node: op.node, parameters, credentials: credentialsFor(sb) });
 			expect(result.error).toBeUndefined();
 			expect(result.status).toBe('success');
-			expect(sb.log().filter(op.isPaid).map((e) => e.status)).toEqual([200]);
+			expect(
+				sb
+					.log()
+					.filter(op.isPaid)
+					.map((e) => e.status),
+			).toEqual([200]);
 			expect(sb.state().walletMicrodollars).toBe(1_000_000 - op.price);
 			// The balance was read before the paid call.
 			const log = sb.log();

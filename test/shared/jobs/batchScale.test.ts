@@ -48,11 +48,15 @@ function countingKind(reads: { count: number }, paid = false): JobKind<JobItem, 
 }
 
 describe('a batch of many items', () => {
-	it('gives each item its own options and its job\'s group, with a constant number of lookups per item', async () => {
+	it("gives each item its own options and its job's group, with a constant number of lookups per item", async () => {
 		const reads = { count: 0 };
 		const items = Array.from({ length: ITEMS }, (_, i) => ({ json: { i } }));
 		const out = await withExecuteContext(
-			{ credentials: CREDENTIALS, inputItems: items, parameters: { waitOptions: { pollIntervalSeconds: 0.01, maxPollIntervalSeconds: 0.01 } } },
+			{
+				credentials: CREDENTIALS,
+				inputItems: items,
+				parameters: { waitOptions: { pollIntervalSeconds: 0.01, maxPollIntervalSeconds: 0.01 } },
+			},
 			async (ctx) => await runJobs(ctx, ctx.getInputData(), countingKind(reads)),
 		);
 		expect(out).toHaveLength(ITEMS);
@@ -73,7 +77,10 @@ describe('the options of a paid batch', () => {
 			{
 				credentials: CREDENTIALS,
 				inputItems: items,
-				parameters: { waitOptions: { pollIntervalSeconds: 0.01, maxPollIntervalSeconds: 0.01 }, options: { minimumBalanceUsd: 0, maxEstimatedCostUsd: 1000 } },
+				parameters: {
+					waitOptions: { pollIntervalSeconds: 0.01, maxPollIntervalSeconds: 0.01 },
+					options: { minimumBalanceUsd: 0, maxEstimatedCostUsd: 1000 },
+				},
 			},
 			async (ctx) => {
 				const read = ctx.getNodeParameter.bind(ctx) as (...args: unknown[]) => unknown;

@@ -13,7 +13,8 @@ import { DATASET_WAIT, INFERENCE_WAIT, TRAINING_WAIT, readWaitOptions } from '..
 
 /** What the option reader asks of an execute context: parameters by dot path (raw: the expressions), the node, no agent. */
 function contextWith(parameters: IDataObject, expressions: IDataObject = {}): IExecuteFunctions {
-	const at = (source: IDataObject, path: string) => path.split('.').reduce<unknown>((v, key) => (v as IDataObject | undefined)?.[key], source);
+	const at = (source: IDataObject, path: string) =>
+		path.split('.').reduce<unknown>((v, key) => (v as IDataObject | undefined)?.[key], source);
 	return {
 		getNode: () => ({ id: 'node-1', name: 'Run' }) as INode,
 		isToolExecution: () => false,
@@ -25,7 +26,9 @@ function contextWith(parameters: IDataObject, expressions: IDataObject = {}): IE
 }
 
 const switchesOf = (properties: INodeProperties[]) =>
-	properties.filter((p) => p.name === 'waitOptions').flatMap((p) => (p.options as INodeProperties[]).filter((o) => o.name === 'learnRunTimes'));
+	properties
+		.filter((p) => p.name === 'waitOptions')
+		.flatMap((p) => (p.options as INodeProperties[]).filter((o) => o.name === 'learnRunTimes'));
 
 describe('Wait Options → Learn Run Times', () => {
 	it('is offered, on by default, by Model → Run, Deployment → Run and Training; not by Dataset, which learns nothing', () => {
@@ -50,15 +53,20 @@ describe('Wait Options → Learn Run Times', () => {
 	});
 
 	it('an expression that gives nothing is refused, naming the field, the item and the expression', () => {
-		const ctx = contextWith({ waitForCompletion: true, waitOptions: { learnRunTimes: '' } }, { waitOptions: { learnRunTimes: '={{ $json.learn }}' } });
-		expect(() => readWaitOptions(ctx, 3, INFERENCE_WAIT)).toThrow('"Learn Run Times" of item 3 is empty: its expression {{ $json.learn }} gave ""');
+		const ctx = contextWith(
+			{ waitForCompletion: true, waitOptions: { learnRunTimes: '' } },
+			{ waitOptions: { learnRunTimes: '={{ $json.learn }}' } },
+		);
+		expect(() => readWaitOptions(ctx, 3, INFERENCE_WAIT)).toThrow(
+			'"Learn Run Times" of item 3 is empty: its expression {{ $json.learn }} gave ""',
+		);
 	});
 
 	it('a value that is not true or false is refused naming the field, the item and the value', () => {
 		for (const bad of ['yes', 1, { on: true }]) {
-			expect(() => readWaitOptions(contextWith({ waitForCompletion: true, waitOptions: { learnRunTimes: bad } }), 2, INFERENCE_WAIT)).toThrow(
-				`"Learn Run Times" of item 2 must be true or false, but is ${JSON.stringify(bad)}`,
-			);
+			expect(() =>
+				readWaitOptions(contextWith({ waitForCompletion: true, waitOptions: { learnRunTimes: bad } }), 2, INFERENCE_WAIT),
+			).toThrow(`"Learn Run Times" of item 2 must be true or false, but is ${JSON.stringify(bad)}`);
 		}
 	});
 });

@@ -25,7 +25,10 @@ function fakeContext(executionId: string, node: Partial<INode>, runIndex = 0, su
 	const handlers: Array<() => unknown> = [];
 	const ctx = {
 		getExecutionId: () => executionId,
-		getExecutionContext: () => (sub ? { version: 1, establishedAt: 0, source: 'integrated', parentExecutionId: sub.caller } : { version: 1, establishedAt: 0, source: 'manual' }),
+		getExecutionContext: () =>
+			sub
+				? { version: 1, establishedAt: 0, source: 'integrated', parentExecutionId: sub.caller }
+				: { version: 1, establishedAt: 0, source: 'manual' },
 		getWorkflow: () => ({ id: sub?.workflowId ?? 'wf-1', active: false }),
 		getInputData: () => (sub?.input ?? []).map((json) => ({ json })),
 		getNode: () => ({ id: 'node-1', name: 'Run', ...node }) as INode,
@@ -158,7 +161,7 @@ describe('the submission memory in a sub-workflow (the caller retries it as a ne
 		retry.settle(false);
 	});
 
-	it('is kept after every failed try (the caller\'s Max Tries is not visible), and let go an hour after the last', () => {
+	it("is kept after every failed try (the caller's Max Tries is not visible), and let go an hour after the last", () => {
 		jest.useFakeTimers({ now: new Date('2026-11-28T12:00:00Z') });
 		for (let i = 0; i < 6; i++) beginTry(call(`sub-8-${i}`, [{ prompt: 'a red fox' }]).ctx).settle(true);
 		expect(rememberedCount()).toBe(1);

@@ -12,7 +12,10 @@ describe('runTimeWindow', () => {
 
 	it("is the run time from the timestamps, widened by their resolution and the submission's round trip", () => {
 		// Microseconds (the live service's form): 1 ms resolution; the submission took 40 ms to answer.
-		expect(runTimeWindow(at('2026-11-25T10:00:00.100000+00:00', '2026-11-25T10:00:07.400000+00:00'), 1000, 1040)).toEqual({ lo: 7299, hi: 7341 });
+		expect(runTimeWindow(at('2026-11-25T10:00:00.100000+00:00', '2026-11-25T10:00:07.400000+00:00'), 1000, 1040)).toEqual({
+			lo: 7299,
+			hi: 7341,
+		});
 		// Milliseconds with a Z.
 		expect(runTimeWindow(at('2026-11-25T10:00:00.100Z', '2026-11-25T10:00:02.350Z'), 0, 0)).toEqual({ lo: 2249, hi: 2251 });
 		// Whole seconds only: ±1 s.
@@ -33,7 +36,7 @@ describe('runTimeWindow', () => {
 describe("Model → Run learns the run time from the result's timestamps", () => {
 	const sb = useSandbox({ runDurationMs: 600, queueMs: 0 });
 
-	it("the learned sample starts at the run time the timestamps give, not at the submit as the polls alone say", async () => {
+	it('the learned sample starts at the run time the timestamps give, not at the submit as the polls alone say', async () => {
 		const key = timingKey('model', MODELS.flash, '');
 		sharedDurations.forget(key);
 		const result = await runNode({

@@ -7,13 +7,7 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import {
-	apiRequest,
-	getBalance,
-	getDatasetUploadUrls,
-	listDatasets,
-	submitModelRun,
-} from '../../../nodes/shared/transport';
+import { apiRequest, getBalance, getDatasetUploadUrls, listDatasets, submitModelRun } from '../../../nodes/shared/transport';
 import { setRetryPolicy } from '../../../nodes/shared/transport/request';
 import type { RetryPolicy } from '../../../nodes/shared/transport';
 import { withExecuteContext } from '../../helpers/engine';
@@ -77,7 +71,13 @@ const caught = async (fn: (ctx: IExecuteFunctions) => Promise<unknown>): Promise
 
 /** Everything a user can see of an error, as one text. */
 const visible = (error: Error & IDataObject): string =>
-	JSON.stringify({ message: error.message, description: error.description, context: error.context, cause: error.cause, response: error.errorResponse });
+	JSON.stringify({
+		message: error.message,
+		description: error.description,
+		context: error.context,
+		cause: error.cause,
+		response: error.errorResponse,
+	});
 
 /** Neither the token nor any 4-character piece of its start appears. */
 function expectNoTokenPiece(text: string): void {
@@ -103,7 +103,11 @@ describe('the token is scrubbed before any text is cut', () => {
 	it.each<[string, (ctx: IExecuteFunctions) => Promise<unknown>, unknown]>([
 		['the balance (no balance in the answer)', async (ctx) => await getBalance(ctx), { note: `echo ${ACCESS}` }],
 		['the dataset list (not a list)', async (ctx) => await listDatasets(ctx), { echo: `${'z'.repeat(180)}${ACCESS}` }],
-		['signed upload URLs (none in the answer)', async (ctx) => await getDatasetUploadUrls(ctx, 'ds-1', { 'a.png': 10 }), { uploads: {}, echo: ACCESS }],
+		[
+			'signed upload URLs (none in the answer)',
+			async (ctx) => await getDatasetUploadUrls(ctx, 'ds-1', { 'a.png': 10 }),
+			{ uploads: {}, echo: ACCESS },
+		],
 		['a model run without a request id', async (ctx) => await submitModelRun(ctx, 'a/b', { prompt: 'x' }), { status: 'ok', echo: ACCESS }],
 	])('in the answer sample of %s', async (_what, call, body) => {
 		answer = { status: 200, body };
@@ -127,8 +131,10 @@ describe('a 3xx from an API host', () => {
 
 	it("through n8n's request helper (as the HTTP Request node uses the credential), the target gets no token", async () => {
 		answer = { status: 302, body: '', headers: { Location: elsewhere.url('/steal') } };
-		await withExecuteContext({ credentials: credentials() }, async (ctx) =>
-			await ctx.helpers.httpRequestWithAuthentication.call(ctx, 'runComfyApi', { method: 'GET', url: `${api.base}/prod/v2/balance` }),
+		await withExecuteContext(
+			{ credentials: credentials() },
+			async (ctx) =>
+				await ctx.helpers.httpRequestWithAuthentication.call(ctx, 'runComfyApi', { method: 'GET', url: `${api.base}/prod/v2/balance` }),
 		);
 		expect(api.hits[0].headers.authorization).toBe(`Bearer ${ACCESS}`);
 		expect(elsewhere.hits).toHaveLength(1); // n8n followed the redirect ...
@@ -137,8 +143,9 @@ describe('a 3xx from an API host', () => {
 	});
 
 	it('and a request with the credential to any other host is refused before it is sent', async () => {
-		const error = await caught(async (ctx) =>
-			await ctx.helpers.httpRequestWithAuthentication.call(ctx, 'runComfyApi', { method: 'GET', url: elsewhere.url('/steal') }),
+		const error = await caught(
+			async (ctx) =>
+				await ctx.helpers.httpRequestWithAuthentication.call(ctx, 'runComfyApi', { method: 'GET', url: elsewhere.url('/steal') }),
 		);
 		expect(`${error.message} ${String(error.description ?? '')} ${String((error.cause as Error | undefined)?.message ?? '')}`).toMatch(
 			/sends its token only to its API base URLs/,
@@ -150,8 +157,9 @@ describe('a 3xx from an API host', () => {
 describe('HTTP 200 with an error_code', () => {
 	it('a paused deployment (10002) names no made-up HTTP status', async () => {
 		answer = { status: 200, body: { error_code: 10002, error_message: 'Deployment is paused' } };
-		const error = await caught(async (ctx) =>
-			await apiRequest(ctx, { family: 'serverless', method: 'POST', path: '/prod/v1/deployments/d-1/inference', body: {}, paid: true }),
+		const error = await caught(
+			async (ctx) =>
+				await apiRequest(ctx, { family: 'serverless', method: 'POST', path: '/prod/v1/deployments/d-1/inference', body: {}, paid: true }),
 		);
 		expect(error.message).toBe('RunComfy API error (10002 DisabledDeployment): Deployment is paused');
 		expect(error.description).toMatch(/Resume it \(Deployment → Resume\)/);
@@ -162,14 +170,18 @@ describe('HTTP 200 with an error_code', () => {
 
 	it('a code that stands for a status keeps it as httpCode, and the message names none', async () => {
 		answer = { status: 200, body: { error_code: 404001, error_message: 'Model not found' } };
-		const error = await caught(async (ctx) => await apiRequest(ctx, { family: 'model', method: 'GET', path: '/v1/models/a/b', retry: 'never' }));
+		const error = await caught(
+			async (ctx) => await apiRequest(ctx, { family: 'model', method: 'GET', path: '/v1/models/a/b', retry: 'never' }),
+		);
 		expect(error.message).toBe('RunComfy API error (404001 ResourceNotFound): Model not found');
 		expect(error.httpCode).toBe('404');
 	});
 
 	it('a real HTTP error keeps its status in the message', async () => {
 		answer = { status: 403, body: { error_code: 10002, error_message: 'Deployment is paused' } };
-		const error = await caught(async (ctx) => await apiRequest(ctx, { family: 'serverless', method: 'GET', path: '/prod/v1/deployments/d-1' }));
+		const error = await caught(
+			async (ctx) => await apiRequest(ctx, { family: 'serverless', method: 'GET', path: '/prod/v1/deployments/d-1' }),
+		);
 		expect(error.message).toBe('RunComfy API error 403 (10002 DisabledDeployment): Deployment is paused');
 		expect(error.httpCode).toBe('403');
 	});

@@ -49,7 +49,9 @@ describe('deployments', () => {
 	});
 
 	it('sends ids and includes as repeated query parameters', async () => {
-		const list = await run(async (ctx) => await listDeployments(ctx, { ids: [T2I, ` ${I2I} `], includePayload: true, includeReadme: true }));
+		const list = await run(
+			async (ctx) => await listDeployments(ctx, { ids: [T2I, ` ${I2I} `], includePayload: true, includeReadme: true }),
+		);
 		expect(list.map((d) => d.id).sort()).toEqual([T2I, I2I].sort());
 		expect(list[0].payload).toBeDefined();
 		expect(entries()[0].query).toEqual({
@@ -76,7 +78,11 @@ describe('deployments', () => {
 		expect(withPayload.payload).toBeDefined();
 		const [a, b] = entries();
 		expect(a).toMatchObject({ method: 'GET', path: `/prod/v2/deployments/${T2I}`, query: {} });
-		expect(b).toMatchObject({ method: 'GET', path: `/prod/v2/deployments/${T2I}`, query: { includes: 'payload', include_payload: 'true' } });
+		expect(b).toMatchObject({
+			method: 'GET',
+			path: `/prod/v2/deployments/${T2I}`,
+			query: { includes: 'payload', include_payload: 'true' },
+		});
 	});
 
 	it('maps an unknown deployment to a 404 naming the deployment id', async () => {
@@ -99,7 +105,12 @@ describe('deployments', () => {
 		const created = await run(async (ctx) => await createDeployment(ctx, body));
 		expect(typeof created.id).toBe('string');
 		expect(created.name).toBe('my-sdxl');
-		expect(entries()[0]).toMatchObject({ method: 'POST', path: '/prod/v2/deployments', body: { ...body, hardware: ['AMPERE_48'] }, status: 200 });
+		expect(entries()[0]).toMatchObject({
+			method: 'POST',
+			path: '/prod/v2/deployments',
+			body: { ...body, hardware: ['AMPERE_48'] },
+			status: 200,
+		});
 		expect(sb.state().deployments.map((d) => d.id)).toContain(created.id);
 	});
 
@@ -109,7 +120,12 @@ describe('deployments', () => {
 		expect(updated.is_enabled).toBe(false);
 		const [get, patch] = entries();
 		expect(get).toMatchObject({ method: 'GET', path: `/prod/v2/deployments/${T2I}` });
-		expect(patch).toMatchObject({ method: 'PATCH', path: `/prod/v2/deployments/${T2I}`, body: { is_enabled: false, name: 'sdxl-text-to-image' }, status: 200 });
+		expect(patch).toMatchObject({
+			method: 'PATCH',
+			path: `/prod/v2/deployments/${T2I}`,
+			body: { is_enabled: false, name: 'sdxl-text-to-image' },
+			status: 200,
+		});
 	});
 
 	it('updates without the extra GET when the name is given', async () => {
@@ -221,7 +237,9 @@ describe('inference', () => {
 	});
 
 	it('renders which overrides failed (422 detail)', async () => {
-		const error = await caught(async (ctx) => await submitDeploymentInference(ctx, T2I, { overrides: { '999': { inputs: { text: 'x' } } } }));
+		const error = await caught(
+			async (ctx) => await submitDeploymentInference(ctx, T2I, { overrides: { '999': { inputs: { text: 'x' } } } }),
+		);
 		expect(error.httpCode).toBe('422');
 		expect(error.description).toMatch(/These inputs were rejected: .*999/);
 	});

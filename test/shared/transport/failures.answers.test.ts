@@ -4,12 +4,7 @@
  */
 import { NodeApiError } from 'n8n-workflow';
 
-import {
-	getBalance,
-	getModel,
-	submitModelRun,
-	submitTrainingJob,
-} from '../../../nodes/shared/transport';
+import { getBalance, getModel, submitModelRun, submitTrainingJob } from '../../../nodes/shared/transport';
 import { setRetryPolicy } from '../../../nodes/shared/transport/request';
 import { collectStrings } from '../../helpers/faults-setup';
 import { FLUX, apiCalls, closedPort, expectNoToken, readyDataset, useFailureSandbox, yamlConfig } from './failures-setup';
@@ -50,8 +45,9 @@ describe('service answers', () => {
 	it('maps 402 to "top up the balance" (trainer InsufficientFunds)', async () => {
 		await run(async (ctx) => await readyDataset(ctx, 'cats'));
 		sb.configure({ walletMicrodollars: 0 });
-		const error = await caught(async (ctx) =>
-			await submitTrainingJob(ctx, { configFile: yamlConfig('cat_lora', 'cats'), configFormat: 'yaml', gpuType: 'ADA_80_PLUS' }),
+		const error = await caught(
+			async (ctx) =>
+				await submitTrainingJob(ctx, { configFile: yamlConfig('cat_lora', 'cats'), configFormat: 'yaml', gpuType: 'ADA_80_PLUS' }),
 		);
 		expect(error.httpCode).toBe('402');
 		expect(error.description).toMatch(/Top up the balance/);
@@ -65,7 +61,10 @@ describe('the token never appears in an error', () => {
 		// n8n's own error for this request carries the Authorization header...
 		const raw = await run(async (ctx) => {
 			try {
-				await ctx.helpers.httpRequestWithAuthentication.call(ctx, 'runComfyApi', { method: 'GET', url: `http://127.0.0.1:${port}/prod/v2/balance` });
+				await ctx.helpers.httpRequestWithAuthentication.call(ctx, 'runComfyApi', {
+					method: 'GET',
+					url: `http://127.0.0.1:${port}/prod/v2/balance`,
+				});
 			} catch (error) {
 				return collectStrings(error).some((s) => s.includes(sb.token));
 			}

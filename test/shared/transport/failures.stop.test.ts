@@ -17,17 +17,14 @@ describe('stopping the execution', () => {
 		let stop: (() => void) | undefined;
 		let error: unknown;
 		try {
-			await withExecuteContext(
-				{ credentials: credentials(), onStart: (s) => (stop = s) },
-				async (ctx) => {
-					const pending = getModelRequestStatus(ctx, 'rid-1');
-					pending.catch(() => undefined);
-					// Wait (without timers) until the sandbox answered the first 429, then press Stop.
-					while (!apiCalls(sb).some((e) => e.status === 429)) await new Promise((resolve) => setImmediate(resolve));
-					stop?.();
-					return await pending;
-				},
-			);
+			await withExecuteContext({ credentials: credentials(), onStart: (s) => (stop = s) }, async (ctx) => {
+				const pending = getModelRequestStatus(ctx, 'rid-1');
+				pending.catch(() => undefined);
+				// Wait (without timers) until the sandbox answered the first 429, then press Stop.
+				while (!apiCalls(sb).some((e) => e.status === 429)) await new Promise((resolve) => setImmediate(resolve));
+				stop?.();
+				return await pending;
+			});
 		} catch (e) {
 			error = e;
 		}
@@ -39,7 +36,10 @@ describe('stopping the execution', () => {
 	it('sends nothing when the execution was already stopped', async () => {
 		let error: unknown;
 		try {
-			await withExecuteContext({ credentials: credentials(), onStart: (stop) => stop() }, async (ctx) => await submitModelRun(ctx, FLUX, { prompt: 'x' }));
+			await withExecuteContext(
+				{ credentials: credentials(), onStart: (stop) => stop() },
+				async (ctx) => await submitModelRun(ctx, FLUX, { prompt: 'x' }),
+			);
 		} catch (e) {
 			error = e;
 		}

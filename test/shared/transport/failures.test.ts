@@ -74,7 +74,9 @@ describe('retries of reads and polls', () => {
 		// Seed 8: the first request is slow (10 s, far past our 2 s timeout), the second is not (and answers well
 		// within 2 s however loaded the machine).
 		sb.configure({ faults: { rateSlow: 0.5, slowMs: 10_000, seed: 8, pathPrefixes: ['/prod/v2/balance'] } });
-		const balance = await run(async (ctx) => await apiRequest(ctx, { family: 'serverless', method: 'GET', path: '/prod/v2/balance', timeoutMs: 2000 }));
+		const balance = await run(
+			async (ctx) => await apiRequest(ctx, { family: 'serverless', method: 'GET', path: '/prod/v2/balance', timeoutMs: 2000 }),
+		);
 		expect(balance).toMatchObject({ balance_microdollars: 5_000_000 });
 		expect(apiCalls(sb).map((e) => e.fault ?? 'none')).toEqual(['slow', 'none']);
 	});
@@ -109,11 +111,14 @@ describe('paid submissions', () => {
 
 	it('does NOT repeat a deployment inference or a training submit hit by a dropped connection', async () => {
 		await run(async (ctx) => await readyDataset(ctx, 'dogs'));
-		sb.configure({ faults: { rateDrop: 1, paidFaultTiming: 'after', pathPrefixes: ['/prod/v2/deployments/', '/prod/v1/trainers/ai-toolkit/jobs'] } });
+		sb.configure({
+			faults: { rateDrop: 1, paidFaultTiming: 'after', pathPrefixes: ['/prod/v2/deployments/', '/prod/v1/trainers/ai-toolkit/jobs'] },
+		});
 		sb.clearLog();
 		const e1 = await caught(async (ctx) => await submitDeploymentInference(ctx, T2I, { overrides: { '6': { inputs: { text: 'x' } } } }));
-		const e2 = await caught(async (ctx) =>
-			await submitTrainingJob(ctx, { configFile: yamlConfig('dog_lora', 'dogs'), configFormat: 'yaml', gpuType: 'ADA_80_PLUS' }),
+		const e2 = await caught(
+			async (ctx) =>
+				await submitTrainingJob(ctx, { configFile: yamlConfig('dog_lora', 'dogs'), configFormat: 'yaml', gpuType: 'ADA_80_PLUS' }),
 		);
 		for (const e of [e1, e2]) {
 			expect(e.message).toMatch(/may have been accepted: the connection dropped/);
@@ -130,8 +135,17 @@ describe('paid submissions', () => {
 
 	it('does NOT repeat a paid submit that timed out', async () => {
 		sb.configure({ faults: { rateSlow: 1, slowMs: 1500, pathPrefixes: ['/v1/models/'] } });
-		const error = await caught(async (ctx) =>
-			await apiRequest(ctx, { family: 'model', method: 'POST', path: `/v1/models/${FLUX}`, body: { prompt: 'x' }, paid: true, operation: 'model run', timeoutMs: 300 }),
+		const error = await caught(
+			async (ctx) =>
+				await apiRequest(ctx, {
+					family: 'model',
+					method: 'POST',
+					path: `/v1/models/${FLUX}`,
+					body: { prompt: 'x' },
+					paid: true,
+					operation: 'model run',
+					timeoutMs: 300,
+				}),
 		);
 		expect(error.message).toMatch(/model run may have been accepted: the request timed out/);
 		expect(apiCalls(sb)).toHaveLength(1);
@@ -152,7 +166,10 @@ describe('paid submissions', () => {
 		const previous = setRetryPolicy({ baseDelayMs: 5 });
 		let error: NodeApiError & NodeOperationError;
 		try {
-			error = await caught(async (ctx) => await submitModelRun(ctx, FLUX, { prompt: 'x' }), credentials({ modelApiBaseUrl: `http://127.0.0.1:${port}` }));
+			error = await caught(
+				async (ctx) => await submitModelRun(ctx, FLUX, { prompt: 'x' }),
+				credentials({ modelApiBaseUrl: `http://127.0.0.1:${port}` }),
+			);
 		} finally {
 			setRetryPolicy(previous);
 		}

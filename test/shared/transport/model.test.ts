@@ -27,8 +27,9 @@ const apiEntries = (): RequestLogEntry[] => sb.log().filter((e) => e.api === 'mo
 
 describe('catalog', () => {
 	it('lists models with every query parameter on the Model API host', async () => {
-		const list = await run(async (ctx) =>
-			await listModels(ctx, { search: ' flux ', category: 'text-to-image', kind: 'model', includeSchema: true, limit: 5, offset: 1 }),
+		const list = await run(
+			async (ctx) =>
+				await listModels(ctx, { search: ' flux ', category: 'text-to-image', kind: 'model', includeSchema: true, limit: 5, offset: 1 }),
 		);
 		expect(list.models.length).toBeGreaterThan(0);
 		expect(list.models.length).toBeLessThanOrEqual(5);

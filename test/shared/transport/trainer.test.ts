@@ -94,7 +94,11 @@ describe('datasets', () => {
 		const bare = await run(async (ctx) => await listDatasets(ctx));
 		expect(wrapped.map((d) => d.name)).toEqual(['one']);
 		expect(bare.map((d) => d.name)).toEqual(['one']);
-		expect(trainer().filter((e) => e.method === 'GET').map((e) => e.path)).toEqual(['/prod/v1/trainers/datasets', '/prod/v1/trainers/datasets']);
+		expect(
+			trainer()
+				.filter((e) => e.method === 'GET')
+				.map((e) => e.path),
+		).toEqual(['/prod/v1/trainers/datasets', '/prod/v1/trainers/datasets']);
 	});
 
 	it('uploads a file as multipart with one part named "file", and a caption as text/plain', async () => {
@@ -200,7 +204,11 @@ describe('training jobs', () => {
 	it('submits the config with the GPU choice (paid, once) and reads status and result', async () => {
 		const out = await run(async (ctx) => {
 			await readyDataset(ctx, 'dogs');
-			const job = await submitTrainingJob(ctx, { configFile: yamlConfig('my_lora', 'dogs'), configFormat: 'yaml', gpuType: 'ADA_80_PLUS', gpuCount: 1, gpuId: '#1' }, 0);
+			const job = await submitTrainingJob(
+				ctx,
+				{ configFile: yamlConfig('my_lora', 'dogs'), configFormat: 'yaml', gpuType: 'ADA_80_PLUS', gpuCount: 1, gpuId: '#1' },
+				0,
+			);
 			const status = await getTrainingJobStatus(ctx, String(job.id));
 			const result = await getTrainingJobResult(ctx, String(job.id));
 			return { job, status, result };
@@ -224,9 +232,13 @@ describe('training jobs', () => {
 
 	it('refuses bad GPU choices and an empty config before sending', async () => {
 		const cfg = yamlConfig('x', 'y');
-		const e1 = await caught(async (ctx) => await submitTrainingJob(ctx, { configFile: cfg, configFormat: 'yaml', gpuType: 'HOPPER_141', gpuCount: 8 }));
+		const e1 = await caught(
+			async (ctx) => await submitTrainingJob(ctx, { configFile: cfg, configFormat: 'yaml', gpuType: 'HOPPER_141', gpuCount: 8 }),
+		);
 		const e2 = await caught(async (ctx) => await submitTrainingJob(ctx, { configFile: cfg, configFormat: 'yaml', gpuType: 'RTX_4090' }));
-		const e3 = await caught(async (ctx) => await submitTrainingJob(ctx, { configFile: '  ', configFormat: 'yaml', gpuType: 'ADA_80_PLUS' }));
+		const e3 = await caught(
+			async (ctx) => await submitTrainingJob(ctx, { configFile: '  ', configFormat: 'yaml', gpuType: 'ADA_80_PLUS' }),
+		);
 		const e4 = await caught(async (ctx) => await resumeTrainingJob(ctx, 'job-1', { gpuType: 'HOPPER_141', gpuCount: 8 }));
 		expect(e1.message).toMatch(/8 GPUs are only available with ADA_80_PLUS/);
 		for (const e of [e1, e2, e3, e4]) expect(e).toBeInstanceOf(NodeOperationError);
@@ -234,8 +246,9 @@ describe('training jobs', () => {
 	});
 
 	it('renders which config fields failed (422 detail)', async () => {
-		const error = await caught(async (ctx) =>
-			await submitTrainingJob(ctx, { configFile: yamlConfig('x', 'missing-set'), configFormat: 'yaml', gpuType: 'ADA_80_PLUS' }),
+		const error = await caught(
+			async (ctx) =>
+				await submitTrainingJob(ctx, { configFile: yamlConfig('x', 'missing-set'), configFormat: 'yaml', gpuType: 'ADA_80_PLUS' }),
 		);
 		expect(error.httpCode).toBe('422');
 		expect(error.description).toMatch(/These inputs were rejected: config_file\.config\.process\.0\.datasets\.0\.folder_path/);
@@ -255,7 +268,11 @@ describe('training jobs', () => {
 	it('edits the config of a stopped job and resumes it with a GPU choice (paid, once)', async () => {
 		const out = await run(async (ctx) => {
 			await readyDataset(ctx, 'birds');
-			const job = await submitTrainingJob(ctx, { configFile: yamlConfig('preempt_lora', 'birds', 8), configFormat: 'yaml', gpuType: 'ADA_80_PLUS' });
+			const job = await submitTrainingJob(ctx, {
+				configFile: yamlConfig('preempt_lora', 'birds', 8),
+				configFormat: 'yaml',
+				gpuType: 'ADA_80_PLUS',
+			});
 			const id = String(job.id);
 			const stopped = await getTrainingJobStatus(ctx, id);
 			const edited = await editTrainingJob(ctx, id, { configFile: yamlConfig('preempt_lora', 'birds', 8), configFormat: 'yaml' });
@@ -269,13 +286,21 @@ describe('training jobs', () => {
 		expect(log.find((e) => e.path.endsWith('/edit'))).toMatchObject({ method: 'POST', body: { config_file_format: 'yaml' }, status: 200 });
 		const resumes = log.filter((e) => e.path.endsWith('/resume'));
 		expect(resumes).toHaveLength(1);
-		expect(resumes[0]).toMatchObject({ method: 'POST', path: `/prod/v1/trainers/ai-toolkit/jobs/${out.id}/resume`, body: { gpu_type: 'ADA_80_PLUS', gpu_count: 8 } });
+		expect(resumes[0]).toMatchObject({
+			method: 'POST',
+			path: `/prod/v1/trainers/ai-toolkit/jobs/${out.id}/resume`,
+			body: { gpu_type: 'ADA_80_PLUS', gpu_count: 8 },
+		});
 	});
 
 	it('resumes with an empty body {} when no GPU choice is given', async () => {
 		await run(async (ctx) => {
 			await readyDataset(ctx, 'fish');
-			const job = await submitTrainingJob(ctx, { configFile: yamlConfig('preempt_fish', 'fish', 8), configFormat: 'yaml', gpuType: 'ADA_80_PLUS' });
+			const job = await submitTrainingJob(ctx, {
+				configFile: yamlConfig('preempt_fish', 'fish', 8),
+				configFormat: 'yaml',
+				gpuType: 'ADA_80_PLUS',
+			});
 			return await resumeTrainingJob(ctx, String(job.id));
 		});
 		expect(trainer().find((e) => e.path.endsWith('/resume'))).toMatchObject({ body: {}, status: 200 });

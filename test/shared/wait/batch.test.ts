@@ -11,7 +11,8 @@ const KEY = timingKey('model', 'acme/video');
 const TARGET_MS = 300;
 
 /** A run of KEY submitted now that is going until `endMs` after it and then succeeded. */
-const batchRun = (clock: VirtualClock, id: number, endMs: number) => timedJob(clock, { endMs }, { itemIndex: id, id: `run${id}`, timingKey: KEY });
+const batchRun = (clock: VirtualClock, id: number, endMs: number) =>
+	timedJob(clock, { endMs }, { itemIndex: id, id: `run${id}`, timingKey: KEY });
 
 /** A store that learned `ends` (ms from submit) within ±0.5 s each, as the timestamps of earlier runs teach. */
 function learned(ends: number[], store = new DurationStore()): DurationStore {
@@ -65,7 +66,14 @@ describe('a batch learns from its own runs while it runs', () => {
 		const clock = new VirtualClock();
 		const ends = spreadRuns(300_000, 40, 200 + seed);
 		const runs = ends.map((end, i) => batchRun(clock, i, end));
-		const outcomes = await clock.run(waitForAll(runs.map((r) => r.job), modelRun(store), undefined, clock));
+		const outcomes = await clock.run(
+			waitForAll(
+				runs.map((r) => r.job),
+				modelRun(store),
+				undefined,
+				clock,
+			),
+		);
 		expect(outcomes.every((o) => o.kind === 'done')).toBe(true);
 		expect(store.liveCount(KEY, 'total')).toBe(0);
 		const delays = runs.map((r, i) => r.pollTimes[r.pollTimes.length - 1] - ends[i]);
@@ -106,7 +114,14 @@ describe('a batch learns from its own runs while it runs', () => {
 		const spy = jest.spyOn(store, 'livePlan');
 		const early = Array.from({ length: needed - 10 - 1 }, (_, i) => batchRun(clock, i, 55_000 + i * 100));
 		const late = batchRun(clock, 99, 80_000);
-		await clock.run(waitForAll([...early, late].map((r) => r.job), modelRun(store, { jitter: 0 }), undefined, clock));
+		await clock.run(
+			waitForAll(
+				[...early, late].map((r) => r.job),
+				modelRun(store, { jitter: 0 }),
+				undefined,
+				clock,
+			),
+		);
 		// (Called when the jobs start, for the plan counting the runs going: from what was learned then, 10.)
 		expect(spy.mock.calls.filter(([, , , fromLearned]) => fromLearned > 10)).toEqual([]);
 
@@ -115,7 +130,14 @@ describe('a batch learns from its own runs while it runs', () => {
 		const more = Array.from({ length: needed - 10 }, (_, i) => batchRun(clock, i, 55_000 + i * 100));
 		const old = fresh.plan(KEY, 'total', TARGET_MS) as readonly number[];
 		const lasts = [batchRun(clock, 98, 80_000), batchRun(clock, 99, 85_000)];
-		await clock.run(waitForAll([...more, ...lasts].map((r) => r.job), modelRun(fresh, { jitter: 0 }), undefined, clock));
+		await clock.run(
+			waitForAll(
+				[...more, ...lasts].map((r) => r.job),
+				modelRun(fresh, { jitter: 0 }),
+				undefined,
+				clock,
+			),
+		);
 		// Both runs still going switch, to one plan made once for both.
 		const switches = freshSpy.mock.calls.flatMap(([, , , fromLearned], k) => (fromLearned > 10 ? [freshSpy.mock.results[k]] : []));
 		expect(switches).toHaveLength(2);
@@ -126,12 +148,17 @@ describe('a batch learns from its own runs while it runs', () => {
 		for (const run of lasts) expect(run.pollTimes.some((t) => a.offsets.includes(t) && !old.includes(t))).toBe(true);
 	});
 
-	it('a run submitted while an earlier batch is half done is planned counting that batch\'s runs still going', async () => {
+	it("a run submitted while an earlier batch is half done is planned counting that batch's runs still going", async () => {
 		const store = learned(spreadRuns(300_000, 10, 61));
 		const clock = new VirtualClock();
 		const ends = spreadRuns(300_000, 20, 62).sort((a, b) => a - b);
 		const first = ends.map((end, i) => batchRun(clock, i, end));
-		const firstDone = waitForAll(first.map((r) => r.job), modelRun(store), undefined, clock);
+		const firstDone = waitForAll(
+			first.map((r) => r.job),
+			modelRun(store),
+			undefined,
+			clock,
+		);
 		let later: ReturnType<typeof batchRun> | undefined;
 		let laterDone: Promise<unknown> | undefined;
 		let samplesOnly: readonly number[] = [];
@@ -165,7 +192,9 @@ describe('a batch learns from its own runs while it runs', () => {
 			return { state: 'running', record: {} };
 		};
 		const endless = batchRun(clock, 2, 1e9);
-		const outcomes = await clock.run(waitForAll([done.job, failing.job, endless.job], modelRun(store, { maxWaitMs: 60_000 }), undefined, clock));
+		const outcomes = await clock.run(
+			waitForAll([done.job, failing.job, endless.job], modelRun(store, { maxWaitMs: 60_000 }), undefined, clock),
+		);
 		expect(outcomes.map((o) => o.kind)).toEqual(['done', 'error', 'timeout']);
 		expect(store.liveCount(KEY, 'total')).toBe(0);
 
@@ -175,7 +204,14 @@ describe('a batch learns from its own runs while it runs', () => {
 			expect(store.liveCount(KEY, 'total')).toBe(2);
 			stop.abort();
 		});
-		const ends = await clock.run(waitForAll(stopped.map((r) => r.job), modelRun(store, { cancelOnStop: false }), stop.signal, clock));
+		const ends = await clock.run(
+			waitForAll(
+				stopped.map((r) => r.job),
+				modelRun(store, { cancelOnStop: false }),
+				stop.signal,
+				clock,
+			),
+		);
 		expect(ends.map((o) => o.kind)).toEqual(['stopped', 'stopped']);
 		expect(store.liveCount(KEY, 'total')).toBe(0);
 	});
@@ -217,7 +253,15 @@ describe('DurationStore: runs being waited for', () => {
 		// Ten runs going past where the samples expect nearly every end: the plan moves later than the samples' own.
 		const own = store.plan(KEY, 'total', TARGET_MS) as readonly number[];
 		expect(first!.offsets[first!.offsets.length - 1]).toBeGreaterThan(own[own.length - 1]);
-		expect(first!.offsets).toEqual(planPolls(endDistribution(store.samples(KEY, 'total'), runs.map((r) => r.going))!, { targetDelayMs: TARGET_MS }));
+		expect(first!.offsets).toEqual(
+			planPolls(
+				endDistribution(
+					store.samples(KEY, 'total'),
+					runs.map((r) => r.going),
+				)!,
+				{ targetDelayMs: TARGET_MS },
+			),
+		);
 		// Asked again for no more than it was made from: the same plan, not a new fit.
 		runs[0].going = 90_000;
 		expect(store.livePlan(KEY, 'total', TARGET_MS, 10)).toBe(first);
@@ -250,11 +294,22 @@ describe('polling goal "Fewest Requests" in a batch', () => {
 		const clock = new VirtualClock();
 		const ends = spreadRuns(300_000, 40, 200 + seed);
 		const runs = ends.map((end, i) => batchRun(clock, i, end));
-		const outcomes = await clock.run(waitForAll(runs.map((r) => r.job), modelRun(store, o), undefined, clock));
+		const outcomes = await clock.run(
+			waitForAll(
+				runs.map((r) => r.job),
+				modelRun(store, o),
+				undefined,
+				clock,
+			),
+		);
 		expect(outcomes.every((o) => o.kind === 'done')).toBe(true);
 		expect(store.liveCount(KEY, 'total')).toBe(0);
 		const replans = spy.mock.calls.filter(([, , , fromLearned]) => fromLearned > 10).length;
-		return { polls: median(runs.map((r) => r.pollTimes.length)), delay: median(runs.map((r, i) => r.pollTimes[r.pollTimes.length - 1] - ends[i])), replans };
+		return {
+			polls: median(runs.map((r) => r.pollTimes.length)),
+			delay: median(runs.map((r, i) => r.pollTimes[r.pollTimes.length - 1] - ends[i])),
+			replans,
+		};
 	}
 
 	it('the typical run is seen with three requests, the batch keeps the plans it started with, and the end is seen later', async () => {

@@ -9,9 +9,7 @@ import { VirtualClock, apiError, diffs, fakeJob, makeEnv, opts, running, type En
 describe('waitForAll', () => {
 	it('polls a batch of 100 jobs together, never more than `concurrency` in flight, in about the time of the slowest', async () => {
 		const env = makeEnv(50);
-		const jobs = Array.from({ length: 100 }, (_, k) =>
-			fakeJob(env, `job${k}`, [...running(k % 5), 'succeeded']),
-		);
+		const jobs = Array.from({ length: 100 }, (_, k) => fakeJob(env, `job${k}`, [...running(k % 5), 'succeeded']));
 		const outcomes = await env.clock.run(waitForAll(jobs, opts({ concurrency: 10 }), undefined, env.clock));
 
 		expect(outcomes).toHaveLength(100);
@@ -81,9 +79,7 @@ describe('waitForAll', () => {
 		it("'returnRunning' → timeout outcome without cancelling", async () => {
 			const env = makeEnv();
 			const job = neverEnds(env, { outcome: 'cancelled' });
-			const [o] = await env.clock.run(
-				waitForAll([job], opts({ maxWaitMs: 2000, onTimeout: 'returnRunning' }), undefined, env.clock),
-			);
+			const [o] = await env.clock.run(waitForAll([job], opts({ maxWaitMs: 2000, onTimeout: 'returnRunning' }), undefined, env.clock));
 			expect(o).toMatchObject({ kind: 'timeout', state: 'running', polls: 3 });
 			expect(job.cancelCalls).toBe(0);
 		});
@@ -157,9 +153,7 @@ describe('waitForAll', () => {
 			const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 			const recovers = fakeJob(env, 'a1', [apiError(503), reset, apiError(502), 'running', apiError(500), 'succeeded']);
 			const broken = fakeJob(env, 'b2', [apiError(503)]);
-			const out = await env.clock.run(
-				waitForAll([recovers, broken], opts({ maxTransientErrors: 3 }), undefined, env.clock),
-			);
+			const out = await env.clock.run(waitForAll([recovers, broken], opts({ maxTransientErrors: 3 }), undefined, env.clock));
 			expect(out[0]).toMatchObject({ kind: 'done', state: 'succeeded', polls: 6 });
 			expect(out[1].kind).toBe('error');
 			expect(out[1].polls).toBe(4); // 1 + 3 retries

@@ -214,7 +214,11 @@ export interface RunResult {
 }
 
 /** A job for a run submitted now that goes as `run` says on the clock; `pollTimes`: its polls, ms after the submit. */
-export function timedJob(clock: VirtualClock, run: TimedRun, job: Partial<WaitJob> = {}): { job: WaitJob; pollTimes: number[]; submittedAt: number } {
+export function timedJob(
+	clock: VirtualClock,
+	run: TimedRun,
+	job: Partial<WaitJob> = {},
+): { job: WaitJob; pollTimes: number[]; submittedAt: number } {
 	const submittedAt = clock.now();
 	const pollTimes: number[] = [];
 	const timed: WaitJob = {
@@ -238,12 +242,7 @@ export function timedJob(clock: VirtualClock, run: TimedRun, job: Partial<WaitJo
 }
 
 /** Submits one run now and waits for it with `options`; afterwards the clock moves a minute on. */
-export async function waitForRun(
-	clock: VirtualClock,
-	run: TimedRun,
-	options: WaitOptions,
-	job: Partial<WaitJob> = {},
-): Promise<RunResult> {
+export async function waitForRun(clock: VirtualClock, run: TimedRun, options: WaitOptions, job: Partial<WaitJob> = {}): Promise<RunResult> {
 	const { job: timed, pollTimes, submittedAt } = timedJob(clock, run, job);
 	const [outcome] = await clock.run(waitForAll([timed], options, undefined, clock));
 	const result = { polls: outcome.polls, delayMs: clock.now() - submittedAt - run.endMs, pollTimes, kind: outcome.kind };

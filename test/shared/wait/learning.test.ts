@@ -89,7 +89,14 @@ describe('learned timing', () => {
 
 	it('only successful runs are learned', async () => {
 		const store = new DurationStore();
-		await series([{ endMs: 3000, final: 'failed' }, { endMs: 3000, final: 'cancelled' }], modelRun(store), KEY);
+		await series(
+			[
+				{ endMs: 3000, final: 'failed' },
+				{ endMs: 3000, final: 'cancelled' },
+			],
+			modelRun(store),
+			KEY,
+		);
 		expect(store.has(KEY)).toBe(false);
 	});
 

@@ -5,15 +5,7 @@
  */
 import { sleep } from 'n8n-workflow';
 
-import {
-	MAX_TIMER_MS,
-	MIN_INTERVAL_MS,
-	realClock,
-	resolveOptions,
-	sleepFor,
-	waitForAll,
-	type Clock,
-} from '../../../nodes/shared/wait';
+import { MAX_TIMER_MS, MIN_INTERVAL_MS, realClock, resolveOptions, sleepFor, waitForAll, type Clock } from '../../../nodes/shared/wait';
 import { Limiter, mapPool, normaliseLimit } from '../../../nodes/shared/pool';
 import { diffs, fakeJob, makeEnv, opts, running } from './helpers';
 
@@ -110,7 +102,16 @@ describe('options that are not usable numbers', () => {
 			firstPollDelayMs: NaN,
 			targetDelayMs: NaN,
 		});
-		expect(r).toMatchObject({ initialIntervalMs: 1000, maxIntervalMs: 10_000, maxWaitMs: Infinity, concurrency: 1, backoffFactor: 1.5, jitter: 0.1, maxTransientErrors: 3, firstPollDelayMs: 0 });
+		expect(r).toMatchObject({
+			initialIntervalMs: 1000,
+			maxIntervalMs: 10_000,
+			maxWaitMs: Infinity,
+			concurrency: 1,
+			backoffFactor: 1.5,
+			jitter: 0.1,
+			maxTransientErrors: 3,
+			firstPollDelayMs: 0,
+		});
 		expect(r.targetDelayMs).toBeGreaterThan(0);
 		expect(resolveOptions({ ...base, initialIntervalMs: 0 }).initialIntervalMs).toBe(MIN_INTERVAL_MS);
 		expect(resolveOptions({ ...base, initialIntervalMs: -5, concurrency: 0 })).toMatchObject({ initialIntervalMs: 1000, concurrency: 1 });

@@ -48,7 +48,12 @@ describe('Stop with an n8n-workflow sleep that ignores the signal', () => {
 		let polls = 0;
 		const job: WaitJob = { itemIndex: 0, id: 'r1', poll: async () => ({ state: 'running', record: { polls: ++polls } }) };
 		onSleep = () => queueMicrotask(() => ac.abort());
-		const [o] = await waitForAll([job], opts({ initialIntervalMs: 600_000, maxIntervalMs: 600_000, cancelOnStop: false }), ac.signal, realClock);
+		const [o] = await waitForAll(
+			[job],
+			opts({ initialIntervalMs: 600_000, maxIntervalMs: 600_000, cancelOnStop: false }),
+			ac.signal,
+			realClock,
+		);
 		expect(o.kind).toBe('stopped');
 		expect(pendingSleeps.length).toBeGreaterThan(0); // Stop came while a sleep was pending
 	});

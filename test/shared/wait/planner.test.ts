@@ -79,7 +79,10 @@ describe('endDistribution', () => {
 		const samples = ends.map((end) => (end <= 19_500 ? { lo: 16_000, hi: 19_500 } : { lo: end - 250, hi: end + 250 }));
 		const dist = endDistribution(samples) as EndDistribution;
 		const trueMedian = [...ends].sort((a, b) => a - b)[12];
-		const precise = samples.filter((s) => s.hi - s.lo < 1000).map((s) => (s.lo + s.hi) / 2).sort((a, b) => a - b);
+		const precise = samples
+			.filter((s) => s.hi - s.lo < 1000)
+			.map((s) => (s.lo + s.hi) / 2)
+			.sort((a, b) => a - b);
 		// Learning from the precise samples only would put the median far too late; the fit stays close.
 		expect(Math.abs(dist.median - trueMedian)).toBeLessThan(Math.abs(precise[Math.floor(precise.length / 2)] - trueMedian) / 2);
 		expect(dist.cdf(19_000)).toBeGreaterThan(0.1);
@@ -90,7 +93,12 @@ describe('endDistribution', () => {
 		expect(dist.lo).toBeLessThan(19_000);
 		expect(dist.hi).toBeGreaterThan(21_000);
 		expect(endDistribution([])).toBeUndefined();
-		expect(endDistribution([{ lo: NaN, hi: 5 }, { lo: 5, hi: 2 }])).toBeUndefined();
+		expect(
+			endDistribution([
+				{ lo: NaN, hi: 5 },
+				{ lo: 5, hi: 2 },
+			]),
+		).toBeUndefined();
 	});
 });
 
@@ -179,14 +187,17 @@ describe('planPolls', () => {
 
 describe('planPolls, polling goal "Fewest Requests"', () => {
 	/** Expected requests of a schedule, exactly: the first poll is sent, each later one if the run was going at the one before. */
-	const expectedRequests = (dist: EndDistribution, polls: number[]) => polls.reduce((sum, t, k) => sum + (k === 0 ? 1 : 1 - dist.cdf(polls[k - 1])), 0);
+	const expectedRequests = (dist: EndDistribution, polls: number[]) =>
+		polls.reduce((sum, t, k) => sum + (k === 0 ? 1 : 1 - dist.cdf(polls[k - 1])), 0);
 	/** Median requests and median delay of runs drawn from `dist`, polled at `polls`. */
 	function typical(dist: EndDistribution, polls: number[], count = 2000) {
 		const runs = seenRuns(dist, polls, mulberry32(7), count);
 		return { requests: median(runs.map((r) => r.requests)), delay: median(runs.map((r) => r.delay)) };
 	}
-	const learnedFrom = (meanMs: number, samples: number) => endDistribution(observed(spreadRuns(meanMs, samples, 3), 600)) as EndDistribution;
-	const fewest = (dist: EndDistribution, pollAtLowerEnd: boolean) => planPolls(dist, { targetDelayMs: 300, goal: 'fewestRequests', pollAtLowerEnd });
+	const learnedFrom = (meanMs: number, samples: number) =>
+		endDistribution(observed(spreadRuns(meanMs, samples, 3), 600)) as EndDistribution;
+	const fewest = (dist: EndDistribution, pollAtLowerEnd: boolean) =>
+		planPolls(dist, { targetDelayMs: 300, goal: 'fewestRequests', pollAtLowerEnd });
 
 	it('sees the typical run of 60 s and 5 minutes with three requests, where the lowest-delay plan needs more', () => {
 		for (const meanMs of [60_000, 300_000]) {

@@ -56,8 +56,16 @@ const CASES: Case[] = [
 		name: 'censored: blind stretch, n=10',
 		samples: [...Array.from({ length: 4 }, () => ({ lo: 16_000, hi: 19_500 })), ...samples(21_000, 0.05, 6, 500, 400)],
 	},
-	{ name: 'censored: runs still going, n=3 + 5 going', samples: samples(30_000, 0.05, 3, 600, 500), going: [29_000, 30_500, 31_000, 31_000, 33_000] },
-	{ name: 'censored: runs still going, n=10 + 20 going', samples: samples(30_000, 0.1, 10, 600, 600), going: Array.from({ length: 20 }, (_, k) => 28_000 + 250 * k) },
+	{
+		name: 'censored: runs still going, n=3 + 5 going',
+		samples: samples(30_000, 0.05, 3, 600, 500),
+		going: [29_000, 30_500, 31_000, 31_000, 33_000],
+	},
+	{
+		name: 'censored: runs still going, n=10 + 20 going',
+		samples: samples(30_000, 0.1, 10, 600, 600),
+		going: Array.from({ length: 20 }, (_, k) => 28_000 + 250 * k),
+	},
 	{ name: 'short 2 s, n=5', samples: samples(2000, 0.1, 5, 100, 700) },
 	...[10, 24].map((n) => ({ name: `long 300 s ±20 %, n=${n}`, samples: samples(300_000, 0.2, n, 600, 800 + n) })),
 ];

@@ -57,7 +57,8 @@ async function waitFor(
 			requests.result.push(clock.now());
 			requests.order.push('result');
 			const state = stateAt();
-			if (state === 'succeeded') return { state, record: { status: 'succeeded' }, result: { status: 'succeeded', output: { images: ['x'] } } };
+			if (state === 'succeeded')
+				return { state, record: { status: 'succeeded' }, result: { status: 'succeeded', output: { images: ['x'] } } };
 			return resultBeforeEnd ? resultBeforeEnd() : going(state);
 		},
 		...rest,
@@ -85,16 +86,19 @@ describe('result requests as polls', () => {
 		expect(seenAt).toBeGreaterThanOrEqual(3_000);
 	});
 
-	it.each([400, 404, 409])('a result request refused with %i (the live service may say "not completed yet") counts as going: status polls follow', async (code) => {
-		const { outcome, requests } = await waitFor(3_000, learned2s(), {
-			resultBeforeEnd: () => {
-				throw apiError(code, { error_code: 400005 });
-			},
-		});
-		expect(outcome).toMatchObject({ kind: 'done', state: 'succeeded' });
-		expect(requests.result).toHaveLength(1);
-		expect(requests.status.length).toBeGreaterThanOrEqual(1);
-	});
+	it.each([400, 404, 409])(
+		'a result request refused with %i (the live service may say "not completed yet") counts as going: status polls follow',
+		async (code) => {
+			const { outcome, requests } = await waitFor(3_000, learned2s(), {
+				resultBeforeEnd: () => {
+					throw apiError(code, { error_code: 400005 });
+				},
+			});
+			expect(outcome).toMatchObject({ kind: 'done', state: 'succeeded' });
+			expect(requests.result).toHaveLength(1);
+			expect(requests.status.length).toBeGreaterThanOrEqual(1);
+		},
+	);
 
 	it('a job without result requests (a deployment), or with nothing learned, polls its status', async () => {
 		const withoutResultPolls = await waitFor(2_000, learned2s(), { pollResult: undefined });

@@ -2,7 +2,16 @@
  * The service's timestamps of a finished run narrow what the wait engine learned from its polls
  * (narrowRunTime in nodes/shared/wait/engine.ts, DurationStore.narrow). On the virtual clock.
  */
-import { DurationStore, endDistribution, narrowRunTime, planPolls, timingKey, waitForAll, type EndDistribution, type WaitJob } from '../../../nodes/shared/wait';
+import {
+	DurationStore,
+	endDistribution,
+	narrowRunTime,
+	planPolls,
+	timingKey,
+	waitForAll,
+	type EndDistribution,
+	type WaitJob,
+} from '../../../nodes/shared/wait';
 import { VirtualClock, median, opts, spreadRuns } from './helpers';
 
 const KEY = timingKey('model', 'acme/image');
@@ -144,7 +153,11 @@ describe("narrowing a learned run time with the service's timestamps", () => {
 	});
 
 	it('planPolls without the poll at the lower end is the same schedule minus that poll', () => {
-		const dist = endDistribution([{ lo: 19_800, hi: 20_000 }, { lo: 20_500, hi: 20_700 }, { lo: 21_000, hi: 21_300 }]) as EndDistribution;
+		const dist = endDistribution([
+			{ lo: 19_800, hi: 20_000 },
+			{ lo: 20_500, hi: 20_700 },
+			{ lo: 21_000, hi: 21_300 },
+		]) as EndDistribution;
 		const full = planPolls(dist, { targetDelayMs: 300 });
 		expect(planPolls(dist, { targetDelayMs: 300, pollAtLowerEnd: false })).toEqual(full.slice(1));
 		expect(full[0]).toBe(dist.lo);

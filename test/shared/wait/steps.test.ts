@@ -99,7 +99,12 @@ describe('step progress: where the last step ends', () => {
 
 	it('starts again when a job counts fewer steps (resumed) or another total', () => {
 		const f = new StepForecast();
-		for (const [t, s] of [[0, 10], [10_000, 20], [20_000, 30]]) f.observe(t, { current: s, total: 100 });
+		for (const [t, s] of [
+			[0, 10],
+			[10_000, 20],
+			[20_000, 30],
+		])
+			f.observe(t, { current: s, total: 100 });
 		expect(f.forecast()).toBeDefined();
 		f.observe(30_000, { current: 5, total: 100 });
 		expect(f.forecast()).toBeUndefined();
@@ -113,7 +118,18 @@ describe('step progress: where the last step ends', () => {
 
 	it('takes only finite, non-negative step counts with a positive total', () => {
 		expect(stepProgressOf({ current: 3, total: 10, percent: 30 })).toEqual({ current: 3, total: 10 });
-		for (const bad of [undefined, null, 'x', {}, { current: 3 }, { current: NaN, total: 10 }, { current: 3, total: 0 }, { current: -1, total: 5 }, { current: '3', total: '10' }, { current: 3, total: Infinity }]) {
+		for (const bad of [
+			undefined,
+			null,
+			'x',
+			{},
+			{ current: 3 },
+			{ current: NaN, total: 10 },
+			{ current: 3, total: 0 },
+			{ current: -1, total: 5 },
+			{ current: '3', total: '10' },
+			{ current: 3, total: Infinity },
+		]) {
 			expect(stepProgressOf(bad)).toBeUndefined();
 		}
 	});

@@ -47,7 +47,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const statuses = (filters.status ?? []).map((s) => s.toUpperCase());
 	const datasets = (await listDatasets(this)).filter(
 		(d) =>
-			(!needle || String(d.name ?? '').toLowerCase().includes(needle)) &&
+			(!needle ||
+				String(d.name ?? '')
+					.toLowerCase()
+					.includes(needle)) &&
 			(statuses.length === 0 || statuses.includes(String(d.status ?? '').toUpperCase())),
 	);
 	return datasets.slice(0, limit);

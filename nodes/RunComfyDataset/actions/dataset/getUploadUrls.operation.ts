@@ -8,7 +8,7 @@ import { fileNameProblem } from '../../helpers/files';
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'Signed URLs are short-lived: send each file\'s exact bytes with the returned method and headers, without your RunComfy token. Upload File does all this for you.',
+			"Signed URLs are short-lived: send each file's exact bytes with the returned method and headers, without your RunComfy token. Upload File does all this for you.",
 		name: 'signedUrlNotice',
 		type: 'notice',
 		default: '',

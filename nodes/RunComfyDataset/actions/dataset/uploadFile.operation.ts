@@ -1,12 +1,7 @@
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import {
-	getDatasetUploadUrls,
-	putSignedUpload,
-	uploadDatasetFile,
-	uploadDatasetText,
-} from '../../../shared/transport';
+import { getDatasetUploadUrls, putSignedUpload, uploadDatasetFile, uploadDatasetText } from '../../../shared/transport';
 import type { SignedUpload } from '../../../shared/types';
 import { DIRECT_UPLOAD_MAX_BYTES } from '../../../shared/types';
 import type { UploadRecord, UploadTask } from '../../helpers/jobKind';
@@ -56,7 +51,7 @@ const properties: INodeProperties[] = [
 				default: '',
 				placeholder: 'e.g. {{ $json.name }}.jpg',
 				description:
-					'Name of the file in the dataset. Default: the binary\'s own file name. Uploading a name that exists overwrites that file.',
+					"Name of the file in the dataset. Default: the binary's own file name. Uploading a name that exists overwrites that file.",
 			},
 			{
 				displayName: 'Parallel Uploads',
@@ -153,13 +148,17 @@ export async function uploadViaSignedUrl(
 			continue;
 		}
 		const httpCode = (failure as { httpCode?: string | null })?.httpCode ?? undefined;
-		throw new NodeApiError(ctx.getNode(), { message }, {
-			message: `Uploading ${fileName} through a signed URL failed${firstFailure ? ' twice' : ''}: ${message}`,
-			description: firstFailure
-				? `The first attempt failed too (${firstFailure}), and a fresh upload URL did not help. Check the network and that the file did not change size, then run the node again.`
-				: ((failure as { description?: string })?.description ?? 'Run the node again to request a fresh upload URL.'),
-			...(httpCode ? { httpCode: String(httpCode) } : {}),
-		});
+		throw new NodeApiError(
+			ctx.getNode(),
+			{ message },
+			{
+				message: `Uploading ${fileName} through a signed URL failed${firstFailure ? ' twice' : ''}: ${message}`,
+				description: firstFailure
+					? `The first attempt failed too (${firstFailure}), and a fresh upload URL did not help. Check the network and that the file did not change size, then run the node again.`
+					: ((failure as { description?: string })?.description ?? 'Run the node again to request a fresh upload URL.'),
+				...(httpCode ? { httpCode: String(httpCode) } : {}),
+			},
+		);
 	}
 }
 
@@ -234,4 +233,3 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 	};
 	return await runJobs(this, items, uploadKind(this, prepare, readParallelUploads(this, items.length)));
 }
-

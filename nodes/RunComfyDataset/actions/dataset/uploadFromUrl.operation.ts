@@ -3,14 +3,7 @@ import { NodeOperationError, sleep, updateDisplayOptions } from 'n8n-workflow';
 
 import type { OpenUrlOptions, OpenedUrl } from '../../../shared/download';
 import { internalAddressKind, internalAddressText } from '../../../shared/net';
-import {
-	UrlProblem,
-	fileNameFromUrl,
-	internalHostProblem,
-	isUrlProblem,
-	openUrl,
-	publicHostsPolicy,
-} from '../../../shared/download';
+import { UrlProblem, fileNameFromUrl, internalHostProblem, isUrlProblem, openUrl, publicHostsPolicy } from '../../../shared/download';
 import {
 	backoffDelay,
 	getCredentials,
@@ -120,9 +113,15 @@ export function fetchError(ctx: IExecuteFunctions, url: string, problem: UrlProb
 						`${lead}: this n8n version cannot check where ${new URL(problem.url).hostname} points`,
 						`n8n before 2.41 gives nodes no way to resolve host names, so the node cannot make sure the host is not inside your network. Add the host (or its domain as *.domain) to "Allowed Download Hosts" in the RunComfy credential, or update n8n.`,
 					)
-				: fail(`${lead}: the host ${new URL(problem.url).hostname} could not be found${d.code ? ` (${d.code})` : ''}`, 'Check the URL for typos.');
+				: fail(
+						`${lead}: the host ${new URL(problem.url).hostname} could not be found${d.code ? ` (${d.code})` : ''}`,
+						'Check the URL for typos.',
+					);
 		case 'blocked-by-n8n':
-			return fail(`${lead}: n8n's SSRF protection blocked ${new URL(problem.url).hostname}`, d.message || 'Ask the n8n administrator to allow the host.');
+			return fail(
+				`${lead}: n8n's SSRF protection blocked ${new URL(problem.url).hostname}`,
+				d.message || 'Ask the n8n administrator to allow the host.',
+			);
 		case 'http-status':
 			return fail(
 				`${lead}: the file host answered HTTP ${d.status}${where}`,

@@ -11,5 +11,9 @@ export const description = updateDisplayOptions({ show: { resource: ['dataset'],
 
 /** Polls every item's dataset until READY (all at once, once per dataset); FAILED becomes an error with the service's reason. */
 export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await runJobs(this, items, readyKind(this, (i) => readDatasetId(this, i)));
+	return await runJobs(
+		this,
+		items,
+		readyKind(this, (i) => readDatasetId(this, i)),
+	);
 }

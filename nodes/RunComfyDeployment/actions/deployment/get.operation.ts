@@ -36,8 +36,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const includePayload = readBoolean(this, 'includePayload', itemIndex, false, 'Include Workflow');
 	const includeReadme = readBoolean(this, 'includeReadme', itemIndex, false, 'Include Readme');
 	const simple = readSimplify(this, itemIndex);
-	const deployment = await onDeployment(this, id, itemIndex, async () =>
-		await getDeployment(this, id, { includePayload, includeReadme }),
-	);
+	const deployment = await onDeployment(this, id, itemIndex, async () => await getDeployment(this, id, { includePayload, includeReadme }));
 	return asChosen(simple, 'deployment', includePayload ? { ...deployment, ...workflowSummary(deployment) } : { ...deployment });
 }

@@ -25,7 +25,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: 'api/free',
 		placeholder: 'e.g. api/free',
-		description: "The ComfyUI backend path on the instance, without the host (a leading / is removed)",
+		description: 'The ComfyUI backend path on the instance, without the host (a leading / is removed)',
 	},
 	{
 		displayName: 'Body (JSON)',

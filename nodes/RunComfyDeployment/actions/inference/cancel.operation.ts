@@ -64,10 +64,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		json.status = result.record.status ?? result.state;
 		json.still_running = result.kind !== 'done';
 		if (result.kind === 'timeout' && wait.onTimeout === 'fail') {
-			throw new NodeOperationError(this.getNode(), `Request ${requestId} has not ended ${formatDuration(wait.maxWaitMs)} after the cancellation was requested`, {
-				itemIndex,
-				description: 'The service accepted the cancellation; check later with Get Status.',
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`Request ${requestId} has not ended ${formatDuration(wait.maxWaitMs)} after the cancellation was requested`,
+				{
+					itemIndex,
+					description: 'The service accepted the cancellation; check later with Get Status.',
+				},
+			);
 		}
 	}
 	return forCaller(this, withPublicStatus(json), toolJson);

@@ -52,7 +52,7 @@ const properties: INodeProperties[] = [
 				multiKeyMatch: false,
 				supportAutoMap: false,
 				noFieldsError:
-					"Pick a deployment first: the inputs of its saved workflow (prompts, seeds, image file names, ...) are loaded from RunComfy. A deployment without a saved workflow (e.g. a LoRA deployment) needs the JSON mode.",
+					'Pick a deployment first: the inputs of its saved workflow (prompts, seeds, image file names, ...) are loaded from RunComfy. A deployment without a saved workflow (e.g. a LoRA deployment) needs the JSON mode.',
 			},
 		},
 	},
@@ -71,8 +71,7 @@ const properties: INodeProperties[] = [
 		type: 'json',
 		default: '',
 		displayOptions: { show: { inputMode: ['fullWorkflow'] } },
-		description:
-			'A whole workflow exported from ComfyUI with "Export (API)", sent as workflow_api_json in place of the saved one',
+		description: 'A whole workflow exported from ComfyUI with "Export (API)", sent as workflow_api_json in place of the saved one',
 	},
 	{
 		displayName: 'Binary Inputs',
@@ -135,8 +134,7 @@ const properties: INodeProperties[] = [
 				name: 'extraData',
 				type: 'json',
 				default: '',
-				description:
-					'Sent as extra_data, e.g. {"api_key_comfy_org": "comfyui-…"} for ComfyUI Core API nodes in the workflow',
+				description: 'Sent as extra_data, e.g. {"api_key_comfy_org": "comfyui-…"} for ComfyUI Core API nodes in the workflow',
 			},
 			minimumBalanceOption,
 			{
@@ -174,4 +172,3 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 export async function webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	return await answerCallback(this, (ctx) => inferenceRunKind(ctx, []));
 }
-

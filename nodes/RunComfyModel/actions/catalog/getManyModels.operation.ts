@@ -72,7 +72,7 @@ const properties: INodeProperties[] = [
 				typeOptions: { minValue: 0 },
 				default: 0,
 				description:
-					'How many matching models to skip before the first one returned (the API\'s offset), e.g. to read the catalog page by page',
+					"How many matching models to skip before the first one returned (the API's offset), e.g. to read the catalog page by page",
 			},
 		],
 	},

@@ -64,7 +64,8 @@ export function convertValue(name: string, value: unknown, prop: JsonSchemaPrope
 			const t = value.trim();
 			const parsed = t.startsWith('[') ? parseJson(t) : undefined;
 			if (Array.isArray(parsed)) list = parsed;
-			else if (t.startsWith('[')) return value; // broken JSON: leave for validation to report
+			else if (t.startsWith('['))
+				return value; // broken JSON: leave for validation to report
 			else if (isFileArrayFormat(fileFormatOf(prop))) list = splitUrlList(t);
 			else list = [t];
 		} else if (!Array.isArray(value) && value !== null && typeof value !== 'object') {

@@ -29,9 +29,7 @@ export function humanise(name: string): string {
 		.split(/[\s_\-.]+/)
 		.filter(Boolean);
 	if (words.length === 0) return name;
-	return words
-		.map((w) => ACRONYMS[w.toLowerCase()] ?? w.charAt(0).toUpperCase() + w.slice(1))
-		.join(' ');
+	return words.map((w) => ACRONYMS[w.toLowerCase()] ?? w.charAt(0).toUpperCase() + w.slice(1)).join(' ');
 }
 
 export const fmt = (n: number) => String(n);

@@ -33,8 +33,7 @@ export const TYPE_ALIASES: Record<string, SchemaValueType> = {
 	dict: 'object',
 };
 
-export const isPlainObject = (value: unknown): value is IDataObject =>
-	typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isPlainObject = (value: unknown): value is IDataObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function typeNames(prop: JsonSchemaProperty): string[] {
 	const names: string[] = [];
@@ -97,8 +96,7 @@ export function isLoraLike(name: string, prop: JsonSchemaProperty | undefined): 
 	return isPlainObject(prop.properties) && 'path' in prop.properties;
 }
 
-export const numberOrUndefined = (v: unknown): number | undefined =>
-	typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+export const numberOrUndefined = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 export interface NumericLimits {
 	min?: number;

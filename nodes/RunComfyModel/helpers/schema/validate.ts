@@ -116,9 +116,7 @@ export function checkValidations(input: string, value: unknown, prop: JsonSchema
 		const limit = [entry.value, entry.max, entry.limit, entry.max_count, entry.max_items, entry.maxItems]
 			.map(numberOrUndefined)
 			.find((n) => n !== undefined);
-		const minLimit = [entry.min, entry.min_count, entry.min_items, entry.minItems]
-			.map(numberOrUndefined)
-			.find((n) => n !== undefined);
+		const minLimit = [entry.min, entry.min_count, entry.min_items, entry.minItems].map(numberOrUndefined).find((n) => n !== undefined);
 		const message = typeof entry.message === 'string' ? ` ${entry.message}` : '';
 		if (Array.isArray(value)) {
 			const countRule = /count|items|images|files|num/.test(kind) || entry.max_count !== undefined || entry.max_items !== undefined;
@@ -262,8 +260,7 @@ export function validateBody(
 			problems.push({ input: name, message: 'is required but has no value.' });
 		}
 	}
-	const allowUnknown =
-		options.allowUnknown ?? (schema?.additionalProperties === true || isPlainObject(schema?.additionalProperties));
+	const allowUnknown = options.allowUnknown ?? (schema?.additionalProperties === true || isPlainObject(schema?.additionalProperties));
 	for (const [name, value] of Object.entries(body)) {
 		const prop = Object.prototype.hasOwnProperty.call(properties, name) ? properties[name] : undefined;
 		if (!prop || !isPlainObject(prop)) {

@@ -9,7 +9,7 @@ import { configTextProperties, datasetCatalog, prepareTextConfig } from '../../h
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'Only a STOPPED, CANCELED or FAILED job can be edited, and config.name must stay the job\'s original name. Resume the job afterwards to run the new config.',
+			"Only a STOPPED, CANCELED or FAILED job can be edited, and config.name must stay the job's original name. Resume the job afterwards to run the new config.",
 		name: 'editNotice',
 		type: 'notice',
 		default: '',
@@ -32,19 +32,23 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const status = (await getTrainingJobStatus(this, jobId)) as IDataObject;
 	const state = rawStatus(status);
 	if (!EDITABLE_STATES.includes(state)) {
-		throw new NodeOperationError(this.getNode(), `Training job ${jobId} is ${state || 'in an unknown state'}; only a STOPPED, CANCELED or FAILED job can be edited`, {
-			itemIndex,
-			description:
-				state === 'RUNNING' || state === 'IN_QUEUE'
-					? 'Nothing was changed. Cancel the job first (its checkpoints are kept), then edit and resume it.'
-					: 'Nothing was changed. Check the job ID.',
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`Training job ${jobId} is ${state || 'in an unknown state'}; only a STOPPED, CANCELED or FAILED job can be edited`,
+			{
+				itemIndex,
+				description:
+					state === 'RUNNING' || state === 'IN_QUEUE'
+						? 'Nothing was changed. Cancel the job first (its checkpoints are kept), then edit and resume it.'
+						: 'Nothing was changed. Check the job ID.',
+			},
+		);
 	}
 	const prepared = await prepareTextConfig(this, itemIndex, datasetCatalog(this), { requireReady: false });
 	const original = originalName(status);
 	const warnings = [...prepared.warnings];
 	if (original === undefined) {
-		warnings.push('RunComfy did not report the job\'s name, so config.name was not compared; RunComfy checks it');
+		warnings.push("RunComfy did not report the job's name, so config.name was not compared; RunComfy checks it");
 	} else if (prepared.name !== undefined && prepared.name !== original) {
 		throw new NodeOperationError(this.getNode(), `config.name is "${prepared.name}" but must stay "${original}", the job's original name`, {
 			itemIndex,

@@ -48,10 +48,14 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			const gpu = readGpu(this, i);
 			const status = (await getTrainingJobStatus(this, jobId)) as IDataObject;
 			if (RUNNING_STATES.includes(rawStatus(status))) {
-				throw new NodeOperationError(this.getNode(), `Training job ${jobId} is ${rawStatus(status)}; only a stopped, failed or cancelled job can be resumed`, {
-					itemIndex: i,
-					description: 'Nothing was submitted. Wait for it with Get Status, or cancel it first.',
-				});
+				throw new NodeOperationError(
+					this.getNode(),
+					`Training job ${jobId} is ${rawStatus(status)}; only a stopped, failed or cancelled job can be resumed`,
+					{
+						itemIndex: i,
+						description: 'Nothing was submitted. Wait for it with Get Status, or cancel it first.',
+					},
+				);
 			}
 			const before = { status: status.status, progress: progressOf(status) };
 			return { itemIndex: i, jobId, gpu, fields: { job_id: jobId, gpu_type: gpu.gpuType, gpu_count: gpu.gpuCount, before } };

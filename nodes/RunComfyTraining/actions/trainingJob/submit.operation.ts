@@ -8,7 +8,13 @@ import { gpuProperties, readGpu } from '../../helpers/jobFields';
 import type { TrainingItem } from '../../helpers/jobKind';
 import { paidJobWaitProperties, trainingJobKind } from '../../helpers/jobKind';
 import type { PreparedConfig } from '../../helpers/config/prepareConfig';
-import { configTextProperties, datasetCatalog, prepareSimpleConfig, prepareTextConfig, simpleFormProperties } from '../../helpers/config/prepareConfig';
+import {
+	configTextProperties,
+	datasetCatalog,
+	prepareSimpleConfig,
+	prepareTextConfig,
+	simpleFormProperties,
+} from '../../helpers/config/prepareConfig';
 
 const properties: INodeProperties[] = [
 	{

@@ -16,7 +16,7 @@ export function datasetNameFromFolderPath(value: unknown): string | undefined {
 	return name && !name.includes('/') ? name : undefined;
 }
 
-const show = (v: unknown): string => (typeof v === 'string' ? `"${v}"` : JSON.stringify(v) ?? String(v));
+const show = (v: unknown): string => (typeof v === 'string' ? `"${v}"` : (JSON.stringify(v) ?? String(v)));
 
 export interface KnownDataset {
 	id: string;
@@ -35,11 +35,7 @@ export interface PathCheck {
  * DATASET_FOLDER_PREFIX + the dataset's name. With `datasets` (the account's datasets) the names are also looked
  * up: unknown names, ids used instead of names, and datasets that are not READY are problems.
  */
-export function checkConfigPaths(
-	facts: ConfigFacts,
-	datasets?: KnownDataset[],
-	options: { requireReady?: boolean } = {},
-): PathCheck {
+export function checkConfigPaths(facts: ConfigFacts, datasets?: KnownDataset[], options: { requireReady?: boolean } = {}): PathCheck {
 	const requireReady = options.requireReady ?? true;
 	const problems: string[] = [];
 	const datasetNames: string[] = [];
@@ -55,7 +51,7 @@ export function checkConfigPaths(
 				typeof value === 'string' ? datasets?.find((d) => value.endsWith(`/${d.name}`) || value.endsWith(`/${d.id}`)) : undefined;
 			problems.push(
 				`${path} is ${show(value)} but must be "${DATASET_FOLDER_PREFIX}<dataset name>"` +
-					(guess ? `, here "${datasetFolderPath(guess.name)}"` : ' (the dataset\'s name, not its id)'),
+					(guess ? `, here "${datasetFolderPath(guess.name)}"` : " (the dataset's name, not its id)"),
 			);
 			continue;
 		}

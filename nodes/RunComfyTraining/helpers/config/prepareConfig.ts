@@ -67,7 +67,7 @@ export function simpleFormProperties(show: IDisplayOptions['show']): INodeProper
 		{
 			// the Dataset node's picker (same list search), described for training
 			...datasetLocator({ ...show }),
-			description: 'A READY dataset of images/videos with .txt captions. Its name is put into the config\'s folder_path.',
+			description: "A READY dataset of images/videos with .txt captions. Its name is put into the config's folder_path.",
 		},
 		{
 			displayName: 'Steps',
@@ -92,7 +92,7 @@ export function simpleFormProperties(show: IDisplayOptions['show']): INodeProper
 			type: 'number',
 			typeOptions: { minValue: 0, maxValue: 256 },
 			default: 0,
-			description: 'LoRA rank (network.linear; alpha is set equal). 0 uses the base model\'s usual rank (16 for images, 32 for video).',
+			description: "LoRA rank (network.linear; alpha is set equal). 0 uses the base model's usual rank (16 for images, 32 for video).",
 			displayOptions: on(),
 		},
 		{
@@ -111,7 +111,8 @@ export function simpleFormProperties(show: IDisplayOptions['show']): INodeProper
 			typeOptions: { rows: 4 },
 			default: '',
 			placeholder: 'e.g. a photo of [trigger] at the beach',
-			description: 'One prompt per line; sample images are made with them while training ("[trigger]" becomes the trigger word). Empty: no sampling.',
+			description:
+				'One prompt per line; sample images are made with them while training ("[trigger]" becomes the trigger word). Empty: no sampling.',
 			displayOptions: on(),
 		},
 		{
@@ -122,7 +123,13 @@ export function simpleFormProperties(show: IDisplayOptions['show']): INodeProper
 			default: {},
 			displayOptions: on(),
 			options: [
-				{ displayName: 'Batch Size', name: 'batchSize', type: 'number', typeOptions: { minValue: 1, maxValue: SIMPLE_NUMBERS.batchSize.max }, default: 1 },
+				{
+					displayName: 'Batch Size',
+					name: 'batchSize',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: SIMPLE_NUMBERS.batchSize.max },
+					default: 1,
+				},
 				{
 					displayName: 'Keep Last N Checkpoints',
 					name: 'maxStepSavesToKeep',
@@ -137,7 +144,7 @@ export function simpleFormProperties(show: IDisplayOptions['show']): INodeProper
 					type: 'string',
 					default: '',
 					placeholder: 'e.g. 512, 768, 1024',
-					description: 'Comma-separated training resolutions (images are bucketed). Empty: the base model\'s usual ones.',
+					description: "Comma-separated training resolutions (images are bucketed). Empty: the base model's usual ones.",
 				},
 				{
 					displayName: 'Sample Every N Steps',
@@ -154,7 +161,14 @@ export function simpleFormProperties(show: IDisplayOptions['show']): INodeProper
 					default: 250,
 					description: 'A checkpoint is saved this often; an early-stopped job resumes from the last one',
 				},
-				{ displayName: 'Seed', name: 'seed', type: 'number', typeOptions: { minValue: 0, maxValue: SIMPLE_NUMBERS.seed.max }, default: 42, description: 'Seed of the sample images' },
+				{
+					displayName: 'Seed',
+					name: 'seed',
+					type: 'number',
+					typeOptions: { minValue: 0, maxValue: SIMPLE_NUMBERS.seed.max },
+					default: 42,
+					description: 'Seed of the sample images',
+				},
 			],
 		},
 	];
@@ -228,7 +242,10 @@ export async function prepareTextConfig(
 			throw refuse(
 				ctx,
 				itemIndex,
-				emptied.map((e) => `${e.path} of item ${itemIndex} is empty: its expression ${e.expression} gave nothing (a missing column, a misspelt field name or an empty cell)`),
+				emptied.map(
+					(e) =>
+						`${e.path} of item ${itemIndex} is empty: its expression ${e.expression} gave nothing (a missing column, a misspelt field name or an empty cell)`,
+				),
 			);
 		}
 	}
@@ -267,7 +284,8 @@ export async function prepareSimpleConfig(ctx: IExecuteFunctions, itemIndex: num
 		.split(/[\s,]+/)
 		.filter((s) => s.length > 0);
 	const notWhole = resolutionText.find((r) => !/^\d+$/.test(r));
-	if (notWhole !== undefined) throw refuse(ctx, itemIndex, [`Resolution "${notWhole}" is not a whole number from 64 to 4096`], 'The Simple form');
+	if (notWhole !== undefined)
+		throw refuse(ctx, itemIndex, [`Resolution "${notWhole}" is not a whole number from 64 to 4096`], 'The Simple form');
 	const resolution = resolutionText.map(Number);
 	const prompts = String(ctx.getNodeParameter('samplePrompts', itemIndex, '') ?? '')
 		.split(/\r?\n/)
@@ -312,4 +330,3 @@ export async function prepareSimpleConfig(ctx: IExecuteFunctions, itemIndex: num
 		generated: true,
 	};
 }
-

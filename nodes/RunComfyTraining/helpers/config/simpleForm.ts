@@ -42,7 +42,8 @@ export function checkSimpleInput(input: SimpleConfigInput): string[] {
 		problems.push(`Unknown base model "${input.baseModel}"; pick one of ${BASE_MODELS.map((m) => m.id).join(', ')}`);
 	}
 	if (!input.datasetName) problems.push('No dataset was chosen');
-	if (!(Number.isInteger(input.steps) && input.steps >= 1)) problems.push(`Steps must be a whole number of at least 1 (got ${input.steps})`);
+	if (!(Number.isInteger(input.steps) && input.steps >= 1))
+		problems.push(`Steps must be a whole number of at least 1 (got ${input.steps})`);
 	if (!(input.learningRate > 0 && input.learningRate < 1)) {
 		problems.push(`Learning Rate must be between 0 and 1, e.g. 0.0001 (got ${input.learningRate})`);
 	}

@@ -14,7 +14,7 @@ const whole = (label: string, min: number, max: number, example: string): Number
 export const SIMPLE_NUMBERS = {
 	steps: whole('Steps', 1, 100_000, 'a whole number of steps, e.g. 2000'),
 	learningRate: { label: 'Learning Rate', min: 0, above: true, max: 1, example: 'e.g. 0.0001' } as NumberRule,
-	rank: whole('Rank', 0, 256, 'a whole number up to 256, or 0 for the base model\'s usual rank'),
+	rank: whole('Rank', 0, 256, "a whole number up to 256, or 0 for the base model's usual rank"),
 	batchSize: whole('Batch Size', 1, 64, 'a whole number, e.g. 1'),
 	maxStepSavesToKeep: whole('Keep Last N Checkpoints', 1, 1000, 'a whole number, e.g. 4'),
 	sampleEvery: whole('Sample Every N Steps', 1, 100_000, 'a whole number of steps, e.g. 250'),
@@ -40,7 +40,9 @@ export function readSimpleNumbers(ctx: IExecuteFunctions, itemIndex: number): Si
 	const optional = (name: 'batchSize' | 'maxStepSavesToKeep' | 'sampleEvery' | 'saveEvery' | 'seed'): number | undefined => {
 		const value = options[name];
 		if (!isEmptyValue(value)) return checkNumber(ctx, value, SIMPLE_NUMBERS[name], itemIndex);
-		return name in options ? emptyNumber(ctx, rawExpression(ctx, `simpleOptions.${name}`, itemIndex), value, SIMPLE_NUMBERS[name], itemIndex) : undefined;
+		return name in options
+			? emptyNumber(ctx, rawExpression(ctx, `simpleOptions.${name}`, itemIndex), value, SIMPLE_NUMBERS[name], itemIndex)
+			: undefined;
 	};
 	return {
 		steps: readNumber(ctx, 'steps', itemIndex, 2000, SIMPLE_NUMBERS.steps),

@@ -109,7 +109,10 @@ export async function answerCallback<P extends JobItem, O>(
 			return NO_RESPONSE;
 		}
 		if (scan.failed) {
-			ctx.logger.warn(`RunComfy: a status check failed while node "${node}" was called back; asking RunComfy to call again`, { node, executionId });
+			ctx.logger.warn(`RunComfy: a status check failed while node "${node}" was called back; asking RunComfy to call again`, {
+				node,
+				executionId,
+			});
 			answer(503, { retry: true });
 			return NO_RESPONSE;
 		}
@@ -118,14 +121,21 @@ export async function answerCallback<P extends JobItem, O>(
 		st.finishing = true;
 		let finished = false;
 		try {
-			const items = await finishParked(entries, resumedBatch(view, kind, entries, parked, tracked, call.job, st.ended, concurrency), call.job);
+			const items = await finishParked(
+				entries,
+				resumedBatch(view, kind, entries, parked, tracked, call.job, st.ended, concurrency),
+				call.job,
+			);
 			if (!items) {
 				// A result said its job has not ended after all: forget what was learnt and wait for its callback.
 				st.ended.clear();
 				return NO_RESPONSE;
 			}
 			finished = true;
-			ctx.logger.info(`RunComfy: resuming the parked execution (node "${node}", ${tracked.length} ${kind.noun.many})`, { node, executionId });
+			ctx.logger.info(`RunComfy: resuming the parked execution (node "${node}", ${tracked.length} ${kind.noun.many})`, {
+				node,
+				executionId,
+			});
 			return { noWebhookResponse: true, workflowData: [items] };
 		} finally {
 			if (!finished) st.finishing = false;
@@ -162,7 +172,10 @@ function readCallback(ctx: IWebhookFunctions, entries: INodeExecutionData[]): Ca
 	const park = firstString(query.park);
 	const current = entries.map(parkedJobOf).find((j) => j !== undefined)?.park;
 	if (park !== current) {
-		return { ignored: 'other park', detail: `the callback is for park ${park ?? '(none)'}, the execution is parked as park ${current ?? '(none)'}` };
+		return {
+			ignored: 'other park',
+			detail: `the callback is for park ${park ?? '(none)'}, the execution is parked as park ${current ?? '(none)'}`,
+		};
 	}
 	const itemText = firstString(query.item);
 	const index = itemText !== undefined && /^\d+$/.test(itemText) ? Number(itemText) : NaN;
@@ -170,7 +183,8 @@ function readCallback(ctx: IWebhookFunctions, entries: INodeExecutionData[]): Ca
 	const job = parkedJobOf(entries[index]);
 	if (!job) return { ignored: 'unknown item', detail: `item ${index} has no parked request in this execution` };
 	const id = firstString(body.request_id) ?? firstString(body.id);
-	if (id !== job.id) return { ignored: 'unknown request', detail: `the body names request ${id ?? '(none)'}, not ${job.id} of item ${index}` };
+	if (id !== job.id)
+		return { ignored: 'unknown request', detail: `the body names request ${id ?? '(none)'}, not ${job.id} of item ${index}` };
 	const state = normaliseStatus(body.status ?? body.outcome);
 	return { index, job, state, body };
 }

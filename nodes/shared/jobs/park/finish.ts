@@ -21,7 +21,15 @@ import type { ParkedJob } from './park';
  */
 export type ResumeContext = Pick<
 	IExecuteFunctions,
-	'getNode' | 'getNodeParameter' | 'getCredentials' | 'getExecutionId' | 'helpers' | 'logger' | 'continueOnFail' | 'isToolExecution' | 'getInputData'
+	| 'getNode'
+	| 'getNodeParameter'
+	| 'getCredentials'
+	| 'getExecutionId'
+	| 'helpers'
+	| 'logger'
+	| 'continueOnFail'
+	| 'isToolExecution'
+	| 'getInputData'
 >;
 
 /**
@@ -81,6 +89,8 @@ export function resumedBatch<P extends JobItem, O>(
 		cancelOnStop: false,
 	};
 	const batch = newBatch(view, kind, entries, { resumed: true });
-	batch.checked.push(...parked.map(({ job }, n): Checked<P, O> => ({ p: tracked[n], options: job.options as O, wait, minimumBalance: 0, costCap: 0 })));
+	batch.checked.push(
+		...parked.map(({ job }, n): Checked<P, O> => ({ p: tracked[n], options: job.options as O, wait, minimumBalance: 0, costCap: 0 })),
+	);
 	return { batch, tracked, ends: endsFromPolls(batch, tracked, ended), wait };
 }

@@ -80,7 +80,8 @@ export async function parkOrFinish<P extends JobItem, O>(
 		}
 	});
 	const allEnded = [...polled.values()].every((r) => r !== undefined && isTerminal(r.state));
-	if (allEnded) return { finished: await finishJobs(batch, tracked, endsFromPolls(batch, tracked, polled), wait, { deliveredBy: () => 'poll' }) };
+	if (allEnded)
+		return { finished: await finishJobs(batch, tracked, endsFromPolls(batch, tracked, polled), wait, { deliveredBy: () => 'poll' }) };
 	return { parked: await park(batch, tracked, wait, polled, soFar) };
 }
 
@@ -135,11 +136,14 @@ async function park<P extends JobItem, O>(
 		]);
 	}
 	ctx.getExecuteData().data = { main: [fallback] };
-	ctx.logger.info(`RunComfy: parked the execution until RunComfy calls back (node "${ctx.getNode().name}", ${tracked.length} ${kind.noun.many}, at most until ${until.toISOString()})`, {
-		node: ctx.getNode().name,
-		park: batch.park?.id,
-		[`${kind.noun.idField}s`]: tracked.map((t) => t.id).join(','),
-	});
+	ctx.logger.info(
+		`RunComfy: parked the execution until RunComfy calls back (node "${ctx.getNode().name}", ${tracked.length} ${kind.noun.many}, at most until ${until.toISOString()})`,
+		{
+			node: ctx.getNode().name,
+			park: batch.park?.id,
+			[`${kind.noun.idField}s`]: tracked.map((t) => t.id).join(','),
+		},
+	);
 	await ctx.putExecutionToWait(until);
 	return outputs;
 }

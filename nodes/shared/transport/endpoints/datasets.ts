@@ -75,19 +75,23 @@ export const deleteDataset = async (ctx: RunComfyContext, id: string): Promise<I
 
 function checkFileName(ctx: RunComfyContext, fileName: string): string {
 	const name = typeof fileName === 'string' ? fileName.trim() : '';
-	if (name === '') throw inputError(ctx.getNode(), 'The file name is empty', 'Give the file a name with an extension, e.g. "img_0001.jpg" or "img_0001.txt".');
+	if (name === '')
+		throw inputError(
+			ctx.getNode(),
+			'The file name is empty',
+			'Give the file a name with an extension, e.g. "img_0001.jpg" or "img_0001.txt".',
+		);
 	if (/[/\\]/.test(name) || name === '.' || name === '..') {
-		throw inputError(ctx.getNode(), `The file name "${name}" contains a path`, 'Give only the file name (no folders), e.g. "img_0001.jpg".');
+		throw inputError(
+			ctx.getNode(),
+			`The file name "${name}" contains a path`,
+			'Give only the file name (no folders), e.g. "img_0001.jpg".',
+		);
 	}
 	return name;
 }
 
-async function uploadPart(
-	ctx: RunComfyContext,
-	id: string,
-	fileName: string,
-	body: FormData | MultipartBody,
-): Promise<IDataObject> {
+async function uploadPart(ctx: RunComfyContext, id: string, fileName: string, body: FormData | MultipartBody): Promise<IDataObject> {
 	const seg = datasetSegment(ctx, id);
 	const streamed = !(body instanceof FormData);
 	const answer = await apiRequest<IDataObject | null>(ctx, {
@@ -194,7 +198,11 @@ export const getDatasetUploadUrls = async (
 	for (const [fileName, size] of entries) {
 		const name = checkFileName(ctx, fileName);
 		if (typeof size !== 'number' || !Number.isInteger(size) || size <= 0) {
-			throw inputError(node, `The size of "${name}" must be a whole number of bytes above 0`, 'The signature is tied to the exact size: give the file size in bytes.');
+			throw inputError(
+				node,
+				`The size of "${name}" must be a whole number of bytes above 0`,
+				'The signature is tied to the exact size: give the file size in bytes.',
+			);
 		}
 		map[name] = size;
 	}
@@ -231,12 +239,7 @@ const isBuffer = (v: unknown): v is Buffer => typeof Buffer !== 'undefined' && B
  * method (default PUT) and headers, `Content-Length` = the exact size. `body` may be a Buffer (repeated on a
  * dropped connection or 5xx) or a Readable stream (single attempt: a stream cannot be replayed).
  */
-export const putSignedUpload = async (
-	ctx: RunComfyContext,
-	upload: SignedUpload,
-	body: unknown,
-	sizeBytes: number,
-): Promise<void> => {
+export const putSignedUpload = async (ctx: RunComfyContext, upload: SignedUpload, body: unknown, sizeBytes: number): Promise<void> => {
 	const node = ctx.getNode();
 	let url: URL | undefined;
 	try {
@@ -245,13 +248,25 @@ export const putSignedUpload = async (
 		url = undefined;
 	}
 	if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-		throw inputError(node, 'The signed upload URL is not a valid http(s) URL', 'Request a fresh upload URL (Get Upload URLs) and use it as returned.');
+		throw inputError(
+			node,
+			'The signed upload URL is not a valid http(s) URL',
+			'Request a fresh upload URL (Get Upload URLs) and use it as returned.',
+		);
 	}
 	if (!Number.isInteger(sizeBytes) || sizeBytes < 0) {
-		throw inputError(node, `The upload size ${sizeBytes} is not a whole number of bytes`, 'Give the exact file size in bytes; the signature is tied to it.');
+		throw inputError(
+			node,
+			`The upload size ${sizeBytes} is not a whole number of bytes`,
+			'Give the exact file size in bytes; the signature is tied to it.',
+		);
 	}
 	if (isBuffer(body) && body.length !== sizeBytes) {
-		throw inputError(node, `The file has ${body.length} bytes but the upload URL was signed for ${sizeBytes}`, 'Request the upload URL with the exact file size.');
+		throw inputError(
+			node,
+			`The file has ${body.length} bytes but the upload URL was signed for ${sizeBytes}`,
+			'Request the upload URL with the exact file size.',
+		);
 	}
 	const method = String(upload.method || 'PUT').toUpperCase() as IHttpRequestOptions['method'];
 	const headers: IDataObject = {};
@@ -296,12 +311,16 @@ export const putSignedUpload = async (
 			} else {
 				failure = outcome.failure.code ?? outcome.failure.message;
 				if (!outcome.failure.retryable || attempt >= maxAttempts) {
-					throw new NodeApiError(node, { message: 'Signed upload failed' }, {
-						message: `The signed upload to ${host} failed: ${clip(failure, 120, secretOf(ctx))}`,
-						description: replayable
-							? `Tried ${attempt} time(s). Check the network, then request a fresh upload URL and upload again.`
-							: 'A streamed upload cannot be repeated automatically. Request a fresh upload URL and upload again.',
-					});
+					throw new NodeApiError(
+						node,
+						{ message: 'Signed upload failed' },
+						{
+							message: `The signed upload to ${host} failed: ${clip(failure, 120, secretOf(ctx))}`,
+							description: replayable
+								? `Tried ${attempt} time(s). Check the network, then request a fresh upload URL and upload again.`
+								: 'A streamed upload cannot be repeated automatically. Request a fresh upload URL and upload again.',
+						},
+					);
 				}
 			}
 		}
@@ -310,18 +329,19 @@ export const putSignedUpload = async (
 			const transient = statusCode >= 500 || statusCode === 429;
 			if (!transient || attempt >= maxAttempts) {
 				const text = answer instanceof Uint8Array ? Buffer.from(answer).toString('utf8') : answer;
-				const said = serviceMessageOf(
-					typeof text === 'string' ? text.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ') : text,
-					secretOf(ctx),
+				const said = serviceMessageOf(typeof text === 'string' ? text.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ') : text, secretOf(ctx));
+				throw new NodeApiError(
+					node,
+					{ message: 'Signed upload rejected' },
+					{
+						message: `The storage rejected the signed upload (HTTP ${statusCode})${said ? `: ${clip(said, 200)}` : ''}`,
+						description:
+							statusCode === 403 || statusCode === 400
+								? 'Signed URLs are short-lived and tied to the exact size: request a fresh upload URL with the exact file size and upload again.'
+								: 'Request a fresh upload URL and upload again.',
+						httpCode: String(statusCode),
+					},
 				);
-				throw new NodeApiError(node, { message: 'Signed upload rejected' }, {
-					message: `The storage rejected the signed upload (HTTP ${statusCode})${said ? `: ${clip(said, 200)}` : ''}`,
-					description:
-						statusCode === 403 || statusCode === 400
-							? 'Signed URLs are short-lived and tied to the exact size: request a fresh upload URL with the exact file size and upload again.'
-							: 'Request a fresh upload URL and upload again.',
-					httpCode: String(statusCode),
-				});
 			}
 		}
 		try {

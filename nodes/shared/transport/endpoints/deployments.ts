@@ -65,15 +65,18 @@ function normaliseHardware(body: IDataObject): IDataObject {
 	return body;
 }
 
-export const listDeployments = async (
-	ctx: RunComfyContext,
-	opts: { ids?: string[] } & DeploymentIncludes = {},
-): Promise<Deployment[]> => {
+export const listDeployments = async (ctx: RunComfyContext, opts: { ids?: string[] } & DeploymentIncludes = {}): Promise<Deployment[]> => {
 	const qs = includesQs(opts);
 	const ids = (opts.ids ?? []).map((id) => String(id).trim()).filter((id) => id !== '');
 	for (const id of ids) encodeId(id, 'deployment id', ctx.getNode());
 	if (ids.length) qs.ids = ids;
-	const body = await apiRequest<unknown>(ctx, { family: 'serverless', method: 'GET', path: '/prod/v2/deployments', qs, operation: 'deployment list' });
+	const body = await apiRequest<unknown>(ctx, {
+		family: 'serverless',
+		method: 'GET',
+		path: '/prod/v2/deployments',
+		qs,
+		operation: 'deployment list',
+	});
 	return normaliseList<Deployment>(ctx, body, 'deployments', 'deployment list').map(normaliseDeployment);
 };
 
@@ -95,7 +98,11 @@ export const getDeployment = async (ctx: RunComfyContext, id: string, opts: Depl
 /** Create a deployment. Not repeated after an unclear failure (a repeat would create a second one). */
 export const createDeployment = async (ctx: RunComfyContext, body: IDataObject): Promise<Deployment> => {
 	if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-		throw inputError(ctx.getNode(), 'The deployment settings must be an object', 'Give name, workflow_id, workflow_version, hardware and scaling settings.');
+		throw inputError(
+			ctx.getNode(),
+			'The deployment settings must be an object',
+			'Give name, workflow_id, workflow_version, hardware and scaling settings.',
+		);
 	}
 	const answer = await apiRequest<unknown>(ctx, {
 		family: 'serverless',
@@ -125,7 +132,11 @@ export const updateDeployment = async (ctx: RunComfyContext, id: string, patch: 
 	if (typeof changes.name !== 'string' || changes.name.trim() === '') {
 		const current = await getDeployment(ctx, id);
 		if (typeof current.name !== 'string' || current.name === '') {
-			throw inputError(node, `The deployment "${id}" has no name to keep`, 'Set the deployment name in the update; the service requires it.');
+			throw inputError(
+				node,
+				`The deployment "${id}" has no name to keep`,
+				'Set the deployment name in the update; the service requires it.',
+			);
 		}
 		changes.name = current.name;
 	}
@@ -194,7 +205,12 @@ export const submitDeploymentInference = async (
 	const node = ctx.getNode();
 	const seg = deploymentSegment(ctx, deploymentId, opts.itemIndex);
 	if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-		throw inputError(node, 'The inference body must be an object', 'Give { "overrides": { "<node id>": { "inputs": { ... } } } }.', opts.itemIndex);
+		throw inputError(
+			node,
+			'The inference body must be an object',
+			'Give { "overrides": { "<node id>": { "inputs": { ... } } } }.',
+			opts.itemIndex,
+		);
 	}
 	const qs: IDataObject = {};
 	const webhook = opts.webhookUrl?.trim();
@@ -207,7 +223,12 @@ export const submitDeploymentInference = async (
 			ok = false;
 		}
 		if (!ok) {
-			throw inputError(node, `The webhook URL "${webhook}" is not a valid http(s) URL`, 'Give the full URL that RunComfy should POST the result to, e.g. the production URL of an n8n Webhook node.', opts.itemIndex);
+			throw inputError(
+				node,
+				`The webhook URL "${webhook}" is not a valid http(s) URL`,
+				'Give the full URL that RunComfy should POST the result to, e.g. the production URL of an n8n Webhook node.',
+				opts.itemIndex,
+			);
 		}
 		qs.webhook = webhook;
 		if (opts.webhookIntermediateStatus !== undefined) qs.webhook_intermediate_status = opts.webhookIntermediateStatus ? 'true' : 'false';

@@ -55,7 +55,12 @@ export const listModels = async (ctx: RunComfyContext, q: ListModelsQuery = {}):
 };
 
 export const listCategories = async (ctx: RunComfyContext): Promise<string[]> => {
-	const body = await apiRequest<unknown>(ctx, { family: 'model', method: 'GET', path: '/v1/models/categories', operation: 'category list' });
+	const body = await apiRequest<unknown>(ctx, {
+		family: 'model',
+		method: 'GET',
+		path: '/v1/models/categories',
+		operation: 'category list',
+	});
 	const list = Array.isArray(body) ? body : asObject(body).categories;
 	return Array.isArray(list) ? list.filter((c): c is string => typeof c === 'string') : [];
 };
@@ -81,7 +86,12 @@ export const submitModelRun = async (
 	const node = ctx.getNode();
 	const encoded = encodeModelId(modelId, node, itemIndex);
 	if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-		throw inputError(node, 'The model inputs must be a JSON object', 'Give the inputs as an object of parameter names and values (a flat object, not wrapped in "input").', itemIndex);
+		throw inputError(
+			node,
+			'The model inputs must be a JSON object',
+			'Give the inputs as an object of parameter names and values (a flat object, not wrapped in "input").',
+			itemIndex,
+		);
 	}
 	const id = decodeURIComponent(encoded);
 	const handle = await apiRequest<unknown>(ctx, {
@@ -105,7 +115,14 @@ const requestPath = (ctx: RunComfyContext, requestId: string, suffix: string): {
 
 export const getModelRequestStatus = async (ctx: RunComfyContext, requestId: string, how: RetryChoice = {}): Promise<StatusRecord> => {
 	const { path, id } = requestPath(ctx, requestId, 'status');
-	return await apiRequest<StatusRecord>(ctx, { family: 'model', method: 'GET', path, subject: { kind: 'request', id }, operation: 'status check', retry: how.retry });
+	return await apiRequest<StatusRecord>(ctx, {
+		family: 'model',
+		method: 'GET',
+		path,
+		subject: { kind: 'request', id },
+		operation: 'status check',
+		retry: how.retry,
+	});
 };
 
 export const getModelRequestResult = async (

@@ -26,7 +26,10 @@ const SUBMIT_CHECK =
 function normaliseJob(record: unknown): TrainingJob {
 	const job = { ...asObject(record) } as TrainingJob;
 	if ((job.id === undefined || job.id === null || job.id === '') && typeof job.job_id === 'string') job.id = job.job_id;
-	if ((job.job_id === undefined || job.job_id === null || job.job_id === '') && (typeof job.id === 'string' || typeof job.id === 'number')) {
+	if (
+		(job.job_id === undefined || job.job_id === null || job.job_id === '') &&
+		(typeof job.id === 'string' || typeof job.id === 'number')
+	) {
 		job.job_id = String(job.id);
 	}
 	return job;
@@ -35,14 +38,24 @@ function normaliseJob(record: unknown): TrainingJob {
 function checkGpu(ctx: RunComfyContext, gpuType: unknown, gpuCount: unknown, itemIndex?: number): void {
 	const node = ctx.getNode();
 	if (gpuType !== undefined && !(TRAINING_GPU_TYPES as readonly string[]).includes(String(gpuType))) {
-		throw inputError(node, `The GPU type "${String(gpuType)}" is not available for training`, `Use one of: ${TRAINING_GPU_TYPES.join(', ')}.`, itemIndex);
+		throw inputError(
+			node,
+			`The GPU type "${String(gpuType)}" is not available for training`,
+			`Use one of: ${TRAINING_GPU_TYPES.join(', ')}.`,
+			itemIndex,
+		);
 	}
 	if (gpuCount !== undefined) {
 		if (gpuCount !== 1 && gpuCount !== 8) {
 			throw inputError(node, `A GPU count of ${String(gpuCount)} is not supported`, 'Use 1 GPU, or 8 GPUs with ADA_80_PLUS.', itemIndex);
 		}
 		if (gpuCount === 8 && gpuType !== undefined && gpuType !== 'ADA_80_PLUS') {
-			throw inputError(node, `8 GPUs are only available with ADA_80_PLUS, not ${String(gpuType)}`, 'Use ADA_80_PLUS for 8 GPUs, or 1 GPU with the other type.', itemIndex);
+			throw inputError(
+				node,
+				`8 GPUs are only available with ADA_80_PLUS, not ${String(gpuType)}`,
+				'Use ADA_80_PLUS for 8 GPUs, or 1 GPU with the other type.',
+				itemIndex,
+			);
 		}
 	}
 }
@@ -57,8 +70,7 @@ function checkConfig(ctx: RunComfyContext, configFile: unknown, configFormat: un
 	}
 }
 
-const jobSegment = (ctx: RunComfyContext, jobId: string, itemIndex?: number): string =>
-	encodeId(jobId, 'job id', ctx.getNode(), itemIndex);
+const jobSegment = (ctx: RunComfyContext, jobId: string, itemIndex?: number): string => encodeId(jobId, 'job id', ctx.getNode(), itemIndex);
 
 /** Submit a training job (paid): returns once queued. */
 export const submitTrainingJob = async (ctx: RunComfyContext, req: TrainingSubmit, itemIndex?: number): Promise<TrainingJob> => {

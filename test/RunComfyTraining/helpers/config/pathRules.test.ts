@@ -1,5 +1,9 @@
 /** helpers/config/pathRules.ts: the platform's path rules, each message naming the correct value. */
-import { checkConfigPaths, datasetFolderPath, datasetNameFromFolderPath } from '../../../../nodes/RunComfyTraining/helpers/config/pathRules';
+import {
+	checkConfigPaths,
+	datasetFolderPath,
+	datasetNameFromFolderPath,
+} from '../../../../nodes/RunComfyTraining/helpers/config/pathRules';
 import { extractConfigFacts } from '../../../../nodes/RunComfyTraining/helpers/config/readConfig';
 
 describe('path rules', () => {
@@ -30,7 +34,9 @@ describe('path rules', () => {
 		expect(unknown[0]).toContain('does not exist in this account; the datasets are: ready-ds (READY), busy-ds (UPLOADING)');
 		const busy = checkConfigPaths(facts('/app/ai-toolkit/output', '/app/ai-toolkit/datasets/busy-ds'), datasets).problems;
 		expect(busy[0]).toContain('Dataset "busy-ds" is UPLOADING, not READY');
-		expect(checkConfigPaths(facts('/app/ai-toolkit/output', '/app/ai-toolkit/datasets/busy-ds'), datasets, { requireReady: false }).problems).toEqual([]);
+		expect(
+			checkConfigPaths(facts('/app/ai-toolkit/output', '/app/ai-toolkit/datasets/busy-ds'), datasets, { requireReady: false }).problems,
+		).toEqual([]);
 	});
 });
 

@@ -62,22 +62,25 @@ describe('Simple form config text', () => {
 		expect(checkConfigPaths(facts, [{ id: 'd1', name: 'my-dataset', status: 'READY' }]).problems).toEqual([]);
 	});
 
-	it.each([1e-4, 5e-5, 2e-4, 1e-7, 3.3e-6])('keeps learning rate %p a float and every whole number an int under YAML 1.1', (learningRate) => {
-		for (const { id: baseModel } of BASE_MODELS) {
-			const input = simple({ baseModel, learningRate, seed: 7, resolution: [512, 1024] });
-			const text = buildSimpleConfigText(input);
-			expect(step0(parse11(text)).train.lr).toBe(learningRate);
-			expect(step0(parseYamlSubset(text)).train.lr).toBe(learningRate);
-			const expected = numbersOf(buildSimpleConfig(input)).map((n) => n.kind);
-			const seen = numbersIn(text);
-			expect(seen.map((s) => s.kind11)).toEqual(expected);
-			expect(seen.map((s) => [s.source, s.kindPyYaml])).toEqual(seen.map((s, k) => [s.source, expected[k]]));
-			expect(expected).toContain('float');
-			expect(expected).toContain('int');
-		}
-	});
+	it.each([1e-4, 5e-5, 2e-4, 1e-7, 3.3e-6])(
+		'keeps learning rate %p a float and every whole number an int under YAML 1.1',
+		(learningRate) => {
+			for (const { id: baseModel } of BASE_MODELS) {
+				const input = simple({ baseModel, learningRate, seed: 7, resolution: [512, 1024] });
+				const text = buildSimpleConfigText(input);
+				expect(step0(parse11(text)).train.lr).toBe(learningRate);
+				expect(step0(parseYamlSubset(text)).train.lr).toBe(learningRate);
+				const expected = numbersOf(buildSimpleConfig(input)).map((n) => n.kind);
+				const seen = numbersIn(text);
+				expect(seen.map((s) => s.kind11)).toEqual(expected);
+				expect(seen.map((s) => [s.source, s.kindPyYaml])).toEqual(seen.map((s, k) => [s.source, expected[k]]));
+				expect(expected).toContain('float');
+				expect(expected).toContain('int');
+			}
+		},
+	);
 
-	it('uses the base model\'s usual rank when rank is 0, and turns sampling off without prompts', () => {
+	it("uses the base model's usual rank when rank is 0, and turns sampling off without prompts", () => {
 		const p = step0(buildSimpleConfig(simple({ baseModel: 'wan21-14b', rank: 0, samplePrompts: [], triggerWord: '' })));
 		expect(p.network.linear).toBe(32);
 		expect(p.train.disable_sampling).toBe(true);
@@ -88,7 +91,11 @@ describe('Simple form config text', () => {
 
 	it('keeps odd dataset names, trigger words and prompts intact', () => {
 		const text = buildSimpleConfigText(
-			simple({ datasetName: 'ds.v2_final-1', triggerWord: 'sks: "x"', samplePrompts: ["it's a #1 photo: of [trigger]\\n", 'émoji 🎨\u2028end'] }),
+			simple({
+				datasetName: 'ds.v2_final-1',
+				triggerWord: 'sks: "x"',
+				samplePrompts: ["it's a #1 photo: of [trigger]\\n", 'émoji 🎨\u2028end'],
+			}),
 		);
 		for (const doc of [JSON.parse(text), parse11(text), parseYamlSubset(text)]) {
 			const p = step0(doc);
@@ -108,7 +115,9 @@ describe('Simple form config text', () => {
 
 	it('reports bad Simple inputs, each with what to do', () => {
 		expect(checkSimpleInput(simple())).toEqual([]);
-		const problems = checkSimpleInput(simple({ name: 'bad name/x', baseModel: 'nope', steps: 0, learningRate: 2, rank: 999, resolution: [10] }));
+		const problems = checkSimpleInput(
+			simple({ name: 'bad name/x', baseModel: 'nope', steps: 0, learningRate: 2, rank: 999, resolution: [10] }),
+		);
 		expect(problems).toHaveLength(6);
 		expect(problems.join('\n')).toMatch(/Job Name "bad name\/x"/);
 		expect(problems.join('\n')).toMatch(/pick one of flux-dev, flux-schnell, qwen-image, sdxl, wan21-14b, wan22-14b/);
@@ -133,7 +142,19 @@ describe('base model presets (baseModels.json)', () => {
 			expect(['flowmatch', 'ddpm']).toContain(m.noiseScheduler);
 			expect(m.resolution.length).toBeGreaterThan(0);
 			expect(m.resolution.every((r) => Number.isInteger(r) && r >= 64 && r <= 4096)).toBe(true);
-			const known = ['id', 'label', 'summary', 'model', 'train', 'dataset', 'sample', 'noiseScheduler', 'resolution', 'defaultRank', 'video'];
+			const known = [
+				'id',
+				'label',
+				'summary',
+				'model',
+				'train',
+				'dataset',
+				'sample',
+				'noiseScheduler',
+				'resolution',
+				'defaultRank',
+				'video',
+			];
 			expect(Object.keys(m).filter((k) => !known.includes(k))).toEqual([]);
 		}
 	});

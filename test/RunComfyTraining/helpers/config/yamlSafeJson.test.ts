@@ -2,11 +2,7 @@
  * helpers/config/yamlSafeJson.ts: JSON text that JSON, YAML 1.2 and YAML 1.1 readers (the `yaml` library, and
  * PyYAML's resolvers, which ai-toolkit uses) all read as the same data, with floats as floats and ints as ints.
  */
-import {
-	toYamlSafeJson,
-	yamlSafeNumber,
-	yamlSafeString,
-} from '../../../../nodes/RunComfyTraining/helpers/config/yamlSafeJson';
+import { toYamlSafeJson, yamlSafeNumber, yamlSafeString } from '../../../../nodes/RunComfyTraining/helpers/config/yamlSafeJson';
 import { parseYamlSubset } from '../../../../nodes/RunComfyTraining/helpers/config/yamlSubset';
 import { numbersIn, numbersOf, parse11, parse12, PYYAML_FLOAT, PYYAML_INT } from './yamlOracles';
 
@@ -16,7 +12,7 @@ const NASTY_STRINGS = [
 	'with: colon',
 	'# not a comment',
 	'- not a list',
-	"it's \"quoted\"",
+	'it\'s "quoted"',
 	'back\\slash',
 	'line1\nline2',
 	'cr\r\nlf',

@@ -22,9 +22,38 @@ describe('YAML subset reader', () => {
 		};
 		const pick = <T>(list: T[]): T => list[Math.floor(rand() * list.length)];
 		const words = [
-			'a', 'tab\there', 'a: b: c', '- x', 'long text with spaces that goes on and on and on for a while to wrap maybe',
-			'trailing \n\n', '\n\nlead', 'x #y', '"q"', '@x', '%y', '!t', '&a', '*b', '|', '>', '? q', 'name',
-			'/app/ai-toolkit/output', "it's", 'x: y', '#hash', 'yes', '12', '1.5', 'ü', 'multi\nline', ' pad ', '', 'a - b', '[x]', 'null',
+			'a',
+			'tab\there',
+			'a: b: c',
+			'- x',
+			'long text with spaces that goes on and on and on for a while to wrap maybe',
+			'trailing \n\n',
+			'\n\nlead',
+			'x #y',
+			'"q"',
+			'@x',
+			'%y',
+			'!t',
+			'&a',
+			'*b',
+			'|',
+			'>',
+			'? q',
+			'name',
+			'/app/ai-toolkit/output',
+			"it's",
+			'x: y',
+			'#hash',
+			'yes',
+			'12',
+			'1.5',
+			'ü',
+			'multi\nline',
+			' pad ',
+			'',
+			'a - b',
+			'[x]',
+			'null',
 		];
 		const value = (depth: number): unknown => {
 			const r = rand();
@@ -67,7 +96,7 @@ describe('YAML subset reader', () => {
 		expect(parseYamlSubset(text)).toEqual({ config: { name: 'first second\nthird', other: 'x' } });
 	});
 
-	it('resolves plain scalars as PyYAML (ai-toolkit\'s reader) does: 1e-4 without a dot stays a string', () => {
+	it("resolves plain scalars as PyYAML (ai-toolkit's reader) does: 1e-4 without a dot stays a string", () => {
 		expect(parseYamlSubset('lr: 1e-4\nb: 1.0e-4\nc: yes\nd: ~\n')).toEqual({ lr: '1e-4', b: 0.0001, c: true, d: null });
 	});
 

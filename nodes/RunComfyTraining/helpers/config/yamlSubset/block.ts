@@ -81,9 +81,7 @@ export class BlockReader {
 			const keyText = content.slice(0, colon).trim();
 			if (keyText.startsWith('?')) throw new YamlSubsetError('Complex keys (?) are not read by this node', i + 1);
 			const key =
-				keyText.startsWith('"') || keyText.startsWith("'")
-					? readQuoted(keyText, 0, i + 1).value
-					: String(resolvePlain(keyText) ?? 'null');
+				keyText.startsWith('"') || keyText.startsWith("'") ? readQuoted(keyText, 0, i + 1).value : String(resolvePlain(keyText) ?? 'null');
 			this.pos = i + 1;
 			setKey(out, key, this.inlineValue(content.slice(colon + 1), indent, i, true));
 		}
@@ -149,8 +147,7 @@ export class BlockReader {
 				const attempt = readInlineCollection(source, lineNo);
 				if ('value' in attempt) return attempt.value;
 				const failure = attempt.error;
-				const unfinished =
-					failure instanceof YamlSubsetError && /not closed|Expected "," or/.test(failure.message) && this.pos < this.end;
+				const unfinished = failure instanceof YamlSubsetError && /not closed|Expected "," or/.test(failure.message) && this.pos < this.end;
 				if (!unfinished) throw failure;
 				source += `\n${this.lines[this.pos]}`;
 				this.pos++;
@@ -172,7 +169,9 @@ export class BlockReader {
 			if (findMappingColon(content) >= 0 || isSeqEntry(content)) {
 				throw new YamlSubsetError('Unexpected indentation', i + 1);
 			}
-			value = between.length ? `${value}${'\n'.repeat(between.length)}${stripPlainComment(content)}` : `${value} ${stripPlainComment(content)}`;
+			value = between.length
+				? `${value}${'\n'.repeat(between.length)}${stripPlainComment(content)}`
+				: `${value} ${stripPlainComment(content)}`;
 			this.pos = i + 1;
 		}
 		return asString ? value : resolvePlain(value);
@@ -213,7 +212,8 @@ export class BlockReader {
 				const line = body[k];
 				if (k === 0) text = line;
 				else if (line === '') text += '\n';
-				else if (body[k - 1] === '' || line.startsWith(' ') || body[k - 1].startsWith(' ')) text += (text.endsWith('\n') ? '' : '\n') + line;
+				else if (body[k - 1] === '' || line.startsWith(' ') || body[k - 1].startsWith(' '))
+					text += (text.endsWith('\n') ? '' : '\n') + line;
 				else text += ` ${line}`;
 			}
 		}

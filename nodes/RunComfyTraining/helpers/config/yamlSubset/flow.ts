@@ -43,7 +43,10 @@ class FlowReader {
 			this.i++;
 		}
 		// a plain scalar may continue over lines: fold them (one line break → space, each empty line → newline)
-		const lines = this.text.slice(start, this.i).split('\n').map((l) => l.trim());
+		const lines = this.text
+			.slice(start, this.i)
+			.split('\n')
+			.map((l) => l.trim());
 		while (lines.length && lines[lines.length - 1] === '') lines.pop();
 		let folded = '';
 		for (const line of lines) {

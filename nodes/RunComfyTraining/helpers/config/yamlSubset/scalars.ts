@@ -3,7 +3,10 @@
  * which ai-toolkit uses, reads it), quoted scalars, and the small line tests the block and flow readers share.
  */
 export class YamlSubsetError extends Error {
-	constructor(message: string, readonly line?: number) {
+	constructor(
+		message: string,
+		readonly line?: number,
+	) {
 		super(line ? `${message} (line ${line})` : message);
 		this.name = 'YamlSubsetError';
 	}
