@@ -82,7 +82,12 @@ function parseArgs(argv) {
 				.map((s) => s.trim())
 				.filter(Boolean);
 		else if (arg.startsWith('--out=')) opts.out = path.resolve(arg.slice(6));
-		else if (arg.startsWith('--lengths=')) opts.lengths = arg.slice(10).split(',').map(Number).filter((n) => n > 0);
+		else if (arg.startsWith('--lengths='))
+			opts.lengths = arg
+				.slice(10)
+				.split(',')
+				.map(Number)
+				.filter((n) => n > 0);
 		else if (arg === '--help' || arg === '-h') {
 			console.log(
 				fs

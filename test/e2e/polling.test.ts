@@ -52,17 +52,19 @@ afterAll(async () => {
 beforeEach(() => sandbox.reset(CONFIG));
 
 describe('polled waiting in a real n8n', () => {
-	it('Model → Run: the first execution of a model polls status; from the second on, each run is seen by its one result request', async () => {
-		const model = sandbox.stable.models.textToImage;
-		const batch = (tag: string) => [0, 1, 2].map((i) => ({ model, prompt: `${tag} ${i}` }));
+	it(
+		'Model → Run: the first execution of a model polls status; from the second on, each run is seen by its one result request',
+		async () => {
+			const model = sandbox.stable.models.textToImage;
+			const batch = (tag: string) => [0, 1, 2].map((i) => ({ model, prompt: `${tag} ${i}` }));
 
-		const first = await runModels(n8n.url, batch('first'));
-		expect(first.items.map((item) => item.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-		// Nothing learned: the batch is polled as one until a run ends (nodes/shared/wait/coldBatch.ts), then the others
-		// follow what it taught; each run's result is asked for at least once.
-		const firstRuns = requestsPerRun(sandbox.log(), first.items);
-		expect(firstRuns.reduce((n, run) => n + run.status, 0)).toBeGreaterThanOrEqual(1);
-		for (const run of firstRuns) expect(run.result).toBeGreaterThanOrEqual(1);
+			const first = await runModels(n8n.url, batch('first'));
+			expect(first.items.map((item) => item.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+			// Nothing learned: the batch is polled as one until a run ends (nodes/shared/wait/coldBatch.ts), then the others
+			// follow what it taught; each run's result is asked for at least once.
+			const firstRuns = requestsPerRun(sandbox.log(), first.items);
+			expect(firstRuns.reduce((n, run) => n + run.status, 0)).toBeGreaterThanOrEqual(1);
+			for (const run of firstRuns) expect(run.result).toBeGreaterThanOrEqual(1);
 
 			// A new execution (a new webhook call) in the same n8n process: the run time learned above plans it. Its runs
 			// end sooner than learned, so the planned result request finds them ended however late the machine sends

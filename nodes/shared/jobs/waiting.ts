@@ -77,7 +77,12 @@ export async function waitForJobs<P extends JobItem, O>(
 		? // Jobs just submitted are not finished yet: the first status request waits one interval.
 			await waitForAll(
 				jobs,
-				{ ...wait, followCancellation: true, ...(onDone ? { onDone } : {}), ...(submittedNow ? { firstPollDelayMs: wait.initialIntervalMs } : {}) },
+				{
+					...wait,
+					followCancellation: true,
+					...(onDone ? { onDone } : {}),
+					...(submittedNow ? { firstPollDelayMs: wait.initialIntervalMs } : {}),
+				},
 				signal,
 			)
 		: [];

@@ -48,7 +48,11 @@ export function keyHash(key: string): string {
 }
 
 const isSaved = (value: unknown): value is SavedRunTimes =>
-	typeof value === 'object' && value !== null && (value as SavedRunTimes).v === VERSION && typeof (value as SavedRunTimes).k === 'object' && (value as SavedRunTimes).k !== null;
+	typeof value === 'object' &&
+	value !== null &&
+	(value as SavedRunTimes).v === VERSION &&
+	typeof (value as SavedRunTimes).k === 'object' &&
+	(value as SavedRunTimes).k !== null;
 
 const flat = (samples: readonly DurationSample[]): number[] =>
 	samples.slice(-PERSISTED_SAMPLES).flatMap((s) => [Math.floor(s.lo / STEP_MS), Math.ceil(s.hi / STEP_MS)]);

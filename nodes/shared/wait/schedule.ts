@@ -199,7 +199,8 @@ export class JobSchedule {
 		if (!key) return;
 		this.follow(this.planOf(key, 'total'), this.submittedAt, 'total');
 		const plan = this.plan as Plan | undefined;
-		if (plan?.live && this.lastGoingAt !== undefined) plan.live.going = Math.max(plan.live.going, Math.min(now, this.lastGoingAt) - this.submittedAt);
+		if (plan?.live && this.lastGoingAt !== undefined)
+			plan.live.going = Math.max(plan.live.going, Math.min(now, this.lastGoingAt) - this.submittedAt);
 	}
 
 	/**
@@ -329,7 +330,14 @@ export class JobSchedule {
 		const key = this.job.timingKey;
 		if (!offsets?.length || !key) return;
 		const store = this.options.durations;
-		this.plan = { anchor, offsets, source, learned: store.learnedCount(key, source), live: store.watch(key, source), target: this.options.targetDelayMs };
+		this.plan = {
+			anchor,
+			offsets,
+			source,
+			learned: store.learnedCount(key, source),
+			live: store.watch(key, source),
+			target: this.options.targetDelayMs,
+		};
 	}
 
 	/** Stops following a plan; the store no longer counts this run as going. Called whenever the wait for the job ends. */

@@ -58,7 +58,14 @@ async function nodeBatch(ends: number[], store = new DurationStore(), keyed = tr
 		narrowRunTime(o.job, { lo: Math.max(0, run.end - 1000), hi: run.end + 1000 });
 		seenAt.set(o.job.id, clock.now());
 	};
-	const outcomes = await clock.run(waitForAll(runs.map((r) => r.job), modelRun(store, { onDone }), undefined, clock));
+	const outcomes = await clock.run(
+		waitForAll(
+			runs.map((r) => r.job),
+			modelRun(store, { onDone }),
+			undefined,
+			clock,
+		),
+	);
 	expect(outcomes.every((o) => o.kind === 'done')).toBe(true);
 	return {
 		// Without a result fetched as each run is seen ended, the batch ends when the wait does.
