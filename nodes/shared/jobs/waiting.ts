@@ -8,7 +8,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { normaliseStatus } from '../status';
-import { learningOn, waitForAll } from '../wait';
+import { learningOn, sharedDurations, waitForAll } from '../wait';
 import type { PollResult, WaitJob, WaitOutcome } from '../wait';
 import { firstOfEach } from './batch';
 import type { Batch } from './batch';
@@ -17,7 +17,6 @@ import { CANCEL_FOLLOW_MS } from './defaults';
 import type { JobItem, Tracked } from './kind';
 import type { ReadWaitOptions } from './options';
 import { loadSavedRunTimes, storeSavedRunTimes } from './savedRunTimes';
-import type { SavedRunTimesUse } from './savedRunTimes';
 
 /** The engine owns the retries of its status requests (../wait/engine.ts): the transport sends each one once. */
 const SENT_ONCE: RetryChoice = { retry: 'never' };
@@ -37,8 +36,6 @@ export const cancelOutcomeOf = (cancel: IDataObject): IDataObject[string] => can
 export interface WaitHow<P extends JobItem> {
 	/** Called once for each job seen finished, with the end it will have in the returned map (the finish step's fetch). */
 	onEnded?: (t: Tracked<P>, end: JobEnd) => Promise<void>;
-	/** The saved copy of learned run times (./savedRunTimes); neither read nor stored while learning is off. */
-	saved?: SavedRunTimesUse;
 }
 
 /** Waits for the distinct jobs of the tracked items (one poll loop per id); returns how each id ended. */
@@ -62,7 +59,8 @@ export async function waitForJobs<P extends JobItem, O>(
 		...(kind.cancel ? { cancel: async () => await (kind.cancel as (t: Tracked<P>) => Promise<IDataObject>)(t) } : {}),
 	}));
 	const keys = [...new Set(jobs.map((j) => j.timingKey).filter((k): k is string => k !== undefined))];
-	const saved = learningOn(wait) ? how.saved : undefined;
+	// "Remember Run Times": the saved copy in the workflow's static data, never while learning is off.
+	const saved = learningOn(wait) && wait.remember ? (wait.durations ?? sharedDurations) : undefined;
 	if (saved) loadSavedRunTimes(batch.ctx, saved, keys);
 	const early = new Map<string, JobEnd>();
 	const { onEnded } = how;

@@ -25,12 +25,12 @@ describe('learned run times in static data', () => {
 		const first = new DurationStore();
 		const coldPolls = await learnRuns(first, clock, spreadRuns(20_000, 6, 3));
 		const data: IDataObject = {};
-		storeSavedRunTimes(fakeCtx(data), { remember: true, store: first }, [KEY]);
+		storeSavedRunTimes(fakeCtx(data), first, [KEY]);
 
 		// A restart: nothing in process memory.
 		const fresh = new DurationStore();
 		expect(fresh.plan(KEY, 'total', 300)).toBeUndefined();
-		loadSavedRunTimes(fakeCtx(JSON.parse(JSON.stringify(data)) as IDataObject), { remember: true, store: fresh }, [KEY]);
+		loadSavedRunTimes(fakeCtx(JSON.parse(JSON.stringify(data)) as IDataObject), fresh, [KEY]);
 		expect(fresh.plan(KEY, 'total', 300)).toBeDefined();
 		const warm = await waitForRun(clock, { endMs: 20_000 }, modelRun(fresh), { timingKey: KEY });
 		const unlearned = await waitForRun(clock, { endMs: 20_000 }, modelRun(new DurationStore()), { timingKey: KEY });
@@ -63,18 +63,6 @@ describe('learned run times in static data', () => {
 		// The keys saved last are kept.
 		const back = new DurationStore();
 		expect(restoreRunTimes(back, keys.slice(-PERSISTED_KEYS), copy)).toBe(PERSISTED_KEYS);
-	});
-
-	it('with remembering off nothing is read or stored', async () => {
-		const store = new DurationStore();
-		store.record(KEY, 'total', { lo: 1000, hi: 2000 });
-		const data: IDataObject = {};
-		storeSavedRunTimes(fakeCtx(data), { remember: false, store }, [KEY]);
-		expect(data).toEqual({});
-		const full: IDataObject = { runTimes: saveRunTimes(store, [KEY], undefined) as unknown as IDataObject };
-		const fresh = new DurationStore();
-		loadSavedRunTimes(fakeCtx(full), { remember: false, store: fresh }, [KEY]);
-		expect(fresh.has(KEY)).toBe(false);
 	});
 
 	it('a malformed copy is ignored', () => {
