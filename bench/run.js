@@ -88,7 +88,16 @@ const SECTIONS = [
 ];
 
 function parseArgs(argv) {
-	const opts = { only: SECTIONS, quick: false, out: undefined, write: true, json: undefined, fromJson: undefined, lengths: undefined, queue: true };
+	const opts = {
+		only: SECTIONS,
+		quick: false,
+		out: undefined,
+		write: true,
+		json: undefined,
+		fromJson: undefined,
+		lengths: undefined,
+		queue: true,
+	};
 	for (const arg of argv) {
 		if (arg === '--quick') opts.quick = true;
 		else if (arg.startsWith('--json=')) opts.json = path.resolve(arg.slice(7));

@@ -166,7 +166,9 @@ async function cliPhase(sb, watch, { lengthsMs, n, modelFor, log }) {
 							if (res.run?.status === 'success' || !/Regular expression execution timed out/.test(`${res.stdout}\n${res.stderr}`)) break;
 						}
 						if (res.run?.status !== 'success')
-							throw new Error(`n8n execute ended ${res.run?.status ?? `without an execution (exit ${res.code})`}: ${res.stderr.slice(-2000)}`);
+							throw new Error(
+								`n8n execute ended ${res.run?.status ?? `without an execution (exit ${res.code})`}: ${res.stderr.slice(-2000)}`,
+							);
 						const to = Date.now();
 						figures.push(
 							await watch.batch(
@@ -223,9 +225,7 @@ async function startPhase(sb, watch, { lengthsMs, n, modelFor, log }) {
 				pairs.map(([meanMs, key]) => post(`${n8n.url}/webhook/bench-cold-${key}`, itemsOf(modelFor(meanMs, key), tag(meanMs, key), n))),
 			);
 			const figures = await Promise.all(
-				pairs.map(([meanMs, key]) =>
-					watch.batch(`${label} ${key} ${meanMs}`, withTag(modelFor(meanMs, key), tag(meanMs, key)), n, meanMs),
-				),
+				pairs.map(([meanMs, key]) => watch.batch(`${label} ${key} ${meanMs}`, withTag(modelFor(meanMs, key), tag(meanMs, key)), n, meanMs)),
 			);
 			// Static data is written when an execution ends: wait for every execution before going on.
 			await untilEnded(n8n.rest, Object.values(idOf));
@@ -287,28 +287,40 @@ async function queuePhase(sb, watch, { lengthsMs, n, modelFor, log }) {
 		const st = await main.rest.waitForPublication(wf.id);
 		if (st.status !== 'published') throw new Error(`publishing "${wf.name}" ended ${st.status}`);
 		const startWorker = async (name) =>
-			workers.push(
-				await q.startWorker(uf, q.queueEnv(services, { WEBHOOK_URL: `${main.url}/` }), { concurrency: lengthsMs.length, name }),
-			);
+			workers.push(await q.startWorker(uf, q.queueEnv(services, { WEBHOOK_URL: `${main.url}/` }), { concurrency: lengthsMs.length, name }));
 		await startWorker('worker-1');
 		const known = new Set();
 		const fire = async (meanMs, tag) => {
 			const model = modelFor(meanMs, 'queue');
-			const id = await startRun(main.rest, main.url, { path: `bench-cold-${p.key}`, workflowId: wf.id, known, body: { items: itemsOf(model, tag, n) } });
+			const id = await startRun(main.rest, main.url, {
+				path: `bench-cold-${p.key}`,
+				workflowId: wf.id,
+				known,
+				body: { items: itemsOf(model, tag, n) },
+			});
 			return { meanMs, tag, model, id };
 		};
 		const measure = async (started) => {
-			const figures = await Promise.all(
-				started.map((s) => watch.batch(`queue ${s.tag}`, withTag(s.model, s.tag), n, s.meanMs)),
-			);
+			const figures = await Promise.all(started.map((s) => watch.batch(`queue ${s.tag}`, withTag(s.model, s.tag), n, s.meanMs)));
 			await untilEnded(main.rest, [wf.id]);
 			const byWorker = Object.fromEntries(workers.flatMap((w) => w.executions().map((id) => [String(id), w.name])));
-			return started.map((s, i) => ({ meanMs: s.meanMs, execution: s.id, worker: byWorker[String(s.id)] ?? '?', ...figures[i] }));
+			// What the execution started with: the saved keys in the static data it was queued with.
+			const startedWith = await Promise.all(
+				started.map(async (s) => savedKeys((await main.rest.getExecution(s.id)).workflowData?.staticData)),
+			);
+			return started.map((s, i) => ({
+				meanMs: s.meanMs,
+				execution: s.id,
+				worker: byWorker[String(s.id)] ?? '?',
+				savedKeysAtStart: startedWith[i],
+				...figures[i],
+			}));
 		};
 		log('  cold-n8n: queue mode: learning on worker-1 alone');
 		const first = [];
 		for (const meanMs of lengthsMs) first.push(await fire(meanMs, `cold-n8n queue learn ${meanMs}`));
 		const learn = await measure(first);
+		const savedAfterLearning = savedKeys((await main.rest.getWorkflow(wf.id)).staticData);
 		await startWorker('worker-2');
 		log('  cold-n8n: queue mode: worker-2 started; two executions per run time');
 		const next = [];
@@ -320,6 +332,7 @@ async function queuePhase(sb, watch, { lengthsMs, n, modelFor, log }) {
 			concurrency: lengthsMs.length,
 			learn,
 			after,
+			savedAfterLearning,
 			savedKeys: savedKeys((await main.rest.getWorkflow(wf.id)).staticData),
 			executions: { total: list.length, succeeded: list.filter((e) => e.status === 'success').length },
 		};
