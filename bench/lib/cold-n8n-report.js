@@ -7,9 +7,11 @@ const h = require('../../scripts/e2e/n8n');
 const sec = (ms) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : '—');
 const secs = (ms) => `${ms / 1000} s`;
 
-/** A batch's cells: wall time, last run's end → last result, status, result and all requests. */
+/** A batch's cells: wall time, last run's end → last result, first request, status, result and all requests. */
 const cells = (b) =>
-	b ? [sec(b.wallMs), sec(b.afterLastEndMs), String(b.status), String(b.result), String(b.requests)] : ['—', '—', '—', '—', '—'];
+	b
+		? [sec(b.wallMs), sec(b.afterLastEndMs), sec(b.firstRequestMs), String(b.status), String(b.result), String(b.requests)]
+		: ['—', '—', '—', '—', '—', '—'];
 
 /** The batches of one run time, labelled, in the table's order. */
 function batchesOf(d, meanMs) {
@@ -31,11 +33,13 @@ function batchesOf(d, meanMs) {
 	];
 }
 
-/** A batch polls "as learned" when it is closer to the learned batch than to the cold one on both wall time and requests. */
+/**
+ * A batch polls "as learned" when its first request comes nearer the learned batch's (planned around the expected end)
+ * than the cold one's (First Poll Interval after the submit). Wall time and requests tell less: a batch ends with its
+ * last run, and a cold batch spends fewer requests than a learned one aiming at a 0.3 s delay per run.
+ */
 const asLearned = (b, learned, cold) =>
-	!!(b && learned && cold) &&
-	Math.abs(b.wallMs - learned.wallMs) < Math.abs(b.wallMs - cold.wallMs) &&
-	Math.abs(b.requests - learned.requests) < Math.abs(b.requests - cold.requests);
+	!!(b && learned && cold) && Math.abs(b.firstRequestMs - learned.firstRequestMs) < Math.abs(b.firstRequestMs - cold.firstRequestMs);
 
 /** The done-when of issue 28, per run time. */
 function verdicts(d) {
@@ -82,23 +86,37 @@ function queueRows(d) {
 	];
 }
 
+const savedOf = (d, ms) => (typeof d.start?.savedKeys === 'object' ? d.start.savedKeys[ms] : d.start?.savedKeys) ?? '?';
+
 function coldN8nSection(d, table) {
 	const rows = d.lengthsMs.flatMap((meanMs) => batchesOf(d, meanMs).map(([label, b]) => [secs(meanMs), label, ...cells(b)]));
 	const ex = d.start?.executions || {};
 	const exText = Object.entries(ex)
 		.map(([k, v]) => `${k} ${v.succeeded}/${v.total}`)
 		.join(', ');
-	const head = ['Run time', 'Batch', 'Wall time', 'Last end → last result', 'Status requests', 'Result requests', 'Requests'];
+	const head = [
+		'Run time',
+		'Batch',
+		'Wall time',
+		'Last end → last result',
+		'First request',
+		'Status requests',
+		'Result requests',
+		'Requests',
+	];
 	const out = [
 		'## Cold batches and restarts in the real n8n',
 		'',
 		`n8n ${h.N8N_VERSION} with the package installed as a community package; batches of ${d.n} runs of one model, each run's time drawn within ±${d.spread * 100} % of the mean ` +
 			`after ${d.queueMs} ms in the sandbox's queue. **Wall time**: from the batch's first submit to the last result fetch that found its run ended (what the workflow waits for), from the sandbox's log; ` +
-			"**last end → last result**: from the last run's end to that fetch; **requests**: the batch's status and result requests (every run needs one result fetch). " +
+			"**last end → last result**: from the last run's end to that fetch; **first request**: the batch's first status or result request after its run's submit; " +
+			"**requests**: the batch's status and result requests (every run needs one result fetch). " +
 			'`n8n execute` (mode cli): the Model node with Wait Options → Remember Run Times on, executed twice per run time, each a process of its own (one user folder per run time, side by side). ' +
-			'`n8n start`: four workflows behind webhooks (the Model node with default wait options, the same with Remember Run Times, and the HTTP Request + Wait 1 s / 5 s + IF loops), ' +
+			'`n8n start`: workflows behind webhooks — the Model node with default wait options, the same with Remember Run Times (one workflow per run time: n8n writes back the static data an execution ' +
+			'loaded at its start, so of overlapping executions of one workflow only the last to end keeps its run times), and the HTTP Request + Wait 1 s / 5 s + IF loops — ' +
 			'every run time and workflow with a model of its own, all started together: right after the start every workflow once, then the node and the loops again; ' +
-			`then n8n is stopped (${d.start?.savedKeys ?? '?'} run-time key(s) were then in the Remember workflow's static data) and started again on the same database, and both node workflows run once more. ` +
+			`then n8n is stopped (run-time keys then in each Remember workflow's static data: ${d.lengthsMs.map((ms) => `${secs(ms)} ${savedOf(d, ms)}`).join(', ')}) ` +
+			'and started again on the same database, and the node workflows run once more. ' +
 			`Executions succeeded: ${exText}; the section took ${(d.sectionMs / 1000).toFixed(0)} s.`,
 		'',
 		table(head, rows),
@@ -109,7 +127,7 @@ function coldN8nSection(d, table) {
 			`- ${secs(v.meanMs)}: first execution after \`n8n start\`: ${v.start?.text ?? '—'}: ${ok(v.start)}; ` +
 				`first \`n8n execute\`: ${v.cli?.text ?? '—'}: ${ok(v.cli)}. ` +
 				`With Remember Run Times, after a restart the node polls ${v.restart ? 'as learned' : 'NOT as learned'}, and in a second \`n8n execute\` ${v.cliAgain ? 'as learned' : 'NOT as learned'} ` +
-				'(closer to the second execution in one process than to the first on both wall time and requests).',
+				'(its first request nearer that of the second execution in one process than that of the first).',
 		);
 	}
 	const qm = d.queue;
@@ -117,9 +135,9 @@ function coldN8nSection(d, table) {
 	else if (qm) {
 		out.push(
 			'',
-			`**Queue mode** (Redis + PostgreSQL, a main and ${qm.workers} workers of concurrency ${qm.concurrency}; the Remember Run Times workflow behind a webhook): the first execution per run time ` +
+			`**Queue mode** (Redis + PostgreSQL, a main and ${qm.workers} workers of concurrency ${qm.concurrency}; the Remember Run Times workflows behind webhooks, one per run time): the first execution per run time ` +
 				"with only worker-1 running, then worker-2 started and two executions per run time queued; the worker that ran each is read from the workers' logs. " +
-				`${qm.savedAfterLearning} run-time key(s) were in the workflow's static data in PostgreSQL after the first executions. ` +
+				`Run-time keys in each workflow's static data in PostgreSQL after the first executions: ${d.lengthsMs.map((ms) => `${secs(ms)} ${typeof qm.savedAfterLearning === 'object' ? qm.savedAfterLearning[ms] : qm.savedAfterLearning}`).join(', ')}. ` +
 				'"Saved keys at start": the run-time keys in the static data the execution was queued with (what a worker gets). ' +
 				`Executions succeeded: ${qm.executions.succeeded}/${qm.executions.total}.`,
 			'',
@@ -133,7 +151,9 @@ function coldN8nSection(d, table) {
 			...other.map(
 				(x) =>
 					`- ${secs(x.meanMs)}: on the other worker the node polls ${asLearned(x, same(x), learnOf(x)) ? 'as learned' : 'NOT as learned'} ` +
-					`(${sec(x.wallMs)}, ${x.requests} requests; on the worker that learned ${same(x) ? `${sec(same(x).wallMs)}, ${same(x).requests}` : '—'}; the learning execution ${sec(learnOf(x).wallMs)}, ${learnOf(x).requests}).`,
+					`(first request ${sec(x.firstRequestMs)}, wall ${sec(x.wallMs)}, ${x.requests} requests; on the worker that learned ` +
+					`${same(x) ? `${sec(same(x).firstRequestMs)}, ${sec(same(x).wallMs)}, ${same(x).requests}` : '—'}; ` +
+					`the learning execution ${sec(learnOf(x).firstRequestMs)}, ${sec(learnOf(x).wallMs)}, ${learnOf(x).requests}).`,
 			),
 		);
 		if (other.some((x) => x.savedKeysAtStart === 0))

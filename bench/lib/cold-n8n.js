@@ -7,15 +7,16 @@
  *   cli      the Model node with Wait Options → Remember Run Times, `n8n execute` (mode cli, a process of its own):
  *            the first execution starts cold; a second `n8n execute` (a new process) starts from what the first
  *            saved in the workflow's static data (one user folder per run time, so they run side by side);
- *   start    one `n8n start`, four workflows behind webhooks: the Model node (default wait options), the Model node
- *            with Remember Run Times, the Wait 1 s and the Wait 5 s loop (bench/lib/real-n8n.js's builders).
- *            Round "cold", right after the start: every pattern once (the two node workflows' first execution of
- *            their model); round "warm": the node and both loops again. Then n8n is stopped and started again
- *            (same database) and round "restart" runs both node workflows once more;
- *   queue    queue mode (Redis + PostgreSQL, scripts/queue), a main and two workers: the Remember Run Times workflow
- *            learns on worker-1 alone; worker-2 is started, then two executions per run time are queued, the first
- *            (in Bull's order) taken by worker-1, the next by worker-2; which worker ran what is read from the
- *            workers' logs and reported per execution.
+ *   start    one `n8n start`, workflows behind webhooks: the Model node (default wait options), the Model node with
+ *            Remember Run Times (one workflow per run time, since overlapping executions of one workflow each write
+ *            back the static data they loaded), the Wait 1 s and the Wait 5 s loop (bench/lib/real-n8n.js's builders).
+ *            Round "cold", right after the start: every workflow once (the node workflows' first execution of their
+ *            model); round "warm": the node and both loops again. Then n8n is stopped and started again (same
+ *            database) and round "restart" runs the node workflows once more;
+ *   queue    queue mode (Redis + PostgreSQL, scripts/queue), a main and two workers, the Remember workflows: each
+ *            learns on worker-1 alone; worker-2 is started, then two executions per run time are queued (the first
+ *            ones first); which worker ran what is read from the workers' logs and reported per execution, with the
+ *            run-time keys in the static data the execution was queued with.
  *
  * Every (run time, workflow) has a model of its own within one n8n database, so nothing learned for one leaks into
  * another; executions are told apart by their prompts (`<tag> <i>`).
@@ -46,8 +47,8 @@ function webhookWorkflow(p, { sb, credential, header }) {
 		: nodeWorkflow({ n: 1, credential });
 	return behindWebhook(wf, {
 		id: p.id,
-		path: `bench-cold-${p.key}`,
-		name: `Bench cold: ${p.label}`,
+		path: p.path,
+		name: `Bench cold: ${p.label}${p.meanMs ? ` (${p.meanMs / 1000} s runs)` : ''}`,
 		modelApi: sb.urls.modelApi,
 		waitOptions: p.waitOptions,
 	});
@@ -77,8 +78,10 @@ function batchFigures(view, runs) {
 	let status = 0;
 	let result = 0;
 	let end = -Infinity;
+	let firstRequestMs = Infinity;
 	for (const r of runs) {
 		const req = view.byRequest.get(r.id) || { status: [], result: [] };
+		firstRequestMs = Math.min(firstRequestMs, ...[...req.status, ...req.result].map((t) => t - r.createdAt));
 		status += req.status.length;
 		result += req.result.length;
 		const seen = req.result.filter((t) => r.finishedAt != null && t >= r.finishedAt);
@@ -91,6 +94,7 @@ function batchFigures(view, runs) {
 		wallMs: end - firstSubmit,
 		afterLastEndMs: end - lastEnd,
 		lastRunMs: lastEnd - firstSubmit,
+		firstRequestMs,
 		status,
 		result,
 		requests: status + result,
@@ -202,11 +206,19 @@ async function startPhase(sb, watch, { lengthsMs, n, modelFor, log }) {
 		const credential = h.sandboxCredential(sb);
 		const header = headerCredential(sb);
 		await h.importCredential(uf, [credential, header]);
+		// The Remember workflow once per run time: n8n writes back the static data an execution loaded at its start,
+		// so of overlapping executions of one workflow only the last to end would keep its run times.
+		const specs = WEBHOOKS.flatMap((p) =>
+			p.key === 'remember'
+				? lengthsMs.map((meanMs, i) => ({ ...p, id: `3${i}`, path: `bench-cold-remember-${i}`, meanMs }))
+				: [{ ...p, path: `bench-cold-${p.key}` }],
+		);
 		const workflows = await h.importWorkflow(
 			uf,
-			WEBHOOKS.map((p) => webhookWorkflow(p, { sb, credential, header })),
+			specs.map((p) => webhookWorkflow(p, { sb, credential, header })),
 		);
-		const idOf = Object.fromEntries(WEBHOOKS.map((p, i) => [p.key, workflows[i].id]));
+		const spec = (key, meanMs) => specs.findIndex((p) => p.key === key && (!p.meanMs || p.meanMs === meanMs));
+		const allIds = workflows.map((wf) => wf.id);
 		const start = async (first) => {
 			n8n = await h.startN8n(uf, { readyTimeoutMs: 180_000 });
 			if (first) await n8n.rest.setupOwner();
@@ -222,13 +234,15 @@ async function startPhase(sb, watch, { lengthsMs, n, modelFor, log }) {
 			const tag = (meanMs, key) => `cold-n8n ${label} ${key} ${meanMs}`;
 			const pairs = lengthsMs.flatMap((meanMs) => keys.map((key) => [meanMs, key]));
 			await Promise.all(
-				pairs.map(([meanMs, key]) => post(`${n8n.url}/webhook/bench-cold-${key}`, itemsOf(modelFor(meanMs, key), tag(meanMs, key), n))),
+				pairs.map(([meanMs, key]) =>
+					post(`${n8n.url}/webhook/${specs[spec(key, meanMs)].path}`, itemsOf(modelFor(meanMs, key), tag(meanMs, key), n)),
+				),
 			);
 			const figures = await Promise.all(
 				pairs.map(([meanMs, key]) => watch.batch(`${label} ${key} ${meanMs}`, withTag(modelFor(meanMs, key), tag(meanMs, key)), n, meanMs)),
 			);
 			// Static data is written when an execution ends: wait for every execution before going on.
-			await untilEnded(n8n.rest, Object.values(idOf));
+			await untilEnded(n8n.rest, allIds);
 			const out = {};
 			pairs.forEach(([meanMs, key], i) => ((out[meanMs] ||= {})[key] = figures[i]));
 			return out;
@@ -237,15 +251,18 @@ async function startPhase(sb, watch, { lengthsMs, n, modelFor, log }) {
 		await start(true);
 		const cold = await round('cold', ['node', 'remember', 'wait1', 'wait5']);
 		const warm = await round('warm', ['node', 'wait1', 'wait5']);
-		const saved = savedKeys((await n8n.rest.getWorkflow(idOf.remember)).staticData);
-		log(`  cold-n8n: ${saved} run-time key(s) saved in the workflow's static data; restarting n8n`);
+		const saved = {};
+		for (const meanMs of lengthsMs) saved[meanMs] = savedKeys((await n8n.rest.getWorkflow(allIds[spec('remember', meanMs)])).staticData);
+		log(`  cold-n8n: run-time keys saved in the Remember workflows' static data: ${JSON.stringify(saved)}; restarting n8n`);
 		await n8n.stop();
 		await start(false);
 		const restart = await round('restart', ['remember', 'node']);
 		const executions = {};
-		for (const p of WEBHOOKS) {
-			const list = await n8n.rest.listExecutions({ workflowId: idOf[p.key], limit: 100 });
-			executions[p.key] = { total: list.length, succeeded: list.filter((e) => e.status === 'success').length };
+		for (const [i, p] of specs.entries()) {
+			const list = await n8n.rest.listExecutions({ workflowId: allIds[i], limit: 100 });
+			const e = (executions[p.key] ||= { total: 0, succeeded: 0 });
+			e.total += list.length;
+			e.succeeded += list.filter((x) => x.status === 'success').length;
 		}
 		return { cold, warm, restart, savedKeys: saved, executions };
 	} finally {
@@ -280,12 +297,26 @@ async function queuePhase(sb, watch, { lengthsMs, n, modelFor, log }) {
 	let main;
 	try {
 		const credential = await q.importCredential(uf, services, h.sandboxCredential(sb));
-		const p = WEBHOOKS.find((w) => w.key === 'remember');
-		const [wf] = await q.importWorkflow(uf, services, [webhookWorkflow(p, { sb, credential })], { publish: true });
+		// One Remember workflow per run time, as in startPhase.
+		const remember = WEBHOOKS.find((w) => w.key === 'remember');
+		const specs = lengthsMs.map((meanMs, i) => ({ ...remember, id: `3${i}`, path: `bench-cold-remember-${i}`, meanMs }));
+		const wfs = await q.importWorkflow(
+			uf,
+			services,
+			specs.map((p) => webhookWorkflow(p, { sb, credential })),
+			{ publish: true },
+		);
+		const wfOf = (meanMs) => wfs[lengthsMs.indexOf(meanMs)];
 		main = await h.startN8n(uf, { env: q.queueEnv(services), readyTimeoutMs: 180_000 });
 		await main.rest.setupOwner();
-		const st = await main.rest.waitForPublication(wf.id);
-		if (st.status !== 'published') throw new Error(`publishing "${wf.name}" ended ${st.status}`);
+		for (const wf of wfs) {
+			const st = await main.rest.waitForPublication(wf.id);
+			if (st.status !== 'published') throw new Error(`publishing "${wf.name}" ended ${st.status}`);
+		}
+		const saved = async () =>
+			Object.fromEntries(
+				await Promise.all(lengthsMs.map(async (ms) => [ms, savedKeys((await main.rest.getWorkflow(wfOf(ms).id)).staticData)])),
+			);
 		const startWorker = async (name) =>
 			workers.push(await q.startWorker(uf, q.queueEnv(services, { WEBHOOK_URL: `${main.url}/` }), { concurrency: lengthsMs.length, name }));
 		await startWorker('worker-1');
@@ -293,8 +324,8 @@ async function queuePhase(sb, watch, { lengthsMs, n, modelFor, log }) {
 		const fire = async (meanMs, tag) => {
 			const model = modelFor(meanMs, 'queue');
 			const id = await startRun(main.rest, main.url, {
-				path: `bench-cold-${p.key}`,
-				workflowId: wf.id,
+				path: specs[lengthsMs.indexOf(meanMs)].path,
+				workflowId: wfOf(meanMs).id,
 				known,
 				body: { items: itemsOf(model, tag, n) },
 			});
@@ -302,7 +333,10 @@ async function queuePhase(sb, watch, { lengthsMs, n, modelFor, log }) {
 		};
 		const measure = async (started) => {
 			const figures = await Promise.all(started.map((s) => watch.batch(`queue ${s.tag}`, withTag(s.model, s.tag), n, s.meanMs)));
-			await untilEnded(main.rest, [wf.id]);
+			await untilEnded(
+				main.rest,
+				wfs.map((wf) => wf.id),
+			);
 			const byWorker = Object.fromEntries(workers.flatMap((w) => w.executions().map((id) => [String(id), w.name])));
 			// What the execution started with: the saved keys in the static data it was queued with.
 			const startedWith = await Promise.all(
@@ -320,20 +354,20 @@ async function queuePhase(sb, watch, { lengthsMs, n, modelFor, log }) {
 		const first = [];
 		for (const meanMs of lengthsMs) first.push(await fire(meanMs, `cold-n8n queue learn ${meanMs}`));
 		const learn = await measure(first);
-		const savedAfterLearning = savedKeys((await main.rest.getWorkflow(wf.id)).staticData);
+		const savedAfterLearning = await saved();
 		await startWorker('worker-2');
 		log('  cold-n8n: queue mode: worker-2 started; two executions per run time');
 		const next = [];
 		for (const k of ['a', 'b']) for (const meanMs of lengthsMs) next.push(await fire(meanMs, `cold-n8n queue ${k} ${meanMs}`));
 		const after = await measure(next);
-		const list = await main.rest.listExecutions({ workflowId: wf.id, limit: 100 });
+		const list = (await Promise.all(wfs.map((wf) => main.rest.listExecutions({ workflowId: wf.id, limit: 100 })))).flat();
 		return {
 			workers: workers.length,
 			concurrency: lengthsMs.length,
 			learn,
 			after,
 			savedAfterLearning,
-			savedKeys: savedKeys((await main.rest.getWorkflow(wf.id)).staticData),
+			savedKeys: await saved(),
 			executions: { total: list.length, succeeded: list.filter((e) => e.status === 'success').length },
 		};
 	} finally {
