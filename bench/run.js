@@ -41,6 +41,7 @@
  *                          [--out=FILE] [--no-write]
  *                          [--json=FILE] [--from-json=FILE]
  *   --quick      smaller sizes (for trying the script; figures are not representative)
+ *   --lengths=2000,20000  detection-n8n: only these run times (ms), 2 rounds each (a shorter run of that section)
  *   --only       run some sections (BENCHMARKS.md is then only written with --out)
  *   --json       also save the raw figures; --from-json re-renders a saved run without measuring
  */
@@ -68,7 +69,7 @@ const ROOT = path.resolve(__dirname, '..');
 const SECTIONS = ['batch', 'cpu', 'items', 'memory', 'pickers', 'real', 'detection', 'detection-n8n', 'parking', 'fire-and-forget'];
 
 function parseArgs(argv) {
-	const opts = { only: SECTIONS, quick: false, out: undefined, write: true, json: undefined, fromJson: undefined };
+	const opts = { only: SECTIONS, quick: false, out: undefined, write: true, json: undefined, fromJson: undefined, lengths: undefined };
 	for (const arg of argv) {
 		if (arg === '--quick') opts.quick = true;
 		else if (arg.startsWith('--json=')) opts.json = path.resolve(arg.slice(7));
@@ -81,6 +82,12 @@ function parseArgs(argv) {
 				.map((s) => s.trim())
 				.filter(Boolean);
 		else if (arg.startsWith('--out=')) opts.out = path.resolve(arg.slice(6));
+		else if (arg.startsWith('--lengths='))
+			opts.lengths = arg
+				.slice(10)
+				.split(',')
+				.map(Number)
+				.filter((n) => n > 0);
 		else if (arg === '--help' || arg === '-h') {
 			console.log(
 				fs
@@ -172,6 +179,10 @@ async function main() {
 		return;
 	}
 	const cfg = config(opts.quick);
+	if (opts.lengths?.length) {
+		const d = cfg.detectionN8n;
+		cfg.detectionN8n = { ...d, lengthsMs: opts.lengths, rounds: Object.fromEntries(opts.lengths.map((ms) => [ms, 2])), sideBySide: {} };
+	}
 	const started = Date.now();
 	const load = { start: os.loadavg()[0] };
 	const m = machine();

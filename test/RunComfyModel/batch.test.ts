@@ -61,7 +61,9 @@ describe('a batch of many items', () => {
 		// waiting starts only once everything is submitted (all runs are then waited for together)
 		const polls = log.filter(isStatus);
 		expect(Math.min(...polls.map((e) => e.seq))).toBeGreaterThan(lastSubmit);
-		expect(new Set(polls.map(requestIdOf)).size).toBe(N);
+		// A cold batch polls as one until its first run ends (nodes/shared/wait/coldBatch.ts): some runs are only
+		// ever asked for their result, each once.
+		expect(polls.length).toBeLessThan(N);
 
 		// each output item belongs to its input item
 		const runs = new Map(sb.state().runs.map((r) => [r.id, r]));

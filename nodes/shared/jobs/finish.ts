@@ -5,8 +5,6 @@
  * → say how each result reached the node (`delivered_by`, parked batches only). It returns what happened; the
  * flow writes the items and the memory.
  */
-import type { IDataObject } from 'n8n-workflow';
-
 import { mapPool } from '../pool';
 import { normaliseStatus } from '../status';
 import { narrowRunTime } from '../wait';
@@ -93,8 +91,8 @@ export function endsFromPolls<P extends JobItem, O>(
 }
 
 /**
- * One result fetch per finished job (`firstOf`: the first item of each id). A failed fetch becomes the job's
- * result as an Error.
+ * One result fetch per finished job (`firstOf`: the first item of each id). Jobs whose result the in-execution
+ * wait already fetched when it saw them ended (`fetchEnded` as its `onEnded`, ./flow.ts) are not fetched again.
  */
 async function fetchResults<P extends JobItem, O>(
 	batch: Batch<P, O>,
@@ -102,26 +100,29 @@ async function fetchResults<P extends JobItem, O>(
 	ends: Map<string, JobEnd>,
 	concurrency: number,
 ): Promise<void> {
+	const done = [...ends.values()].filter((e) => e.outcome.kind === 'done' && e.result === undefined);
+	await mapPool(done, concurrency, async (end) => await fetchEnded(batch, firstOf.get(end.outcome.job.id) as Tracked<P>, end));
+}
+
+/** The one result fetch of a finished job into `end.result`; a failed fetch becomes its result as an Error. */
+export async function fetchEnded<P extends JobItem, O>(batch: Batch<P, O>, t: Tracked<P>, end: JobEnd): Promise<void> {
+	if (end.outcome.kind !== 'done' || end.result !== undefined) return;
 	const { kind } = batch;
-	const done = [...ends.values()].filter((e) => e.outcome.kind === 'done');
-	await mapPool(done, concurrency, async (end) => {
-		const t = firstOf.get(end.outcome.job.id) as Tracked<P>;
-		const record: IDataObject = end.outcome.kind === 'done' ? end.outcome.record : {};
-		const fetched = end.outcome.kind === 'done' ? end.outcome.result : undefined;
-		if (!kind.fetch && !fetched) {
-			end.result = record;
-			return;
-		}
-		try {
-			// The poll that saw the end may have been the result request itself (WaitJob.pollResult).
-			end.result = fetched ?? (await (kind.fetch as NonNullable<typeof kind.fetch>)(t, record));
-			// The service's timestamps of the run teach its run time better than the polls around its end did.
-			const window = runTimeWindow(end.result, t.submittedAt, t.answeredAt);
-			if (window) narrowRunTime(end.outcome.job, window);
-		} catch (error) {
-			end.result = error instanceof Error ? error : new Error(String(error));
-		}
-	});
+	const { record } = end.outcome;
+	// The poll that saw the end may have been the result request itself (WaitJob.pollResult).
+	const fetched = end.outcome.result;
+	if (!kind.fetch && !fetched) {
+		end.result = record;
+		return;
+	}
+	try {
+		end.result = fetched ?? (await (kind.fetch as NonNullable<typeof kind.fetch>)(t, record));
+		// The service's timestamps of the run teach its run time better than the polls around its end did.
+		const window = runTimeWindow(end.result, t.submittedAt, t.answeredAt);
+		if (window) narrowRunTime(end.outcome.job, window);
+	} catch (error) {
+		end.result = error instanceof Error ? error : new Error(String(error));
+	}
 }
 
 /** Adds `delivered_by` to the output items of the tracked jobs. */

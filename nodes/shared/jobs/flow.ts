@@ -20,7 +20,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { newBatch } from './batch';
 import type { Batch, Outputs } from './batch';
 import { checkItems, refusedByGuards } from './check';
-import { finishJobs } from './finish';
+import { fetchEnded, finishJobs } from './finish';
 import type { Finished } from './finish';
 import type { JobItem, JobKind, Tracked } from './kind';
 import { beginTry } from './memory';
@@ -84,7 +84,8 @@ async function run<P extends JobItem, O>(batch: Batch<P, O>, output: Output): Pr
 		if ('parked' in parked) return output.write(parked.parked).items();
 		return output.finished(parked.finished).items();
 	}
-	const ends = await waitForJobs(batch, tracked, wait);
+	// Each result is fetched as soon as its job is seen ended (step 7's fetch, which then skips it).
+	const ends = await waitForJobs(batch, tracked, wait, { onEnded: async (t, end) => await fetchEnded(batch, t, end) });
 	if (batch.signal?.aborted) return output.write(await presentStopped(batch, tracked, ends)).items();
 
 	// 7. finish: fetch each result once, judge, present; Stop during the fetches outputs the jobs as stopped

@@ -24,7 +24,8 @@ const TIMEOUT_CHOICES: TimeoutBehaviour[] = ['fail', 'returnRunning', 'cancel'];
  */
 export type WaitMode = 'inProcess' | 'park';
 
-export type ReadWaitOptions = WaitOptions & { enabled: boolean; mode: WaitMode };
+/** `remember`: keep learned run times in the workflow's static data ("Remember Run Times", ./savedRunTimes). */
+export type ReadWaitOptions = WaitOptions & { enabled: boolean; mode: WaitMode; remember: boolean };
 
 /** "Wait Mode" of one item: `park` only where the kind can park, the wait is on and no agent is calling. */
 export function readWaitMode(ctx: IExecuteFunctions, itemIndex: number, parkable: boolean, enabled: boolean): WaitMode {
@@ -132,11 +133,13 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 			},
 		);
 	}
-	const learning = offersLearningSwitch(defaults) ? readLearnRunTimes(ctx, raw, itemIndex, expressionOf('learnRunTimes')) : true;
+	const learning = offersLearningSwitch(defaults) ? readSwitch(ctx, raw, itemIndex, LEARN_SWITCH, expressionOf('learnRunTimes')) : true;
+	const remember = defaults.learnsRunTimes === true && readSwitch(ctx, raw, itemIndex, REMEMBER_SWITCH, expressionOf('rememberRunTimes'));
 	return {
 		enabled,
 		mode,
 		learning,
+		remember: learning && remember,
 		...(defaults.learnsRunTimes && goal === 'fewestRequests' ? { pollingGoal: 'fewestRequests' as const } : {}),
 		initialIntervalMs: Math.min(MAX_TIMER_MS, Math.round(initial * 1000)),
 		maxIntervalMs: Math.min(MAX_TIMER_MS, Math.round(max * 1000)),
@@ -147,13 +150,22 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 	};
 }
 
-/** "Learn Run Times" of one item: on unless switched off; an empty expression or anything but true/false is refused. */
-function readLearnRunTimes(ctx: IExecuteFunctions, raw: IDataObject, itemIndex: number, expression: string | undefined): boolean {
-	const label = 'Learn Run Times';
-	const value = raw.learnRunTimes;
+interface Switch {
+	name: 'learnRunTimes' | 'rememberRunTimes';
+	label: string;
+	fallback: boolean;
+}
+const LEARN_SWITCH: Switch = { name: 'learnRunTimes', label: 'Learn Run Times', fallback: true };
+const REMEMBER_SWITCH: Switch = { name: 'rememberRunTimes', label: 'Remember Run Times', fallback: false };
+
+/** A wait switch of one item: its default when not set; an empty expression or anything but true/false is refused. */
+function readSwitch(ctx: IExecuteFunctions, raw: IDataObject, itemIndex: number, which: Switch, expression: string | undefined): boolean {
+	const { label, fallback } = which;
+	const value = raw[which.name];
 	if (expression !== undefined)
-		throw refuseEmptyExpression(ctx, { label, itemIndex, expression, value, wanted: 'true or false', fallback: 'true' });
-	if (isEmptyValue(value) || value === true || value === 'true') return true;
+		throw refuseEmptyExpression(ctx, { label, itemIndex, expression, value, wanted: 'true or false', fallback: String(fallback) });
+	if (isEmptyValue(value)) return fallback;
+	if (value === true || value === 'true') return true;
 	if (value === false || value === 'false') return false;
 	throw new NodeOperationError(ctx.getNode(), `"${label}" of item ${itemIndex} must be true or false, but is ${shown(value)}`, {
 		itemIndex,

@@ -1,11 +1,14 @@
 /**
  * The in-execution wait of the job flow: wait for every job together with the one engine (../wait), then follow
- * cancellations the service only accepted. Fetching the results is the finish step's (./finish.ts).
+ * cancellations the service only accepted. Fetching the results is the finish step's (./finish.ts): the flow hands
+ * it in as `onEnded`, so each finished job's result is fetched as soon as it is seen ended (a batch then ends
+ * within one request of its last run, and the result's timestamps teach the rest of the batch at once); the
+ * finish step skips the jobs fetched here.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { normaliseStatus } from '../status';
-import { waitForAll } from '../wait';
+import { learningOn, sharedDurations, waitForAll } from '../wait';
 import type { PollResult, WaitJob, WaitOutcome } from '../wait';
 import { firstOfEach } from './batch';
 import type { Batch } from './batch';
@@ -13,6 +16,7 @@ import type { RetryChoice } from '../transport';
 import { CANCEL_FOLLOW_MS } from './defaults';
 import type { JobItem, Tracked } from './kind';
 import type { ReadWaitOptions } from './options';
+import { loadSavedRunTimes, storeSavedRunTimes } from './savedRunTimes';
 
 /** The engine owns the retries of its status requests (../wait/engine.ts): the transport sends each one once. */
 const SENT_ONCE: RetryChoice = { retry: 'never' };
@@ -29,11 +33,17 @@ export interface JobEnd {
 /** The outcome of a cancel request: `outcome` (Model API) or `status` (deployments). */
 export const cancelOutcomeOf = (cancel: IDataObject): IDataObject[string] => cancel.outcome ?? cancel.status;
 
+export interface WaitHow<P extends JobItem> {
+	/** Called once for each job seen finished, with the end it will have in the returned map (the finish step's fetch). */
+	onEnded?: (t: Tracked<P>, end: JobEnd) => Promise<void>;
+}
+
 /** Waits for the distinct jobs of the tracked items (one poll loop per id); returns how each id ended. */
 export async function waitForJobs<P extends JobItem, O>(
 	batch: Batch<P, O>,
 	tracked: Array<Tracked<P>>,
 	wait: ReadWaitOptions,
+	how: WaitHow<P> = {},
 ): Promise<Map<string, JobEnd>> {
 	const { kind, signal } = batch;
 	const firstOf = firstOfEach(tracked);
@@ -48,15 +58,34 @@ export async function waitForJobs<P extends JobItem, O>(
 		// The transport sends this cancel even after Stop (it is not bound to the aborted cancel signal).
 		...(kind.cancel ? { cancel: async () => await (kind.cancel as (t: Tracked<P>) => Promise<IDataObject>)(t) } : {}),
 	}));
+	const keys = [...new Set(jobs.map((j) => j.timingKey).filter((k): k is string => k !== undefined))];
+	// "Remember Run Times": the saved copy in the workflow's static data, never while learning is off.
+	const saved = learningOn(wait) && wait.remember ? (wait.durations ?? sharedDurations) : undefined;
+	if (saved) loadSavedRunTimes(batch.ctx, saved, keys);
+	const early = new Map<string, JobEnd>();
+	const { onEnded } = how;
+	const onDone = onEnded
+		? async (outcome: WaitOutcome): Promise<void> => {
+				const end: JobEnd = { outcome };
+				early.set(outcome.job.id, end);
+				await onEnded(firstOf.get(outcome.job.id) as Tracked<P>, end);
+			}
+		: undefined;
 	const outcomes = jobs.length
 		? // Jobs just submitted are not finished yet: the first status request waits one interval.
 			await waitForAll(
 				jobs,
-				{ ...wait, followCancellation: true, ...(submittedNow ? { firstPollDelayMs: wait.initialIntervalMs } : {}) },
+				{
+					...wait,
+					followCancellation: true,
+					...(onDone ? { onDone } : {}),
+					...(submittedNow ? { firstPollDelayMs: wait.initialIntervalMs } : {}),
+				},
 				signal,
 			)
 		: [];
-	const ends = new Map<string, JobEnd>(outcomes.map((outcome) => [outcome.job.id, { outcome }]));
+	const ends = new Map<string, JobEnd>(outcomes.map((outcome) => [outcome.job.id, early.get(outcome.job.id) ?? { outcome }]));
+	if (saved) storeSavedRunTimes(batch.ctx, saved, keys);
 
 	// A timeout cancelled on the live service may be only "cancellation_requested": follow it until it has ended.
 	const toFollow = outcomes.filter((o) => o.kind === 'timeout' && o.cancel && normaliseStatus(cancelOutcomeOf(o.cancel)) === 'cancelling');

@@ -57,8 +57,8 @@ export async function abortableSleep(ms: number, signal?: AbortSignal): Promise<
 /** The sleepers of each signal, woken by its one listener. */
 const sleepers = new WeakMap<AbortSignal, Set<() => void>>();
 
-/** Calls `wake` when `signal` aborts; returns the function that forgets it. */
-function onAbortOf(signal: AbortSignal, wake: () => void): () => void {
+/** Calls `wake` when `signal` aborts (one listener per signal, see `abortableSleep`); returns the function that forgets it. */
+export function onAbortOf(signal: AbortSignal, wake: () => void): () => void {
 	let waiting = sleepers.get(signal);
 	if (!waiting) {
 		const set = new Set<() => void>();

@@ -13,9 +13,11 @@ import type { IDataObject } from 'n8n-workflow';
 import { isTerminal } from '../status';
 import type { RunState } from '../types';
 import type { Clock } from './clock';
-import { realClock, sleepFor } from './clock';
+import { onAbortOf, realClock, sleepFor } from './clock';
 import { httpStatusOf, isTransientError, retryAfterMsOf, toError } from './errors';
 import { Limiter } from '../pool';
+import type { ColdMember } from './coldBatch';
+import { ColdGroup } from './coldBatch';
 import { resolveOptions } from './options';
 import type { DurationSample } from './distribution';
 import type { DurationStore } from './learning';
@@ -76,29 +78,132 @@ export async function waitForAll(
 	const deadline = start + o.maxWaitMs;
 	const aborted = () => signal?.aborted === true;
 
-	/** Sleeps; false when the execution was stopped during (or before) the sleep. */
-	const pause = async (ms: number): Promise<boolean> => {
-		if (aborted()) return false;
-		try {
-			await sleepFor(clock, ms, signal);
-		} catch {
-			// sleep only rejects when the signal aborts; the check below decides
-		}
-		return !aborted();
+	/** A job's sleeps can be interrupted by its cold batch (./coldBatch): a wake-up while awake is kept for the next sleep. */
+	interface Sleeper extends ColdMember {
+		pending: boolean;
+		current: AbortController | undefined;
+	}
+	const sleeperOf = (): Sleeper => {
+		const sleeper: Sleeper = {
+			lastPollAt: start,
+			pending: false,
+			current: undefined,
+			wake: () => {
+				sleeper.pending = true;
+				sleeper.current?.abort();
+			},
+		};
+		return sleeper;
 	};
 
-	const runJob = async (job: WaitJob): Promise<LoopEnd> => {
-		// Learning off: the schedule sees no timing key (and, below, no steps), so it neither reads nor records.
-		const schedule = new JobSchedule(o.learning ? job : { ...job, timingKey: undefined }, o, start, random);
+	/** Sleeps until `ms` passed ('slept'), the execution was stopped, or (a member of a cold batch) the job was woken. */
+	const pauseOrWake = async (ms: number, sleeper: Sleeper, wakeable: boolean): Promise<'slept' | 'stopped' | 'woken'> => {
+		if (aborted()) return 'stopped';
+		if (sleeper.pending) {
+			sleeper.pending = false;
+			return 'woken';
+		}
+		if (!wakeable) {
+			try {
+				await sleepFor(clock, ms, signal);
+			} catch {
+				// sleep only rejects when the signal aborts; the check below decides
+			}
+			return aborted() ? 'stopped' : 'slept';
+		}
+		const wake = new AbortController();
+		// The execution's signal keeps one listener however many jobs sleep on it (./clock `onAbortOf`).
+		const forget = signal ? onAbortOf(signal, () => wake.abort()) : undefined;
+		sleeper.current = wake;
 		try {
-			return await followJob(job, schedule);
+			await sleepFor(clock, ms, wake.signal);
+		} catch {
+			// rejects only when stopped or woken; decided below
+		} finally {
+			sleeper.current = undefined;
+			forget?.();
+		}
+		if (aborted()) return 'stopped';
+		if (!sleeper.pending) return 'slept';
+		sleeper.pending = false;
+		return 'woken';
+	};
+
+	// Every schedule makes its first plan before any job sleeps, so a cold batch knows all its runs. Learning off:
+	// the schedule sees no timing key (and, below, no steps), so it neither reads nor records, and joins no cold batch.
+	const schedules = jobs.map((job) => new JobSchedule(o.learning ? job : { ...job, timingKey: undefined }, o, start, random));
+	const firstDelays = schedules.map((schedule) => {
+		try {
+			return schedule.firstDelay(clock.now());
+		} catch {
+			return o.firstPollDelayMs;
+		}
+	});
+	const sleepers = jobs.map(sleeperOf);
+	sleepers.forEach((sleeper, index) => {
+		sleeper.enroll = (now) => {
+			try {
+				schedules[index].enroll(now);
+			} catch {
+				// learning must never break the wait
+			}
+		};
+	});
+	const groups = coldGroupsOf(schedules, sleepers, { start, ...o });
+	const groupOf = (index: number): ColdGroup | undefined => {
+		const key = schedules[index].coldKey();
+		return key === undefined ? undefined : groups.get(key);
+	};
+	const runJob = async (job: WaitJob, index: number): Promise<LoopEnd> => {
+		const schedule = schedules[index];
+		const group = groupOf(index);
+		const sleeper = sleepers[index];
+		let learned = false;
+		try {
+			const end = await followJob(job, schedule, sleeper, group, firstDelays[index]);
+			if ('outcome' in end && end.outcome.kind === 'done' && options.onDone) {
+				const done = end.outcome;
+				const onDone = options.onDone;
+				await limiter.run(async () => {
+					try {
+						await onDone(done);
+					} catch {
+						// the hook keeps its own errors
+					}
+				});
+			}
+			// A run that succeeded ends the batch's silence even when the store kept nothing from it.
+			learned = 'outcome' in end && end.outcome.kind === 'done' && end.outcome.state === 'succeeded';
+			return end;
 		} finally {
 			// However the wait for it ends, the store stops counting the run as going.
 			schedule.dropPlan();
+			group?.leave(sleeper, clock.now(), learned);
 		}
 	};
 
-	const followJob = async (job: WaitJob, schedule: JobSchedule): Promise<LoopEnd> => {
+	/**
+	 * Sleeps `ms`, then true; false when stopped. A cold batch's member that is woken asks again when to poll: its
+	 * batch's tick while the batch learned nothing, else the plan it has learned (`JobSchedule.wake`).
+	 */
+	const sleepUntilPoll = async (ms: number, schedule: JobSchedule, sleeper: Sleeper, group: ColdGroup | undefined): Promise<boolean> => {
+		let wait = ms;
+		for (;;) {
+			const slept = await pauseOrWake(Math.min(wait, Math.max(0, deadline - clock.now())), sleeper, group?.has(sleeper) === true);
+			if (slept !== 'woken') return slept === 'slept';
+			const now = clock.now();
+			wait = group?.has(sleeper) ? group.waitOf(sleeper, now) : schedule.wake(now);
+			if (wait <= 0) return !aborted();
+		}
+	};
+
+	const followJob = async (
+		job: WaitJob,
+		schedule: JobSchedule,
+		sleeper: Sleeper,
+		group: ColdGroup | undefined,
+		plannedFirst: number,
+	): Promise<LoopEnd> => {
 		const progress: JobProgress = { state: 'unknown', record: {}, polls: 0 };
 		let transientErrors = 0;
 
@@ -111,8 +216,8 @@ export async function waitForAll(
 			return { outcome: base };
 		};
 
-		const firstDelay = Math.min(schedule.firstDelay(clock.now()), Math.max(0, deadline - clock.now()));
-		if (firstDelay > 0 && !(await pause(firstDelay))) return { aborted: progress };
+		const first = group?.has(sleeper) ? group.waitOf(sleeper, clock.now()) : plannedFirst;
+		if (first > 0 && !(await sleepUntilPoll(first, schedule, sleeper, group))) return { aborted: progress };
 
 		for (;;) {
 			if (aborted()) return { aborted: progress };
@@ -160,7 +265,16 @@ export async function waitForAll(
 				// is another matter: its plan starts again from the start of the run.
 				if (pollResult && result.state !== 'queued') schedule.refuseResultPolls();
 				waitMs = schedule.afterPoll(at, now, result.state, progress.record, o.learning ? result.steps : undefined);
+				if (group?.has(sleeper)) {
+					// Seen queued: the queue rules decide its polls, not the batch.
+					if (schedule.coldKey() === undefined) group.leave(sleeper, now, false);
+					else {
+						group.polled(sleeper, at);
+						waitMs = group.waitOf(sleeper, now);
+					}
+				}
 			} else {
+				if (group?.has(sleeper)) group.polled(sleeper, at);
 				if (aborted()) return { aborted: progress };
 				const status = httpStatusOf(failure);
 				if (pollResult && status !== undefined && status >= 400 && status < 500 && status !== 429) {
@@ -186,15 +300,14 @@ export async function waitForAll(
 
 			if (now >= deadline) return await timeout();
 			// Never sleep past the deadline; the last poll happens at the deadline itself.
-			waitMs = Math.min(waitMs, deadline - now);
-			if (!(await pause(waitMs))) return { aborted: progress };
+			if (!(await sleepUntilPoll(waitMs, schedule, sleeper, group))) return { aborted: progress };
 		}
 	};
 
 	const ends = await Promise.all(
-		jobs.map(async (job) => {
+		jobs.map(async (job, index) => {
 			try {
-				return await runJob(job);
+				return await runJob(job, index);
 			} catch (error) {
 				// Only a broken clock could get here; still keep one outcome per job.
 				return { outcome: { kind: 'error' as const, job, error: toError(error), polls: 0 } };
@@ -215,4 +328,28 @@ export async function waitForAll(
 			return { ...stopped, cancel };
 		}),
 	);
+}
+
+/** One cold batch per timing key with at least two jobs that follow no learned plan (./coldBatch). */
+function coldGroupsOf(
+	schedules: JobSchedule[],
+	members: ColdMember[],
+	settings: { start: number; firstPollDelayMs: number; initialIntervalMs: number; maxIntervalMs: number },
+): Map<string, ColdGroup> {
+	const byKey = new Map<string, ColdMember[]>();
+	schedules.forEach((schedule, index) => {
+		const key = schedule.coldKey();
+		if (key === undefined) return;
+		const list = byKey.get(key) ?? [];
+		list.push(members[index]);
+		byKey.set(key, list);
+	});
+	const groups = new Map<string, ColdGroup>();
+	for (const [key, list] of byKey) {
+		if (list.length < 2) continue;
+		const group = new ColdGroup(settings);
+		for (const member of list) group.join(member);
+		groups.set(key, group);
+	}
+	return groups;
 }

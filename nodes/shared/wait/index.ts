@@ -1,15 +1,18 @@
 /**
  * The one wait engine every node uses. Map, from the loop down to the maths:
  *
- *   engine.ts        waitForAll: one loop per job (poll, then sleep), a limiter on status requests in flight,
- *                    the deadline, Stop, and every failed status request (see Retries)
+ *   engine.ts        waitForAll: one loop per job (poll, then sleep), a limiter on status requests in flight
+ *                    (../pool), the deadline, Stop, and every failed status request (see Retries); `onDone`
+ *                    hands each finished job on as soon as it is seen ended (the result fetch)
+ *   coldBatch.ts     ColdGroup: the runs of one timing key with nothing learned, polled as one until one ends
  *   schedule.ts      JobSchedule: when one job is polled next: plain backoff, a learned plan, queue position,
  *                    step pace (steps.ts); what a finished run teaches
  *   learning.ts      DurationStore: learned run times per timing key, shared by the process (sharedDurations);
  *                    plans cached per key, re-planned from the runs still going
  *   distribution.ts  endDistribution: a log-normal fitted to interval-censored samples
  *   planner.ts       planPolls: where to poll a distribution (cost model, budgets, polling goals)
- *   options.ts (resolveOptions, learningOn) · clock.ts · limiter.ts · errors.ts · types.ts
+ *   persist.ts       a compact copy of the store for workflow static data (no node switches it on)
+ *   options.ts (resolveOptions, learningOn) · clock.ts · errors.ts · types.ts
  *
  * Invariants (tests in test/shared/wait/):
  * - Every job yields exactly one outcome, in input order; a single job's failure never throws.
@@ -17,8 +20,8 @@
  *   and every request.
  * - Learning only moves polls: the deadline, Stop, concurrency and `firstPollDelayMs` hold whatever it says,
  *   and an error in learning means the plain backoff, never a failed wait.
- * - `learning: false` (Learn Run Times off) or no timing key: the plain backoff, and the store is neither read
- *   nor written. `learningOn` is the one check of that switch.
+ * - `learning: false` (Learn Run Times off) or no timing key: the plain backoff, no cold batch, and the store
+ *   (and its saved copy) is neither read nor written. `learningOn` is the one check of that switch.
  * - distribution.ts and planner.ts are pure: the same samples give the same plan, number for number
  *   (plannerFixture.test.ts pins them; CONTRIBUTING.md says how to change wait/).
  *
@@ -45,6 +48,8 @@ export type { DurationSample, EndDistribution } from './distribution';
 export { endDistribution } from './distribution';
 export type { DurationSource, DurationStoreOptions, LivePlan, LiveRun, PlanSource } from './learning';
 export { DurationStore, sharedDurations, timingKey } from './learning';
+export type { SavedRunTimes } from './persist';
+export { keyHash, PERSISTED_KEYS, PERSISTED_SAMPLES, restoreRunTimes, saveRunTimes } from './persist';
 export { DEFAULT_TARGET_DELAY_MS, FEW_REQUESTS, FEW_REQUESTS_SHARE, planPolls, POLLING_GOALS } from './planner';
 export type { PlanSettings, PollingGoal } from './planner';
 export type { EndForecast, StepProgress } from './steps';

@@ -3,7 +3,8 @@
  * plus an input shape given by the caller).
  *
  * One store is shared by every execution in this n8n process (`sharedDurations`), so the second run of a
- * model polls around its expected end even when it is in another execution. Nothing is persisted: a restart
+ * model polls around its expected end even when it is in another execution. Nothing is persisted (./persist makes
+ * a compact copy for a caller that keeps one; no node does, docs/waiting.md): a restart
  * starts from the plain backoff again; in queue mode every worker learns on its own. Memory is bounded: at
  * most `maxKeys` keys (least recently used ones are dropped), each with the last `samplesPerSource` samples
  * per source and at most MAX_PLANS_PER_KEY cached plans (a few hundred numbers each).
@@ -145,6 +146,14 @@ export class DurationStore {
 		entry.timestamped = true;
 		entry.plans.clear();
 		entry.fits.clear();
+	}
+
+	/** The key's `total` samples are known to be narrowed by timestamps (restored from a saved copy, ./persist). */
+	markTimestamped(key: string): void {
+		const entry = this.entries.get(key);
+		if (!entry || entry.timestamped) return;
+		entry.timestamped = true;
+		entry.plans.clear();
 	}
 
 	/** Whether the key's plans from `source` start with a poll at the lower end of what was learned. */

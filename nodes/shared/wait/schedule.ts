@@ -50,7 +50,12 @@ interface Plan {
 	learned: number;
 	/** This run, registered with the store while it follows the plan. */
 	live: LiveRun | undefined;
+	/** The median delay the plan aims at (COLD_TARGET_MS at least for the runs of a cold batch). */
+	target: number;
 }
+
+/** The target delay of the plans of a cold batch's runs once it learned (./coldBatch): a batch ends with its last run, and a Wait 1 s loop's resolution is what it has to match. */
+export const COLD_TARGET_MS = 1000;
 
 /** A followed plan is made again once the key has learned this many times the samples it was made from… */
 export const REPLAN_GROWTH = 1.5;
@@ -90,6 +95,9 @@ export class JobSchedule {
 
 	/** A result request of this job was refused: it polls its status only. */
 	private resultPollsRefused = false;
+
+	/** Woken by its cold batch (./coldBatch): past its plan it polls every first interval, not growing. */
+	private woken = false;
 
 	/** Where the steps of a job that reports them end (training). */
 	private readonly steps = new StepForecast();
@@ -175,6 +183,59 @@ export class JobSchedule {
 		return state === 'running' ? this.untilStepsEnd(now, backoff) : backoff;
 	}
 
+	/** The job's key while it follows no learned plan and was not seen queued: it can wait as part of a cold batch. */
+	coldKey(): string | undefined {
+		const key = this.job.timingKey;
+		return key && !this.plan && !this.seenQueued ? key : undefined;
+	}
+
+	/**
+	 * Its cold batch learned a run time: the job follows the learned plan and counts as going until `now` (it was
+	 * not seen ended; most of a batch is still going when its first run ends). Called for every run of the batch
+	 * before any `wake`, so each plan counts them all.
+	 */
+	enroll(now: number): void {
+		const key = this.coldKey();
+		if (!key) return;
+		this.follow(this.planOf(key, 'total'), this.submittedAt, 'total');
+		const plan = this.plan as Plan | undefined;
+		if (plan?.live && this.lastGoingAt !== undefined)
+			plan.live.going = Math.max(plan.live.going, Math.min(now, this.lastGoingAt) - this.submittedAt);
+	}
+
+	/**
+	 * Its cold batch learned a run time (./coldBatch): from now on the job follows the learned plan, counted from
+	 * its submit. Returns ms from `now` until its next poll (one interval when the plan has no poll left).
+	 */
+	wake(now: number): number {
+		const key = this.job.timingKey;
+		this.interval = this.options.initialIntervalMs;
+		if (!this.plan) this.enroll(now);
+		const plan = this.plan as Plan | undefined;
+		// Without a plan (nothing could be learned): a poll now, then the plain backoff as for any run.
+		this.woken = plan !== undefined;
+		if (!plan) return 0;
+		if (key && plan && this.options.pollingGoal !== 'fewestRequests') {
+			try {
+				plan.target = Math.max(plan.target, COLD_TARGET_MS);
+				const made = this.options.durations.livePlan(key, plan.source, plan.target, plan.learned, this.options.pollingGoal);
+				if (made) plan.offsets = made.offsets;
+			} catch {
+				// learning must never break the wait: the plan followed so far stays
+			}
+		}
+		const planned = this.plannedAfter(now);
+		if (planned === undefined) {
+			// Past the plan: the batch's runs end about now. One interval on, the poll may as well bring the result.
+			const wait = this.backoffWait();
+			this.expectsEnd = this.endLikelyBy(now + wait);
+			this.dropPlan();
+			return wait;
+		}
+		this.expectsEnd = this.endLikelyBy(planned);
+		return planned - now;
+	}
+
 	/** The backoff's wait, shortened to land on the end of the job's last step (see the file comment). */
 	private untilStepsEnd(now: number, backoff: number): number {
 		const forecast = this.steps.forecast();
@@ -190,7 +251,8 @@ export class JobSchedule {
 	/** The backoff wait, growing the interval (also used after a transient error). */
 	backoffWait(): number {
 		const wait = this.jitteredInterval();
-		this.interval = Math.min(this.options.maxIntervalMs, this.interval * this.options.backoffFactor);
+		// A cold batch's run past its plan: the batch ends with its last run, so it is not left to a growing backoff.
+		if (!this.woken) this.interval = Math.min(this.options.maxIntervalMs, this.interval * this.options.backoffFactor);
 		return wait;
 	}
 
@@ -268,7 +330,14 @@ export class JobSchedule {
 		const key = this.job.timingKey;
 		if (!offsets?.length || !key) return;
 		const store = this.options.durations;
-		this.plan = { anchor, offsets, source, learned: store.learnedCount(key, source), live: store.watch(key, source) };
+		this.plan = {
+			anchor,
+			offsets,
+			source,
+			learned: store.learnedCount(key, source),
+			live: store.watch(key, source),
+			target: this.options.targetDelayMs,
+		};
 	}
 
 	/** Stops following a plan; the store no longer counts this run as going. Called whenever the wait for the job ends. */
@@ -295,7 +364,7 @@ export class JobSchedule {
 		if (learned < enough) return;
 		let made: LivePlan | undefined;
 		try {
-			made = store.livePlan(key, plan.source, this.options.targetDelayMs, enough, this.options.pollingGoal);
+			made = store.livePlan(key, plan.source, plan.target, enough, this.options.pollingGoal);
 		} catch {
 			// learning must never break the wait: the plan followed so far stays
 		}

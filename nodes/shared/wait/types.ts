@@ -81,6 +81,12 @@ export interface WaitOptions {
 	/** For jobs with a timing key: what the learned schedule optimises (./planner). Default `lowestDelay`: the
 	 * target delay; `fewestRequests`: about three requests per run, seen later. */
 	pollingGoal?: PollingGoal;
+	/**
+	 * Called once per job seen ended (`done`), before the wait goes on for the others, within the request limit
+	 * (e.g. to fetch its result at once). Errors are ignored. A cold batch (./coldBatch) wakes its other runs only
+	 * after it, so a fetch that narrows the run time from the result's timestamps (`narrowRunTime`) shapes their plans.
+	 */
+	onDone?: (outcome: Extract<WaitOutcome, { kind: 'done' }>) => Promise<void>;
 	/** Where learned run times live. Default: `sharedDurations`, shared by every execution in the process. */
 	durations?: DurationStore;
 	/**
