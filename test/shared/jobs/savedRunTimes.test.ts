@@ -73,6 +73,15 @@ describe('Remember Run Times', () => {
 		expect(sharedDurations.has(key)).toBe(false);
 	});
 
+	it("nothing is saved while the global static data holds another node's state (a RunComfy trigger's)", async () => {
+		const global = { 'runComfyTrigger:node-1': { runs: { cursor: 'abc' } } };
+		const result = await run({ rememberRunTimes: true }, { global: structuredClone(global) });
+		expect(result.error).toBeUndefined();
+		expect(staticDataOf(result).__dataChanged).not.toBe(true);
+		expect(savedCopyOf(result)?.runTimes).toBeUndefined();
+		expect(JSON.parse(JSON.stringify(staticDataOf(result).global))).toEqual(global);
+	});
+
 	it('a value that is not true or false is refused before anything is paid', async () => {
 		const before = sb.log().filter(isSubmit).length;
 		const result = await run({ rememberRunTimes: 'maybe' });
