@@ -25,6 +25,9 @@ const ZIGZAG = (() => {
 	return order;
 })();
 
+/** UNZIGZAG[natural index] is its position in the zigzag scan. */
+const UNZIGZAG = ZIGZAG.reduce((t, natural, k) => ((t[natural] = k), t), new Array(64));
+
 // Annex K.1, natural order.
 const LUMA_Q = [
 	16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62, 18, 22,
@@ -100,11 +103,19 @@ const COS = (() => {
 const DCT_SCALE = 2 ** (2 * COS_BITS);
 
 /**
- * The quantised coefficients of one 8x8 block (level-shifted samples, natural order) in zigzag order.
+ * The quantised coefficients of one 8x8 block (level-shifted samples, natural order) into `zz`, in zigzag order.
  * Rows then columns, all in exact integers (well below 2^53), rounded once at the end.
  */
-function quantisedBlock(samples, divisors, out) {
-	const rows = new Array(64);
+const rows = new Float64Array(64);
+function quantisedBlock(samples, divisors, zz) {
+	// A flat block (most of a picture) has only its DC term: every other row of COS sums to exactly 0, so this
+	// is the same result as the full transform below, without it.
+	if (samples.every((v) => v === samples[0])) {
+		zz.fill(0);
+		const q = (samples[0] * 64 * COS[0] * COS[0]) / divisors[0];
+		zz[0] = q < 0 ? -Math.round(-q) : Math.round(q);
+		return zz;
+	}
 	for (let y = 0; y < 8; y++) {
 		for (let u = 0; u < 8; u++) {
 			let s = 0;
@@ -118,12 +129,9 @@ function quantisedBlock(samples, divisors, out) {
 			for (let y = 0; y < 8; y++) s += rows[y * 8 + u] * COS[v * 8 + y];
 			const q = s / divisors[v * 8 + u];
 			// Round half away from zero, as libjpeg's quantiser does.
-			const natural = v * 8 + u;
-			out[natural] = q < 0 ? -Math.round(-q) : Math.round(q);
+			zz[UNZIGZAG[v * 8 + u]] = q < 0 ? -Math.round(-q) : Math.round(q);
 		}
 	}
-	const zz = new Array(64);
-	for (let k = 0; k < 64; k++) zz[k] = out[ZIGZAG[k]];
 	return zz;
 }
 
@@ -131,25 +139,24 @@ function quantisedBlock(samples, divisors, out) {
 class BitWriter {
 	constructor() {
 		this.bytes = [];
-		this.acc = 0;
+		this.acc = 0; // the pending bits (fewer than 8 between calls)
 		this.count = 0;
 	}
-	/** Appends the low `len` bits of `code`, most significant first; a 0xFF byte is followed by a stuffed 0x00. */
+	/** Appends the low `len` (<= 16) bits of `code`, most significant first; a 0xFF byte gets a stuffed 0x00. */
 	write(code, len) {
-		for (let i = len - 1; i >= 0; i--) {
-			this.acc = (this.acc << 1) | ((code >>> i) & 1);
-			if (++this.count === 8) this.flushByte();
+		this.acc = (this.acc << len) | code;
+		this.count += len;
+		while (this.count >= 8) {
+			this.count -= 8;
+			const byte = (this.acc >>> this.count) & 0xff;
+			this.bytes.push(byte);
+			if (byte === 0xff) this.bytes.push(0);
 		}
-	}
-	flushByte() {
-		this.bytes.push(this.acc);
-		if (this.acc === 0xff) this.bytes.push(0);
-		this.acc = 0;
-		this.count = 0;
+		this.acc &= (1 << this.count) - 1;
 	}
 	/** Pads the last byte with 1 bits (F.1.2.3). */
 	finish() {
-		if (this.count > 0) this.write(0xff, 8 - this.count);
+		if (this.count > 0) this.write((1 << (8 - this.count)) - 1, 8 - this.count);
 		return Buffer.from(this.bytes);
 	}
 }
@@ -209,8 +216,8 @@ function encodeJpeg(rgb, width, height) {
 	const ac = [codesOf(HUFFMAN.acLuma), codesOf(HUFFMAN.acChroma)];
 	const writer = new BitWriter();
 	const previous = [0, 0, 0];
-	const planes = [new Array(64), new Array(64), new Array(64)];
-	const scratch = new Array(64);
+	const planes = [new Int16Array(64), new Int16Array(64), new Int16Array(64)];
+	const zz = new Int32Array(64);
 	for (let by = 0; by < height; by += 8) {
 		for (let bx = 0; bx < width; bx += 8) {
 			for (let y = 0; y < 8; y++) {
@@ -228,7 +235,7 @@ function encodeJpeg(rgb, width, height) {
 			}
 			for (let c = 0; c < 3; c++) {
 				const t = c === 0 ? 0 : 1;
-				previous[c] = encodeBlock(writer, quantisedBlock(planes[c], divisors[t], scratch), previous[c], dc[t], ac[t]);
+				previous[c] = encodeBlock(writer, quantisedBlock(planes[c], divisors[t], zz), previous[c], dc[t], ac[t]);
 			}
 		}
 	}
