@@ -1,6 +1,7 @@
 'use strict';
 /**
- * The file host (urls.files / urls.foreignFiles): a run's PNG outputs as pictures of its prompt (picture.js),
+ * The file host (urls.files / urls.foreignFiles): a run's PNG, JPEG and WebP outputs as pictures of its prompt
+ * (picture.js),
  * small valid media files by extension, exact-size generated
  * files streamed without holding them in memory (with or without Content-Length), and training artifacts.
  *
@@ -13,7 +14,7 @@
  */
 const { Readable } = require('stream');
 const { contentTypeFor } = require('./util');
-const { renderPicture, encodePng, crc32 } = require('./picture');
+const { renderPicture, pictureFormat, encodePng, crc32 } = require('./picture');
 
 // ---------- small valid files ----------
 function hashColor(name) {
@@ -35,7 +36,7 @@ function png(name = '') {
 	return encodePng(rgb, 8, 8);
 }
 
-/** A baseline 8x8 grey JPEG (one block, DC only). */
+/** A baseline 8x8 grey JPEG (one block, DC only), for JPEG files that are not a run's pictures. */
 const JPEG = Buffer.concat([
 	Buffer.from([0xff, 0xd8]),
 	Buffer.from([0xff, 0xdb, 0x00, 0x43, 0x00]),
@@ -48,7 +49,7 @@ const JPEG = Buffer.concat([
 	Buffer.from([0xff, 0xd9]),
 ]);
 
-/** A 1x1 lossless WebP. */
+/** A 1x1 lossless WebP, for WebP files that are not a run's pictures. */
 const WEBP = Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'base64');
 
 /** An MP4-looking file: ftyp + free + mdat boxes. */
@@ -174,19 +175,21 @@ const pictureCache = new Map();
 const PICTURE_CACHE_SIZE = 16;
 
 /**
- * The file of a run's output: for a PNG of a run that knows its picture (prompt, seed, size), that picture,
- * told apart from the other images of its batch by the number in its name; else a small file of its type.
+ * The file of a run's output: for a PNG, JPEG or WebP of a run that knows its picture (prompt, seed, size), that
+ * picture in that format, told apart from the other images of its batch by the number in its name; else a small
+ * file of its type.
  */
 function outputFile(run, name) {
-	const number = /(\d+)_?\.png$/i.exec(name);
-	if (!run.picture || !number) return smallFile(name);
+	const number = /(\d+)_?\.[a-z]+$/i.exec(name);
+	const format = pictureFormat(name);
+	if (!run.picture || !number || !format) return smallFile(name);
 	// Model outputs count from 0 (output_0.png), ComfyUI's from 1 (ComfyUI_00001_.png).
 	const image = Math.max(0, Number(number[1]) - (run.kind === 'deployment' ? 1 : 0));
 	const spec = { ...run.picture, image };
-	const key = JSON.stringify(spec);
+	const key = JSON.stringify([spec, format]);
 	let body = pictureCache.get(key);
 	if (!body) {
-		body = renderPicture(spec);
+		body = renderPicture(spec, format);
 		pictureCache.set(key, body);
 		if (pictureCache.size > PICTURE_CACHE_SIZE) pictureCache.delete(pictureCache.keys().next().value);
 	}

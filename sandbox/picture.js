@@ -2,11 +2,14 @@
 /**
  * The pictures the sandbox serves for image outputs: a landscape (sky, sun, stars, ridges) whose colours and
  * shapes derive from a hash of the prompt and seed, with the prompt written along the bottom. Deterministic
- * (same prompt, seed and size: same bytes), encoded as PNG with Node's own zlib, and small (flat fills and one
- * gradient, no noise).
+ * (same prompt, seed and size: same bytes), and small (flat fills and one gradient, no noise). The same pixels
+ * are encoded as PNG (Node's own zlib), JPEG (jpeg.js) or lossless WebP (webp.js), whichever the output's name
+ * asks for, so a JPEG or WebP output shows the picture its PNG would.
  */
 const zlib = require('zlib');
 const font = require('./font');
+const { encodeJpeg } = require('./jpeg');
+const { encodeWebp } = require('./webp');
 // mulberry32: the same prompt and seed draw the same scene.
 const { mulberry32: generator } = require('./faults');
 
@@ -246,10 +249,22 @@ function drawPicture({ prompt = '', seed = null, width = DEFAULT_SIDE, height = 
 	return cv;
 }
 
-/** The same picture as PNG bytes. */
-function renderPicture(spec) {
-	const cv = drawPicture(spec);
-	return encodePng(cv.px, cv.width, cv.height);
+/** Encoders by format, each `(rgb, width, height) => Buffer`. */
+const ENCODERS = { png: encodePng, jpeg: encodeJpeg, webp: encodeWebp };
+
+/** The picture format a file name asks for ('png', 'jpeg' or 'webp'), or undefined for any other name. */
+function pictureFormat(name) {
+	const ext = /\.([a-z]+)$/i.exec(String(name));
+	const format = ext ? ext[1].toLowerCase().replace(/^jpg$/, 'jpeg') : '';
+	return Object.hasOwn(ENCODERS, format) ? format : undefined;
 }
 
-module.exports = { renderPicture, drawPicture, encodePng, crc32, MAX_SIDE, DEFAULT_SIDE };
+/** The same picture as the bytes of `format` (see ENCODERS; PNG by default). */
+function renderPicture(spec, format = 'png') {
+	const encode = ENCODERS[format];
+	if (!encode) throw new Error(`No picture encoder for ${format}`);
+	const cv = drawPicture(spec);
+	return encode(cv.px, cv.width, cv.height);
+}
+
+module.exports = { renderPicture, drawPicture, pictureFormat, encodePng, crc32, MAX_SIDE, DEFAULT_SIDE, FORMATS: Object.keys(ENCODERS) };

@@ -16,8 +16,11 @@ export interface WebhookCall {
 	items: Array<Record<string, unknown>>;
 }
 
-/** `pollingGoal`: Wait Options → Polling Goal of the item's run (default Lowest Delay). */
-export function runModels(baseUrl: string, items: Array<{ model: string; prompt: string; pollingGoal?: 'lowestDelay' | 'fewestRequests' }>): Promise<WebhookCall>;
+/** `pollingGoal`: Wait Options → Polling Goal of the item's run (default Lowest Delay); `rememberRunTimes`: Remember Run Times (default off). */
+export function runModels(
+	baseUrl: string,
+	items: Array<{ model: string; prompt: string; pollingGoal?: 'lowestDelay' | 'fewestRequests'; rememberRunTimes?: boolean }>,
+): Promise<WebhookCall>;
 export function train(
 	baseUrl: string,
 	job: { name: string; dataset: string; steps: number; pollSeconds: number; maxPollSeconds: number },

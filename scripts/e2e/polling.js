@@ -5,7 +5,8 @@
  *
  *   model      Webhook (POST /webhook/runcomfy-model-run) → Items (Split Out body.items) →
  *              Run (RunComfy Model, Model → Run on each item's `model` with its `prompt`, no downloads, Wait
- *              Options → Polling Goal from the item's `pollingGoal`, by default Lowest Delay) → Done
+ *              Options → Polling Goal from the item's `pollingGoal`, by default Lowest Delay, and Remember Run
+ *              Times from its `rememberRunTimes`, by default off) → Done
  *   training   Webhook (POST /webhook/runcomfy-training) → Items → Run (RunComfy Training, Submit on each item's
  *              `dataset` with `steps` steps, Wait for Completion polling from `pollSeconds` up to
  *              `maxPollSeconds`) → Done
@@ -33,7 +34,13 @@ const WORKFLOWS = {
 		path: 'runcomfy-model-run',
 		n: '0a',
 		type: NODE_TYPES.model,
-		parameters: { ...MODEL_RUN_PARAMETERS, waitOptions: { pollingGoal: '={{ $json.pollingGoal || "lowestDelay" }}' } },
+		parameters: {
+			...MODEL_RUN_PARAMETERS,
+			waitOptions: {
+				pollingGoal: '={{ $json.pollingGoal || "lowestDelay" }}',
+				rememberRunTimes: '={{ $json.rememberRunTimes === true }}',
+			},
+		},
 	},
 	training: {
 		name: 'Polling: Training → Submit and wait',

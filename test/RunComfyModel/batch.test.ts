@@ -59,11 +59,9 @@ describe('a batch of many items', () => {
 		// one result fetch per run
 		expect(results.map(requestIdOf).sort()).toEqual([...createdIds].sort());
 		// waiting starts only once everything is submitted (all runs are then waited for together)
-		const polls = log.filter(isStatus);
-		expect(Math.min(...polls.map((e) => e.seq))).toBeGreaterThan(lastSubmit);
-		// A cold batch polls as one until its first run ends (nodes/shared/wait/coldBatch.ts): some runs are only
-		// ever asked for their result, each once.
-		expect(polls.length).toBeLessThan(N);
+		// (a cold batch polls as one until its first run ends, so how many status requests it sends depends on timing;
+		// test/shared/wait/coldBatch*.test.ts count them on a virtual clock)
+		for (const e of log.filter(isStatus)) expect(e.seq).toBeGreaterThan(lastSubmit);
 
 		// each output item belongs to its input item
 		const runs = new Map(sb.state().runs.map((r) => [r.id, r]));

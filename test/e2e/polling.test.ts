@@ -3,7 +3,8 @@
  * ways it lands its polls where a run ends:
  * - Model → Run learns a model's run time in the n8n process, so from the model's second execution on each run
  *   is seen by the one result request it needs (the learned state lives as long as the process, across
- *   executions); with Polling Goal "Fewest Requests", runs of half a minute that vary are seen with three;
+ *   executions); with Polling Goal "Fewest Requests", runs of half a minute that vary are seen with three; with
+ *   Remember Run Times, what was learned survives a restart of n8n (the workflow's static data);
  * - Training → Submit with Wait for Completion reads the job's step progress and polls where the last step ends.
  * Workflows: scripts/e2e/polling.js. In-process tests of the details: test/RunComfyModel/resultPolls.test.ts,
  * test/RunComfyTraining/submit.test.ts, test/shared/wait/.
@@ -51,6 +52,22 @@ afterAll(async () => {
 
 beforeEach(() => sandbox.reset(CONFIG));
 
+/** The catalog's prompt-only models other than the stable text-to-image one (what is learned is per model). */
+async function promptOnlyModels(): Promise<string[]> {
+	const response = await fetch(`${sandbox.urls.modelApi}/v1/models?limit=500`, { headers: { authorization: `Bearer ${sandbox.token}` } });
+	const catalog = (await response.json()) as { models: Array<{ model_id: string; required_inputs: string[] }> };
+	const models = catalog.models
+		.filter(
+			(m) =>
+				m.model_id !== sandbox.stable.models.textToImage &&
+				!m.model_id.startsWith('runcomfy/test/') &&
+				m.required_inputs.join() === 'prompt',
+		)
+		.map((m) => m.model_id);
+	expect(models.length).toBeGreaterThanOrEqual(2);
+	return models;
+}
+
 describe('polled waiting in a real n8n', () => {
 	it(
 		'Model → Run: the first execution of a model polls status; from the second on, each run is seen by its one result request',
@@ -84,18 +101,7 @@ describe('polled waiting in a real n8n', () => {
 		'Model → Run with Polling Goal "Fewest Requests" from an expression: from the second execution on, the typical 30 s run is seen with at most three requests',
 		async () => {
 			// Another prompt-only model than the test above: what is learned is per model.
-			const catalog = (await (
-				await fetch(`${sandbox.urls.modelApi}/v1/models?limit=500`, { headers: { authorization: `Bearer ${sandbox.token}` } })
-			).json()) as {
-				models: Array<{ model_id: string; required_inputs: string[] }>;
-			};
-			const model = catalog.models.find(
-				(m) =>
-					m.model_id !== sandbox.stable.models.textToImage &&
-					!m.model_id.startsWith('runcomfy/test/') &&
-					m.required_inputs.join() === 'prompt',
-			)?.model_id as string;
-			expect(model).toBeDefined();
+			const [model] = await promptOnlyModels();
 			// Runs of 30 s within ±20 %, the same draws every time (seed 1). On these draws the default goal's typical run
 			// of the second execution pays 6 requests, this goal's 2 (the built engine on the virtual clock).
 			sandbox.reset({ ...CONFIG, runDurationMs: 30_000, spread: 0.2, seed: 1 });
@@ -112,6 +118,27 @@ describe('polled waiting in a real n8n', () => {
 				.sort((a, b) => a - b);
 			expect(paid).toHaveLength(10);
 			expect((paid[4] + paid[5]) / 2).toBeLessThanOrEqual(3);
+		},
+		TEST_TIMEOUT,
+	);
+
+	it(
+		'Model → Run with Remember Run Times: after a restart, the first execution of a model polls as learned',
+		async () => {
+			const [, model] = await promptOnlyModels();
+			const batch = (tag: string) => [0, 1, 2].map((i) => ({ model, prompt: `${tag} ${i}`, rememberRunTimes: true }));
+			const first = await runModels(n8n.url, batch('before restart'));
+			expect(first.items.map((item) => item.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+
+			// A restart: the learned run times are gone from process memory; n8n saved the workflow's static data.
+			await n8n.stop();
+			n8n = await h.startN8n(userFolder);
+			// Runs end sooner than learned, so the planned result request finds them ended however late it is sent;
+			// with nothing learned the batch would ask for a status first (the first test above).
+			sandbox.configure({ runDurationMs: CONFIG.runDurationMs! / 2 });
+			const second = await runModels(n8n.url, batch('after restart'));
+			expect(second.items.map((item) => item.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+			expect(requestsPerRun(sandbox.log(), second.items)).toEqual([0, 1, 2].map(() => ({ status: 0, result: 1 })));
 		},
 		TEST_TIMEOUT,
 	);

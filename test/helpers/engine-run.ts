@@ -101,6 +101,7 @@ export async function runNode(opts: RunNodeOptions): Promise<RunNodeResult> {
 		active: false,
 		nodeTypes,
 		settings,
+		...(opts.workflowStaticData ? { staticData: opts.workflowStaticData } : {}),
 	});
 
 	const executionId = opts.executionId ?? nextExecutionId();

@@ -82,6 +82,8 @@ export interface RunNodeOptions {
 	mode?: 'manual' | 'trigger';
 	/** Extra workflow settings (timezone, binaryMode, ...). executionOrder is 'v1'. */
 	workflowSettings?: IWorkflowSettings;
+	/** The workflow's static data as n8n loaded it (`node:<name>` keys); read back from the result's `workflow.staticData`. */
+	workflowStaticData?: IDataObject;
 	/** Node name in the workflow; default the node's `defaults.name` or display name. */
 	nodeName?: string;
 	/** Extra INode fields for the node under test, e.g. `{ retryOnFail: true }`. */

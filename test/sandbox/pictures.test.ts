@@ -1,7 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
  * The sandbox's pictures: a run's PNG outputs are real pictures of its prompt (valid PNG, the requested size,
- * deterministic, different per prompt), for Model API runs and deployment requests alike.
+ * deterministic, different per prompt), for Model API runs and deployment requests alike; its JPEG and WebP
+ * outputs are the same picture in those formats (their pixels are compared in a browser by
+ * test/e2e/editor.pictures.test.ts).
  */
 import { inflateSync } from 'zlib';
 
@@ -44,6 +46,39 @@ function parsePng(png: Buffer): { width: number; height: number; pixels: Buffer 
 	expect(pixels.length).toBe((width * 3 + 1) * height);
 	for (let y = 0; y < height; y++) expect(pixels[y * (width * 3 + 1)]).toBeLessThanOrEqual(4);
 	return { width, height, pixels };
+}
+
+/** Width and height from a baseline JPEG's SOF0, after checking SOI, the segment chain and EOI. */
+function parseJpeg(jpg: Buffer): { width: number; height: number; components: number } {
+	expect([jpg[0], jpg[1]]).toEqual([0xff, 0xd8]);
+	expect([jpg[jpg.length - 2], jpg[jpg.length - 1]]).toEqual([0xff, 0xd9]);
+	const markers: number[] = [];
+	let sof: Buffer | undefined;
+	for (let at = 2; ; ) {
+		expect(jpg[at]).toBe(0xff);
+		const marker = jpg[at + 1];
+		markers.push(marker);
+		const len = jpg.readUInt16BE(at + 2);
+		if (marker === 0xc0) sof = jpg.subarray(at + 4, at + 2 + len);
+		if (marker === 0xda) break; // the entropy-coded scan follows
+		at += 2 + len;
+	}
+	expect(markers).toEqual(expect.arrayContaining([0xdb, 0xc0, 0xc4, 0xda]));
+	expect(sof).toBeDefined();
+	expect(sof![0]).toBe(8); // 8-bit samples
+	return { height: sof!.readUInt16BE(1), width: sof!.readUInt16BE(3), components: sof![5] };
+}
+
+/** Width and height from a lossless WebP's VP8L header, after checking the RIFF container. */
+function parseWebp(webp: Buffer): { width: number; height: number } {
+	expect(webp.toString('ascii', 0, 4)).toBe('RIFF');
+	expect(webp.readUInt32LE(4)).toBe(webp.length - 8);
+	expect(webp.toString('ascii', 8, 16)).toBe('WEBPVP8L');
+	expect(webp.readUInt32LE(16)).toBeLessThanOrEqual(webp.length - 20);
+	expect(webp[20]).toBe(0x2f); // VP8L signature
+	const bits = webp.readUInt32LE(21);
+	expect(bits >>> 29).toBe(0); // version 0
+	return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
 }
 
 /** Distinct colours in a PNG's filtered rows: a picture has many, a flat placeholder a handful. */
@@ -115,5 +150,26 @@ describe('sandbox pictures', () => {
 		const png = parsePng((await download(outputs['9'].images[0].url)).body);
 		expect([png.width, png.height]).toEqual([1024, 768]);
 		expect(variety(png.pixels)).toBeGreaterThan(32);
+	});
+
+	it.each([
+		['jpeg', 'image/jpeg', /\/output_0\.jpg$/],
+		['webp', 'image/webp', /\/output_0\.webp$/],
+	])('serves a %s output as that picture: its type, the requested size, the same bytes every time', async (format, type, name) => {
+		const body = { prompt: 'a lighthouse at dusk', seed: 3, image_size: 'landscape_16_9', output_format: format, num_images: 2 };
+		const parse = format === 'jpeg' ? parseJpeg : parseWebp;
+		const [url, second] = await modelImages(body);
+		expect(url).toMatch(name);
+		const first = await download(url);
+		expect(first.type).toBe(type);
+		expect(parse(first.body)).toMatchObject({ width: 1024, height: 576 });
+		if (format === 'jpeg') expect(parseJpeg(first.body).components).toBe(3);
+		const again = (await download((await modelImages(body))[0])).body;
+		expect(again.equals(first.body)).toBe(true);
+		const otherPrompt = (await download((await modelImages({ ...body, prompt: 'a robot and a bonsai' }))[0])).body;
+		const otherImage = (await download(second)).body;
+		expect(otherPrompt.equals(first.body)).toBe(false);
+		expect(otherImage.equals(first.body)).toBe(false);
+		expect(parse(otherImage)).toMatchObject({ width: 1024, height: 576 });
 	});
 });

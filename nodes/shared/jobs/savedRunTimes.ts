@@ -5,8 +5,9 @@
  *
  * Only with "Remember Run Times" on (off by default): n8n writes a workflow's static data back whole when a
  * non-manual execution ends, so saving here also writes back every other node's static data as it was when this
- * execution started; a polling trigger that moved its cursor meanwhile (the RunComfy Trigger keeps its own in the
- * workflow's static data) would fire the same events again after a restart (docs/waiting.md).
+ * execution started; a polling trigger that moved its cursor meanwhile would fire the same events again after a
+ * restart (docs/waiting.md). Nothing is saved while the global static data holds anything (the RunComfy triggers
+ * keep their state there); other nodes' own static data cannot be seen from here.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
@@ -34,12 +35,27 @@ export function loadSavedRunTimes(ctx: IExecuteFunctions, store: DurationStore, 
 	}
 }
 
-/** Saves what the store knows of `keys` (n8n writes it when a non-manual execution ends). */
+/**
+ * Whether another node keeps state in the workflow's global static data (the RunComfy Trigger's cursor, the
+ * RunComfy Webhook Trigger's delivery ledger, a Code node's `$getWorkflowStaticData('global')`): saving would write
+ * it back as this execution loaded it, so nothing is saved then.
+ */
+function othersKeepGlobalState(ctx: IExecuteFunctions): boolean {
+	try {
+		return Object.keys(ctx.getWorkflowStaticData('global')).length > 0;
+	} catch {
+		return true;
+	}
+}
+
+/** Saves what the store knows of `keys` (n8n writes it when a non-manual execution ends); an unchanged copy is not written. */
 export function storeSavedRunTimes(ctx: IExecuteFunctions, store: DurationStore, keys: string[]): void {
-	if (!keys.length) return;
+	if (!keys.length || othersKeepGlobalState(ctx)) return;
 	const data = staticDataOf(ctx);
 	try {
-		if (data) data[FIELD] = saveRunTimes(store, keys, data[FIELD]) as unknown as IDataObject;
+		if (!data) return;
+		const next = saveRunTimes(store, keys, data[FIELD]);
+		if (JSON.stringify(next) !== JSON.stringify(data[FIELD])) data[FIELD] = next as unknown as IDataObject;
 	} catch {
 		// learning must never break the job flow
 	}

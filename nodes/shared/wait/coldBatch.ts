@@ -10,9 +10,10 @@
  * follows the plan learned from it and from the runs still going (./schedule `wake`), which the runs that end next
  * refine as for any batch.
  *
- * A run that fails or is cancelled only leaves; one that succeeds wakes the rest even when nothing could be
- * learned from it (they then go on with the plain backoff). A run seen queued leaves and follows
- * the queue rules. No run stays silent longer than SILENT_INTERVALS × Max Poll Interval, so a lost wake-up costs
+ * A run seen ended leaves at once, so the batch's ticks go on while its result is fetched; one that succeeded
+ * then wakes the rest, even when nothing could be learned from it (they go on with the plain backoff); one that
+ * failed or was cancelled only leaves. A run seen queued leaves and follows the queue rules, and one answered 429
+ * leaves to wait out its Retry-After on its own. No run stays silent longer than SILENT_INTERVALS × Max Poll Interval, so a lost wake-up costs
  * polls, never the run. A single cold run keeps the plain backoff (nothing to share).
  */
 
@@ -74,16 +75,18 @@ export class ColdGroup {
 		this.nextTick(at);
 	}
 
-	/** `member` ended, or stopped being part of the batch; `taught`: its time was learned (the batch wakes). */
-	leave(member: ColdMember, now: number, taught: boolean): void {
+	/** `member` ended, or stops being part of the batch (seen queued, rate limited): the turn passes on. */
+	leave(member: ColdMember, now: number): void {
 		if (!this.members.delete(member)) return;
-		if (taught && !this.learned) {
-			this.learned = true;
-			for (const m of this.members) m.enroll?.(now);
-			for (const m of this.members) m.wake();
-			return;
-		}
 		if (member === this.ticker) this.nextTick(now);
+	}
+
+	/** A run of the batch succeeded (and its result, fetched, taught its time): every member follows what was learned. */
+	learn(now: number): void {
+		if (this.learned) return;
+		this.learned = true;
+		for (const m of this.members) m.enroll?.(now);
+		for (const m of this.members) m.wake();
 	}
 
 	private nextTick(now: number): void {

@@ -158,11 +158,12 @@ export async function waitForAll(
 		const schedule = schedules[index];
 		const group = groupOf(index);
 		const sleeper = sleepers[index];
-		let learned = false;
 		try {
 			const end = await followJob(job, schedule, sleeper, group, firstDelays[index]);
-			if ('outcome' in end && end.outcome.kind === 'done' && options.onDone) {
-				const done = end.outcome;
+			// Its turn in a cold batch passes on at once: the batch keeps ticking while this result is fetched.
+			group?.leave(sleeper, clock.now());
+			const done = 'outcome' in end && end.outcome.kind === 'done' ? end.outcome : undefined;
+			if (done && options.onDone) {
 				const onDone = options.onDone;
 				await limiter.run(async () => {
 					try {
@@ -172,13 +173,13 @@ export async function waitForAll(
 					}
 				});
 			}
-			// A run that succeeded ends the batch's silence even when the store kept nothing from it.
-			learned = 'outcome' in end && end.outcome.kind === 'done' && end.outcome.state === 'succeeded';
+			// A run that succeeded ends the batch's silence (with its fetched timestamps), even when the store kept nothing.
+			if (done?.state === 'succeeded') group?.learn(clock.now());
 			return end;
 		} finally {
 			// However the wait for it ends, the store stops counting the run as going.
 			schedule.dropPlan();
-			group?.leave(sleeper, clock.now(), learned);
+			group?.leave(sleeper, clock.now());
 		}
 	};
 
@@ -267,7 +268,7 @@ export async function waitForAll(
 				waitMs = schedule.afterPoll(at, now, result.state, progress.record, o.learning ? result.steps : undefined);
 				if (group?.has(sleeper)) {
 					// Seen queued: the queue rules decide its polls, not the batch.
-					if (schedule.coldKey() === undefined) group.leave(sleeper, now, false);
+					if (schedule.coldKey() === undefined) group.leave(sleeper, now);
 					else {
 						group.polled(sleeper, at);
 						waitMs = group.waitOf(sleeper, now);
@@ -284,6 +285,8 @@ export async function waitForAll(
 					transientErrors = 0;
 					waitMs = schedule.afterPoll(at, now, progress.state === 'queued' ? 'queued' : 'running', progress.record);
 				} else if (status === 429) {
+					// Rate limited: it waits out the Retry-After on its own, never woken early by its cold batch's tick.
+					group?.leave(sleeper, now);
 					const retryAfter = retryAfterMsOf(failure, now);
 					waitMs = Math.max(retryAfter ?? 0, schedule.jitteredInterval());
 					if (retryAfter !== undefined && now + retryAfter > deadline) {

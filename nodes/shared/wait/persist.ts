@@ -57,6 +57,20 @@ const isSaved = (value: unknown): value is SavedRunTimes =>
 const flat = (samples: readonly DurationSample[]): number[] =>
 	samples.slice(-PERSISTED_SAMPLES).flatMap((s) => [Math.floor(s.lo / STEP_MS), Math.ceil(s.hi / STEP_MS)]);
 
+/** A saved entry carried over, cut to the bound and to numbers; undefined when nothing of it is usable. */
+function keptEntry(entry: unknown): SavedRunTimes['k'][string] | undefined {
+	if (typeof entry !== 'object' || entry === null) return undefined;
+	const kept: SavedRunTimes['k'][string] = {};
+	for (const [, short] of SOURCES) {
+		const list = (entry as Record<string, unknown>)[short];
+		if (!Array.isArray(list)) continue;
+		const numbers = list.slice(-2 * PERSISTED_SAMPLES).filter((n): n is number => typeof n === 'number' && Number.isFinite(n));
+		if (numbers.length >= 2) kept[short as 't' | 'r' | 'q'] = numbers.slice(numbers.length % 2);
+	}
+	if ((entry as { s?: unknown }).s === 1) kept.s = 1;
+	return kept.t || kept.r || kept.q ? kept : undefined;
+}
+
 /**
  * The saved copy `previous` with what `store` knows of `keys` put first (most recently saved), cut to
  * PERSISTED_KEYS keys. Keys the store knows nothing of keep their saved samples.
@@ -76,7 +90,8 @@ export function saveRunTimes(store: DurationStore, keys: Iterable<string>, previ
 	if (isSaved(previous)) {
 		for (const [hash, entry] of Object.entries(previous.k)) {
 			if (Object.keys(next).length >= PERSISTED_KEYS) break;
-			if (!(hash in next)) next[hash] = entry;
+			const kept = hash in next ? undefined : keptEntry(entry);
+			if (kept) next[hash] = kept;
 		}
 	}
 	const kept = Object.entries(next).slice(0, PERSISTED_KEYS);

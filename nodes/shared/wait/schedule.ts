@@ -56,6 +56,8 @@ interface Plan {
 
 /** The target delay of the plans of a cold batch's runs once it learned (./coldBatch): a batch ends with its last run, and a Wait 1 s loop's resolution is what it has to match. */
 export const COLD_TARGET_MS = 1000;
+/** Polls of a woken cold batch's run past its plan at the first interval before its backoff grows again. */
+export const WOKEN_FLAT_POLLS = 5;
 
 /** A followed plan is made again once the key has learned this many times the samples it was made from… */
 export const REPLAN_GROWTH = 1.5;
@@ -96,8 +98,11 @@ export class JobSchedule {
 	/** A result request of this job was refused: it polls its status only. */
 	private resultPollsRefused = false;
 
-	/** Woken by its cold batch (./coldBatch): past its plan it polls every first interval, not growing. */
-	private woken = false;
+	/**
+	 * Woken by its cold batch (./coldBatch): past its plan its next polls come every first interval, not growing (the
+	 * batch ends with its last run); after that many, or once seen queued, the backoff grows again (an outlier).
+	 */
+	private flatPolls = 0;
 
 	/** Where the steps of a job that reports them end (training). */
 	private readonly steps = new StepForecast();
@@ -152,6 +157,7 @@ export class JobSchedule {
 		this.expectsEnd = false;
 		if (state === 'queued') {
 			this.seenQueued = true;
+			this.flatPolls = 0;
 			this.dropPlan();
 			const position = positionOf(record);
 			if (!this.firstQueued && position !== undefined && position >= 1) this.firstQueued = { at, position };
@@ -213,11 +219,12 @@ export class JobSchedule {
 		if (!this.plan) this.enroll(now);
 		const plan = this.plan as Plan | undefined;
 		// Without a plan (nothing could be learned): a poll now, then the plain backoff as for any run.
-		this.woken = plan !== undefined;
+		this.flatPolls = plan === undefined ? 0 : WOKEN_FLAT_POLLS;
 		if (!plan) return 0;
-		if (key && plan && this.options.pollingGoal !== 'fewestRequests') {
+		if (key && plan) {
 			try {
-				plan.target = Math.max(plan.target, COLD_TARGET_MS);
+				// Made again now that every run of the batch is enrolled, so the plan counts them all.
+				if (this.options.pollingGoal !== 'fewestRequests') plan.target = Math.max(plan.target, COLD_TARGET_MS);
 				const made = this.options.durations.livePlan(key, plan.source, plan.target, plan.learned, this.options.pollingGoal);
 				if (made) plan.offsets = made.offsets;
 			} catch {
@@ -251,8 +258,9 @@ export class JobSchedule {
 	/** The backoff wait, growing the interval (also used after a transient error). */
 	backoffWait(): number {
 		const wait = this.jitteredInterval();
-		// A cold batch's run past its plan: the batch ends with its last run, so it is not left to a growing backoff.
-		if (!this.woken) this.interval = Math.min(this.options.maxIntervalMs, this.interval * this.options.backoffFactor);
+		// A cold batch's run just past its plan: the batch ends with its last run, so it is not left to a growing backoff.
+		if (this.flatPolls > 0) this.flatPolls--;
+		else this.interval = Math.min(this.options.maxIntervalMs, this.interval * this.options.backoffFactor);
 		return wait;
 	}
 

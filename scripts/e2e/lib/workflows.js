@@ -78,23 +78,34 @@ function deploymentBatchWorkflow({ runParameters, ...rest }) {
 	});
 }
 
+/** How long a webhook may answer 404 after n8n started: n8n 2.x registers a published workflow's webhooks after it is ready. */
+const REGISTRATION_MS = 60_000;
+
 /**
  * POSTs `body` (JSON) to the Webhook at `<baseUrl>/webhook/<path>`, which answers with its last node's items
  * (`responseMode: 'lastNode', responseData: 'allEntries'`); resolves with them and when the call started and
- * ended (ms since the epoch). Any answer but 200 throws with its text.
+ * ended (ms since the epoch). A 404 (the webhook is not registered yet, so no execution started) is sent again
+ * for up to REGISTRATION_MS; any other answer but 200 throws with its text.
  */
 async function callWebhook(baseUrl, path, body) {
-	const startedAt = Date.now();
-	const res = await fetch(`${baseUrl}/webhook/${path}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-	});
-	const text = await res.text();
-	const endedAt = Date.now();
-	if (res.status !== 200) throw new Error(`the webhook ${path} answered ${res.status}: ${text.slice(0, 2000)}`);
-	const out = JSON.parse(text);
-	return { startedAt, endedAt, items: Array.isArray(out) ? out : [out] };
+	const registeredBy = Date.now() + REGISTRATION_MS;
+	for (;;) {
+		const startedAt = Date.now();
+		const res = await fetch(`${baseUrl}/webhook/${path}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+		});
+		const text = await res.text();
+		const endedAt = Date.now();
+		if (res.status === 404 && endedAt < registeredBy) {
+			await new Promise((resolve) => setTimeout(resolve, 250));
+			continue;
+		}
+		if (res.status !== 200) throw new Error(`the webhook ${path} answered ${res.status}: ${text.slice(0, 2000)}`);
+		const out = JSON.parse(text);
+		return { startedAt, endedAt, items: Array.isArray(out) ? out : [out] };
+	}
 }
 
 module.exports = { BODY, deploymentBatchWorkflow, webhookItemsWorkflow, callWebhook };

@@ -5,7 +5,15 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { loadSavedRunTimes, storeSavedRunTimes } from '../../../nodes/shared/jobs/savedRunTimes';
-import { DurationStore, PERSISTED_KEYS, PERSISTED_SAMPLES, restoreRunTimes, saveRunTimes, timingKey } from '../../../nodes/shared/wait';
+import {
+	DurationStore,
+	PERSISTED_KEYS,
+	PERSISTED_SAMPLES,
+	keyHash,
+	restoreRunTimes,
+	saveRunTimes,
+	timingKey,
+} from '../../../nodes/shared/wait';
 import { VirtualClock, modelRun, spreadRuns, waitForRun } from './helpers';
 
 const KEY = timingKey('model', 'acme/flux-secret-model', 'prompt shape 1024x1024');
@@ -67,7 +75,30 @@ describe('learned run times in static data', () => {
 
 	it('a malformed copy is ignored', () => {
 		const store = new DurationStore();
-		for (const bad of [null, 'x', { v: 1 }, { v: 2, k: {} }, { v: 1, k: { a: 'b' } }]) expect(restoreRunTimes(store, [KEY], bad)).toBe(0);
+		const hash = keyHash(KEY);
+		const bads = [
+			null,
+			'x',
+			{ v: 1 },
+			{ v: 2, k: {} },
+			{ v: 1, k: { a: 'b' } },
+			{ v: 1, k: { [hash]: 'b' } },
+			{ v: 1, k: { [hash]: { t: 'x' } } },
+		];
+		for (const bad of bads) expect(restoreRunTimes(store, [KEY], bad)).toBe(0);
 		expect(store.has(KEY)).toBe(false);
+	});
+
+	it('entries carried over from an earlier copy are cut to the bound and to numbers', () => {
+		const store = new DurationStore();
+		store.record(KEY, 'total', { lo: 1000, hi: 2000 });
+		const other = keyHash('another key');
+		const previous = {
+			v: 1,
+			k: { [other]: { t: Array.from({ length: 500 }, (_, i) => i), q: ['x', 'y'], extra: 'z'.repeat(1000) }, junk: 'b' },
+		};
+		const copy = saveRunTimes(store, [KEY], previous);
+		expect(Object.keys(copy.k).sort()).toEqual([keyHash(KEY), other].sort());
+		expect(copy.k[other]).toEqual({ t: Array.from({ length: 2 * PERSISTED_SAMPLES }, (_, i) => 500 - 2 * PERSISTED_SAMPLES + i) });
 	});
 });
