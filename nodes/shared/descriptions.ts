@@ -135,7 +135,7 @@ const REMEMBER_RUN_TIMES: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether to keep learned run times in the workflow's saved data, so that they are known after an n8n restart, in n8n execute and on every queue-mode worker (not saved by manual runs). Leave off in a workflow with a polling trigger from another package (Gmail, RSS…): n8n saves that data whole when an execution ends, which can make such a trigger fire again. Nothing is saved while a RunComfy trigger keeps its state there.",
+		"Whether to keep learned run times in the workflow's saved data, so that they are known after an n8n restart and in n8n execute (not saved by manual runs). Leave off in queue mode and in a workflow with a polling trigger from another package (Gmail, RSS…): n8n saves that data whole when an execution ends, which can make such a trigger fire again. Nothing is saved while a RunComfy trigger keeps its state there.",
 };
 
 const LEARN_STEP_PACE: INodeProperties = {

@@ -1,13 +1,14 @@
 /**
  * Learned run times kept in the workflow's static data (the node's own part, `getWorkflowStaticData('node')`,
- * field `runTimes`), so that a restarted n8n, a queue-mode worker or an `n8n execute` starts from what earlier
+ * field `runTimes`), so that a restarted n8n or an `n8n execute` starts from what earlier
  * executions learned. The copy is compact and bounded and holds no ids, inputs or URLs (../wait/persist).
  *
  * Only with "Remember Run Times" on (off by default): n8n writes a workflow's static data back whole when a
  * non-manual execution ends, so saving here also writes back every other node's static data as it was when this
  * execution started; a polling trigger that moved its cursor meanwhile would fire the same events again after a
  * restart (docs/waiting.md). Nothing is saved while the global static data holds anything (the RunComfy triggers
- * keep their state there); other nodes' own static data cannot be seen from here.
+ * keep their state there); other nodes' own static data cannot be seen from here. n8n 2.x queue-mode workers start
+ * new executions with empty static data, so the option is for the main process only (docs/queue-mode.md).
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
