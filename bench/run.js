@@ -24,6 +24,10 @@
  *   detection-n8n  the same question in the real n8n (one `n8n start`, all run times at once): the Model node (from
  *              its second run of a model) vs HTTP Request + Wait 1 s / 5 s + IF loops, runs of 2 s to 5 min with ±20 %
  *              spread and the sandbox's queueing; delay and status requests per run from the sandbox's log
+ *   cold-n8n   batches of 10 runs of 2 s, 20 s and 60 s in the real n8n with nothing learned (`n8n execute`, the first
+ *              execution after `n8n start`), warm (its second), after a restart with Remember Run Times, and in queue
+ *              mode learned on one worker and run on the other, next to the Wait 1 s / 5 s loops: batch wall time
+ *              and status + result requests (bench/lib/cold-n8n.js)
  *   parking    queue-mode n8n (Redis + PostgreSQL, main + 1 worker of concurrency 2): N executions of one
  *              deployment run each, parked until RunComfy calls back vs waited for in the execution; status
  *              requests while parked; main and worker restarted while parked; RSS of the n8n processes
@@ -37,11 +41,13 @@
  * (bench/lib/harness.js), or inside the real n8n (scripts/e2e/n8n.js) for `real`; bench/lib/report.js writes the
  * Markdown.
  *
- * Usage: npm run bench [-- --only=batch,cpu,items,memory,pickers,real,detection,detection-n8n,parking,fire-and-forget] [--quick]
+ * Usage: npm run bench [-- --only=batch,cpu,items,memory,pickers,real,detection,detection-n8n,cold-n8n,parking,fire-and-forget]
+ *                          [--quick] [--lengths=2000,20000] [--no-queue]
  *                          [--out=FILE] [--no-write]
  *                          [--json=FILE] [--from-json=FILE]
  *   --quick      smaller sizes (for trying the script; figures are not representative)
- *   --lengths=2000,20000  detection-n8n: only these run times (ms), 2 rounds each (a shorter run of that section)
+ *   --lengths=2000,20000  detection-n8n and cold-n8n: only these run times (ms); detection-n8n then 2 rounds each
+ *   --no-queue   cold-n8n without its queue-mode part (which needs Redis and PostgreSQL)
  *   --only       run some sections (BENCHMARKS.md is then only written with --out)
  *   --json       also save the raw figures; --from-json re-renders a saved run without measuring
  */
@@ -58,6 +64,7 @@ const { detection } = require('./lib/detection');
 const { detectionBatch } = require('./lib/detection-batch');
 const { trainingWait } = require('./lib/training-wait');
 const { detectionInN8n } = require('./lib/detection-n8n');
+const { coldInN8n } = require('./lib/cold-n8n');
 const { parkingAtScale } = require('./lib/parking');
 const { fireAndForget, fireAndForgetBurst } = require('./lib/fire-and-forget');
 const { memory } = require('./lib/memory');
@@ -66,15 +73,37 @@ const { machine, fmtS, GiB, MiB } = require('./lib/measure');
 const { report } = require('./lib/report');
 
 const ROOT = path.resolve(__dirname, '..');
-const SECTIONS = ['batch', 'cpu', 'items', 'memory', 'pickers', 'real', 'detection', 'detection-n8n', 'parking', 'fire-and-forget'];
+const SECTIONS = [
+	'batch',
+	'cpu',
+	'items',
+	'memory',
+	'pickers',
+	'real',
+	'detection',
+	'detection-n8n',
+	'cold-n8n',
+	'parking',
+	'fire-and-forget',
+];
 
 function parseArgs(argv) {
-	const opts = { only: SECTIONS, quick: false, out: undefined, write: true, json: undefined, fromJson: undefined, lengths: undefined };
+	const opts = {
+		only: SECTIONS,
+		quick: false,
+		out: undefined,
+		write: true,
+		json: undefined,
+		fromJson: undefined,
+		lengths: undefined,
+		queue: true,
+	};
 	for (const arg of argv) {
 		if (arg === '--quick') opts.quick = true;
 		else if (arg.startsWith('--json=')) opts.json = path.resolve(arg.slice(7));
 		else if (arg.startsWith('--from-json=')) opts.fromJson = path.resolve(arg.slice(12));
 		else if (arg === '--no-write') opts.write = false;
+		else if (arg === '--no-queue') opts.queue = false;
 		else if (arg.startsWith('--only='))
 			opts.only = arg
 				.slice(7)
@@ -123,6 +152,7 @@ function config(quick) {
 				detectionBatch: { seeds: 5 },
 				trainingWait: { jobs: 20 },
 				detectionN8n: { lengthsMs: [2000, 20000], n: 4, warmup: 2, rounds: { 2000: 2 }, sideBySide: { 20000: 2 } },
+				coldN8n: { lengthsMs: [2000], n: 4 },
 				parking: { n: 6, runMs: 10000 },
 				fireAndForget: { n: 20, runMs: 3000, spread: 0.5, instances: 5, duplicateRate: 0.2, outOfOrderRate: 0.2 },
 				fireAndForgetBurst: { n: 20, runMs: 3000, spread: 0.1 },
@@ -160,6 +190,7 @@ function config(quick) {
 					rounds: { 2000: 10, 20000: 6, 60000: 4 },
 					sideBySide: { 300000: 4 },
 				},
+				coldN8n: { lengthsMs: [2000, 20000, 60000], n: 10 },
 				parking: { n: 20, runMs: 30000 },
 				fireAndForget: { n: 200, runMs: 5000, spread: 0.5, instances: 20, duplicateRate: 0.2, outOfOrderRate: 0.2 },
 				fireAndForgetBurst: { n: 200, runMs: 5000, spread: 0.1 },
@@ -182,6 +213,7 @@ async function main() {
 	if (opts.lengths?.length) {
 		const d = cfg.detectionN8n;
 		cfg.detectionN8n = { ...d, lengthsMs: opts.lengths, rounds: Object.fromEntries(opts.lengths.map((ms) => [ms, 2])), sideBySide: {} };
+		cfg.coldN8n = { ...cfg.coldN8n, lengthsMs: opts.lengths };
 	}
 	const started = Date.now();
 	const load = { start: os.loadavg()[0] };
@@ -244,6 +276,10 @@ async function main() {
 		if (opts.only.includes('detection-n8n')) {
 			log('[bench] detection in the real n8n (node vs Wait 1 s / 5 s loops, all run times at once)');
 			results.detectionN8n = await detectionInN8n(sb, { ...cfg.detectionN8n, log });
+		}
+		if (opts.only.includes('cold-n8n')) {
+			log('[bench] cold batches and restarts in the real n8n (n8n execute, n8n start and restart, queue mode)');
+			results.coldN8n = await coldInN8n(sb, { ...cfg.coldN8n, queue: opts.queue, log });
 		}
 		if (opts.only.includes('parking')) {
 			log('[bench] parking at scale (queue mode)');

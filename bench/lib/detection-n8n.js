@@ -23,7 +23,7 @@
  */
 const h = require('../../scripts/e2e/n8n');
 const { waitFor } = require('../../scripts/e2e/parking');
-const { httpLoopWorkflow, nodeWorkflow } = require('./real-n8n');
+const { behindWebhook, httpLoopWorkflow, nodeWorkflow } = require('./real-n8n');
 const { GOAL_DELAY_MS, GOAL_REQUESTS } = require('./detection');
 const { quantile } = require('./measure');
 
@@ -43,54 +43,6 @@ const PATTERNS = [
 const SPREAD = 0.2;
 const QUEUE_MS = 300;
 const SEED = 14;
-
-// ------------------------------------------------------------------------------------------------------------
-// Workflows: the builders of real-n8n.js behind a Webhook (POST { items: [{ model, prompt }] }) instead of the
-// manual trigger and the fixed prompts, the model taken from each item.
-
-const HEAD = new Set(['Start', 'Prompts', 'One Item per Prompt']);
-
-function behindWebhook(wf, { key, modelApi, waitOptions }) {
-	const { id } = PATTERNS.find((p) => p.key === key);
-	const webhook = {
-		id: `d0000000-0000-4000-8000-0000000000${id}`,
-		name: 'Webhook',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: [0, 0],
-		webhookId: `d0000000-0000-4000-8000-0000000001${id}`,
-		parameters: { httpMethod: 'POST', path: `bench-detect-${key}`, responseMode: 'onReceived', options: {} },
-	};
-	const items = {
-		id: 'd0000000-0000-4000-8000-000000000002',
-		name: 'Items',
-		type: 'n8n-nodes-base.splitOut',
-		typeVersion: 1,
-		position: [220, 0],
-		parameters: { fieldToSplitOut: 'body.items', options: {} },
-	};
-	const nodes = wf.nodes
-		.filter((n) => !HEAD.has(n.name))
-		.map((n) => {
-			if (n.name === 'Submit') return { ...n, parameters: { ...n.parameters, url: `=${modelApi}/v1/models/{{ $json.model }}` } };
-			if (n.name === 'RunComfy Model') {
-				return {
-					...n,
-					parameters: {
-						...n.parameters,
-						model: { __rl: true, mode: 'id', value: '={{ $json.model }}' },
-						...(waitOptions ? { waitOptions } : {}),
-					},
-				};
-			}
-			return n;
-		});
-	const connections = Object.fromEntries(Object.entries(wf.connections).filter(([from]) => !HEAD.has(from)));
-	const first = wf.connections['One Item per Prompt'].main[0][0].node;
-	connections.Webhook = { main: [[{ node: 'Items', type: 'main', index: 0 }]] };
-	connections.Items = { main: [[{ node: first, type: 'main', index: 0 }]] };
-	return { ...wf, name: `Bench detection: ${PATTERNS.find((p) => p.key === key).label}`, nodes: [webhook, items, ...nodes], connections };
-}
 
 // ------------------------------------------------------------------------------------------------------------
 // The sandbox seen from outside: its runs and request log, refreshed by one poller for every waiter.
@@ -215,7 +167,9 @@ async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, sideBySid
 					? nodeWorkflow({ n: 1, credential: runComfy })
 					: httpLoopWorkflow({ n: 1, waitSeconds: p.waitSeconds, modelApi: sb.urls.modelApi, headerCred: header }),
 				{
-					key: p.key,
+					id: p.id,
+					path: `bench-detect-${p.key}`,
+					name: `Bench detection: ${p.label}`,
 					modelApi: sb.urls.modelApi,
 					waitOptions: p.waitOptions,
 				},
@@ -470,4 +424,4 @@ function detectionN8nSummary(d) {
 	);
 }
 
-module.exports = { detectionInN8n, detectionN8nSection, detectionN8nSummary };
+module.exports = { detectionInN8n, detectionN8nSection, detectionN8nSummary, SandboxView };

@@ -164,6 +164,54 @@ function nodeWorkflow({ n, credential }) {
 	};
 }
 
+const HEAD = new Set(['Start', 'Prompts', 'One Item per Prompt']);
+
+/**
+ * A builder's workflow behind a Webhook (POST { items: [{ model, prompt }] }) instead of the manual trigger and the
+ * fixed prompts, the model taken from each item. `id`: two digits that make its node and webhook ids unique;
+ * `path`: the webhook path; `waitOptions`: the Model node's Wait Options.
+ */
+function behindWebhook(wf, { id, path, name, modelApi, waitOptions }) {
+	const webhook = {
+		id: `d0000000-0000-4000-8000-0000000000${id}`,
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: `d0000000-0000-4000-8000-0000000001${id}`,
+		parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+	};
+	const items = {
+		id: 'd0000000-0000-4000-8000-000000000002',
+		name: 'Items',
+		type: 'n8n-nodes-base.splitOut',
+		typeVersion: 1,
+		position: [220, 0],
+		parameters: { fieldToSplitOut: 'body.items', options: {} },
+	};
+	const nodes = wf.nodes
+		.filter((n) => !HEAD.has(n.name))
+		.map((n) => {
+			if (n.name === 'Submit') return { ...n, parameters: { ...n.parameters, url: `=${modelApi}/v1/models/{{ $json.model }}` } };
+			if (n.name === 'RunComfy Model') {
+				return {
+					...n,
+					parameters: {
+						...n.parameters,
+						model: { __rl: true, mode: 'id', value: '={{ $json.model }}' },
+						...(waitOptions ? { waitOptions } : {}),
+					},
+				};
+			}
+			return n;
+		});
+	const connections = Object.fromEntries(Object.entries(wf.connections).filter(([from]) => !HEAD.has(from)));
+	const first = wf.connections['One Item per Prompt'].main[0][0].node;
+	connections.Webhook = { main: [[{ node: 'Items', type: 'main', index: 0 }]] };
+	connections.Items = { main: [[{ node: first, type: 'main', index: 0 }]] };
+	return { ...wf, name, nodes: [webhook, items, ...nodes], connections };
+}
+
 function itemsOfAllRuns(run, nodeName) {
 	const tasks = (run && run.data && run.data.resultData.runData[nodeName]) || [];
 	return tasks.flatMap((t) => (t.data && t.data.main && t.data.main[0]) || []);
@@ -278,4 +326,4 @@ async function compareInRealN8n(sb, { n, scenarios, pickerRepeats, catalogExtra,
 	}
 }
 
-module.exports = { compareInRealN8n, httpLoopWorkflow, nodeWorkflow };
+module.exports = { behindWebhook, compareInRealN8n, httpLoopWorkflow, nodeWorkflow };

@@ -11,6 +11,7 @@ const { detectionSection } = require('./detection');
 const { detectionBatchSection } = require('./detection-batch');
 const { trainingWaitSection, trainingWaitSummary } = require('./training-wait');
 const { detectionN8nSection, detectionN8nSummary } = require('./detection-n8n');
+const { coldN8nSection, coldN8nSummary } = require('./cold-n8n-report');
 const { parkingSection } = require('./parking');
 const { fireAndForgetBurstSection, fireAndForgetBurstSummary, fireAndForgetSection, fireAndForgetSummary } = require('./fire-and-forget');
 const inproc = require('./inprocess');
@@ -385,6 +386,7 @@ function summaryLines(results) {
 	}
 	if (results.trainingWait) lines.push(trainingWaitSummary(results.trainingWait));
 	if (results.detectionN8n) lines.push(detectionN8nSummary(results.detectionN8n));
+	if (results.coldN8n) lines.push(coldN8nSummary(results.coldN8n));
 	if (results.real) {
 		for (const row of results.real.rows) {
 			lines.push(
@@ -444,6 +446,7 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	if (results.detection) out.push('', detectionSection(results.detection, table));
 	if (results.detectionBatch) out.push('', detectionBatchSection(results.detectionBatch, table));
 	if (results.detectionN8n) out.push('', detectionN8nSection(results.detectionN8n, table));
+	if (results.coldN8n) out.push('', coldN8nSection(results.coldN8n, table));
 	if (results.trainingWait) out.push('', trainingWaitSection(results.trainingWait, table));
 	if (results.parking) out.push('', parkingSection(results.parking, table));
 	if (results.fireAndForget) out.push('', fireAndForgetSection(results.fireAndForget, table));
