@@ -55,7 +55,7 @@ interface Plan {
 }
 
 /** The target delay of the plans of a cold batch's runs once it learned (./coldBatch): a batch ends with its last run, and a Wait 1 s loop's resolution is what it has to match. */
-export const COLD_TARGET_MS = 1000;
+export const COLD_TARGET_MS = 1300;
 /** Polls of a woken cold batch's run past its plan at the first interval before its backoff grows again. */
 export const WOKEN_FLAT_POLLS = 5;
 
@@ -233,9 +233,11 @@ export class JobSchedule {
 		}
 		const planned = this.plannedAfter(now);
 		if (planned === undefined) {
-			// Past the plan: the batch's runs end about now. One interval on, the poll may as well bring the result.
-			const wait = this.backoffWait();
-			this.expectsEnd = this.endLikelyBy(now + wait);
+			// Past the plan: a run that has likely ended is asked for its result now (a batch ends with its last run);
+			// otherwise one interval on, when the poll may as well bring the result.
+			const endedNow = this.endLikelyBy(now);
+			const wait = endedNow ? 0 : this.backoffWait();
+			this.expectsEnd = endedNow || this.endLikelyBy(now + wait);
 			this.dropPlan();
 			return wait;
 		}
