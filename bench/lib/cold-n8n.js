@@ -25,7 +25,7 @@ const h = require('../../scripts/e2e/n8n');
 const q = require('../../scripts/queue/queue');
 const { startRun, waitFor } = require('../../scripts/e2e/parking');
 const { SandboxView } = require('./detection-n8n');
-const { behindWebhook, httpLoopWorkflow, nodeWorkflow } = require('./real-n8n');
+const { behindWebhook, httpLoopWorkflow, nodeWorkflow, promptOnlyModels } = require('./real-n8n');
 
 const SPREAD = 0.2;
 const QUEUE_MS = 300;
@@ -386,19 +386,13 @@ async function queuePhase(sb, watch, { lengthsMs, n, modelFor, log }) {
  */
 async function coldInN8n(sb, { lengthsMs, n, queue = true, log }) {
 	await h.ensureN8n({ log });
-	const catalog = await (
-		await fetch(`${sb.urls.modelApi}/v1/models?limit=500`, { headers: { authorization: `Bearer ${sb.token}` } })
-	).json();
-	const usable = catalog.models.filter(
-		(m) => !m.model_id.startsWith('runcomfy/test/') && m.required_inputs.length === 1 && m.required_inputs[0] === 'prompt',
-	);
+	const usable = await promptOnlyModels(sb);
 	// One model per (run time, `n8n start` workflow); the `n8n execute` folders and the queue-mode database are
 	// separate, so they reuse the Remember workflow's models.
 	const keys = WEBHOOKS.map((p) => p.key);
 	if (usable.length < lengthsMs.length * keys.length)
 		throw new Error(`cold-n8n needs ${lengthsMs.length * keys.length} prompt-only models, the sandbox has ${usable.length}`);
-	const modelFor = (meanMs, key) =>
-		usable[lengthsMs.indexOf(meanMs) * keys.length + keys.indexOf(key === 'queue' ? 'remember' : key)].model_id;
+	const modelFor = (meanMs, key) => usable[lengthsMs.indexOf(meanMs) * keys.length + keys.indexOf(key === 'queue' ? 'remember' : key)];
 	const modelDurations = Object.fromEntries(lengthsMs.flatMap((ms) => keys.map((key) => [modelFor(ms, key), ms])));
 	await sb.reset({ spread: SPREAD, queueMs: QUEUE_MS, seed: SEED, modelDurations });
 	const watch = sandboxWatcher(sb);

@@ -23,7 +23,7 @@
  */
 const h = require('../../scripts/e2e/n8n');
 const { waitFor } = require('../../scripts/e2e/parking');
-const { behindWebhook, httpLoopWorkflow, nodeWorkflow } = require('./real-n8n');
+const { behindWebhook, httpLoopWorkflow, nodeWorkflow, promptOnlyModels } = require('./real-n8n');
 const { GOAL_DELAY_MS, GOAL_REQUESTS } = require('./detection');
 const { quantile } = require('./measure');
 
@@ -128,20 +128,15 @@ function summarise(runs) {
  */
 async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, sideBySide = {}, log }) {
 	await h.ensureN8n({ log });
-	const catalog = await (
-		await fetch(`${sb.urls.modelApi}/v1/models?limit=500`, { headers: { authorization: `Bearer ${sb.token}` } })
-	).json();
 	// Models a bare { prompt } is valid for, one per (run time, pattern).
-	const usable = catalog.models.filter(
-		(m) => !m.model_id.startsWith('runcomfy/test/') && m.required_inputs.length === 1 && m.required_inputs[0] === 'prompt',
-	);
+	const usable = await promptOnlyModels(sb);
 	const needed = lengthsMs.length * PATTERNS.length;
 	if (usable.length < needed) throw new Error(`detection-n8n needs ${needed} prompt-only models, the sandbox has ${usable.length}`);
 	const modelFor = new Map();
 	const modelDurations = {};
 	lengthsMs.forEach((meanMs, i) =>
 		PATTERNS.forEach((p, j) => {
-			const model = usable[i * PATTERNS.length + j].model_id;
+			const model = usable[i * PATTERNS.length + j];
 			modelFor.set(`${meanMs}:${p.key}`, model);
 			modelDurations[model] = meanMs;
 		}),

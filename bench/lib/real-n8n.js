@@ -326,4 +326,13 @@ async function compareInRealN8n(sb, { n, scenarios, pickerRepeats, catalogExtra,
 	}
 }
 
-module.exports = { behindWebhook, compareInRealN8n, httpLoopWorkflow, nodeWorkflow };
+/** The sandbox catalog's models a bare { prompt } is valid for (one per workflow keeps what the node learns apart). */
+async function promptOnlyModels(sb) {
+	const response = await fetch(`${sb.urls.modelApi}/v1/models?limit=500`, { headers: { authorization: `Bearer ${sb.token}` } });
+	const catalog = await response.json();
+	return catalog.models
+		.filter((m) => !m.model_id.startsWith('runcomfy/test/') && m.required_inputs.length === 1 && m.required_inputs[0] === 'prompt')
+		.map((m) => m.model_id);
+}
+
+module.exports = { behindWebhook, compareInRealN8n, httpLoopWorkflow, nodeWorkflow, promptOnlyModels };
