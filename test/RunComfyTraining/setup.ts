@@ -66,3 +66,24 @@ ${samples}      train:
 export const isJobSubmit = (e: RequestLogEntry) => e.api === 'trainer' && e.method === 'POST' && e.path === JOBS;
 export const isJobCall = (suffix: string) => (e: RequestLogEntry) =>
 	e.api === 'trainer' && e.method === 'POST' && e.path.startsWith(`${JOBS}/`) && e.path.endsWith(`/${suffix}`);
+
+/** Submit with the Simple form on `datasetId` (no wait unless `extra` says so). */
+export function simpleParams(datasetId: string, extra: INodeParameters = {}): INodeParameters {
+	return {
+		resource: 'trainingJob',
+		operation: 'submit',
+		configMode: 'simple',
+		jobName: 'p3r5on_v1',
+		baseModel: 'flux-dev',
+		dataset: byId(datasetId),
+		steps: 40,
+		learningRate: 0.0002,
+		rank: 8,
+		triggerWord: 'p3r5on',
+		samplePrompts: 'a photo of [trigger] on a beach\n\nportrait of [trigger]',
+		simpleOptions: { saveEvery: 10 },
+		waitForCompletion: false,
+		waitOptions: FAST_WAIT,
+		...extra,
+	};
+}

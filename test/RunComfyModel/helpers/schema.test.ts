@@ -1,14 +1,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import {
-	fileUrlProblem,
 	formatProblems,
-	humanise,
 	isMultipleOf,
 	mapperValueToBody,
 	schemaToFields,
 	validateBody,
-	valueTypeOf,
 	type SchemaProblem,
 } from '../../../nodes/RunComfyModel/helpers/schema';
 import type { InputSchema } from '../../../nodes/shared/types';
@@ -442,27 +439,5 @@ describe('validateBody', () => {
 		);
 		expect(validateBody(body, flux)).toEqual([]);
 		expect(body).toEqual({ prompt: 'a red fox', guidance_scale: 4, image_size: 'square_hd', output_format: 'webp' });
-	});
-});
-
-describe('helpers', () => {
-	it('humanises names', () => {
-		expect(humanise('guidance_scale')).toBe('Guidance Scale');
-		expect(humanise('imageUrl')).toBe('Image URL');
-		expect(humanise('lora')).toBe('LoRA');
-	});
-
-	it('reads types leniently', () => {
-		expect(valueTypeOf({ type: 'float' })).toBe('number');
-		expect(valueTypeOf({ type: ['null', 'integer'] })).toBe('integer');
-		expect(valueTypeOf({ format: 'image_uris' })).toBe('array');
-		expect(valueTypeOf({ enum: [1, 2] })).toBe('integer');
-		expect(valueTypeOf({})).toBeUndefined();
-	});
-
-	it('explains file URL problems', () => {
-		expect(fileUrlProblem('https://example.com/a.png')).toBeUndefined();
-		expect(fileUrlProblem('\\\\server\\share\\a.png')).toMatch(/local file path/);
-		expect(fileUrlProblem(42)).toMatch(/public HTTPS URL/);
 	});
 });
