@@ -99,6 +99,11 @@ export interface SandboxConfig {
 	spread?: number;
 	/** Seed of the run-time draws (the n-th run after a reset or a new seed gets the n-th draw) and of the webhook chaos. Default 1. */
 	seed?: number;
+	/**
+	 * Give every model and deployment its own copy of the run-time stream: the n-th run of each gets the same draw,
+	 * so batches of different models submitted side by side run for the same times (benchmarks). Default false.
+	 */
+	drawsPerTarget?: boolean;
 	/** Use each model's `sim.meanRunMs` from fixtures/models and each deployment's `meanRunMs` as its mean (default false: runDurationMs). */
 	catalogMeans?: boolean;
 	/** Factor on those catalog means, e.g. 0.01 to keep their ratios with short runs (default 1). */

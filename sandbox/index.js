@@ -9,7 +9,7 @@ const { RequestLog } = require('./log');
 const { FaultInjector, mulberry32 } = require('./faults');
 const { buildCatalog, STABLE_MODELS } = require('./catalog');
 const { runState, touch } = require('./runs');
-const { bellFraction, seededStream } = require('./timing');
+const { bellFraction, resetDraws } = require('./timing');
 const { Webhooks } = require('./webhooks');
 const { WEBHOOK_DEFAULTS } = require('./webhook-delivery');
 const modelApi = require('./model-api');
@@ -28,6 +28,7 @@ const DEFAULTS = {
 	queueMs: 300,
 	spread: 0,
 	seed: 1,
+	drawsPerTarget: false,
 	catalogMeans: false,
 	meanScale: 1,
 	capacity: 0,
@@ -134,7 +135,7 @@ async function startSandbox(options = {}) {
 		sb.wallet = Math.round(cfg.walletMicrodollars);
 		sb.catalog = buildCatalog(cfg.extraModels);
 		sb.faults.configure(cfg.faults);
-		sb.runTimeRandom = seededStream(cfg.seed, 'runTimes');
+		resetDraws(sb);
 		sb.runs = new Map();
 		sb.scheduleVersion = 1;
 		sb.scheduleCache = { version: 0, entries: null };
@@ -165,7 +166,7 @@ async function startSandbox(options = {}) {
 			if (patch.faults) sb.faults.configure(sb.config.faults);
 			if (patch.extraModels !== undefined && patch.extraModels !== prevExtra) sb.catalog = buildCatalog(sb.config.extraModels);
 			if (patch.seed !== undefined) {
-				sb.runTimeRandom = seededStream(sb.config.seed, 'runTimes');
+				resetDraws(sb);
 				sb.webhooks.sender.reseed(sb.config.seed);
 			}
 			touch(sb);

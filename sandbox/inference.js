@@ -83,7 +83,7 @@ function inference(sb, rq) {
 		version: rq.params.ver,
 		instanceId: d.instanceId,
 		meanMs,
-		durationMs: drawRunMs(sb, meanMs),
+		durationMs: drawRunMs(sb, d.id, meanMs),
 		picture: graphPictureSpec(effective),
 	});
 	sb.wallet -= price;

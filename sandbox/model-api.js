@@ -149,7 +149,7 @@ function submit(sb, rq) {
 		failure,
 		chargedMicro: price,
 		meanMs,
-		durationMs: drawRunMs(sb, meanMs),
+		durationMs: drawRunMs(sb, id, meanMs),
 		picture: modelPictureSpec(body, model.input_schema),
 	});
 	sb.wallet -= price;

@@ -9,7 +9,9 @@
  * else `runDurationMs`.
  *
  * Draws come from one seeded stream (`seed`), one draw per submitted run in submission order, whether or not
- * the spread is on, so the n-th run after a reset (or a new `seed`) always gets the n-th draw.
+ * the spread is on, so the n-th run after a reset (or a new `seed`) always gets the n-th draw. With
+ * `drawsPerTarget`, every model and deployment has its own copy of that stream: the n-th run of each gets the same
+ * draw, so batches of different models submitted side by side run for the same times and compare fairly.
  */
 const { mulberry32 } = require('./faults');
 
@@ -41,9 +43,26 @@ function meanRunMs(config, keys, catalogMean) {
 	return Math.max(0, config.runDurationMs ?? 0);
 }
 
-/** One run's in_progress time: whole ms, never outside mean × (1 ± spread). */
-function drawRunMs(sb, mean) {
-	const f = bellFraction(sb.runTimeRandom);
+/** The stream the next run of `target` (a model or deployment id) draws from. */
+function streamOf(sb, target) {
+	if (!sb.config.drawsPerTarget) return sb.runTimeRandom;
+	let stream = sb.runTimeStreams.get(target);
+	if (!stream) {
+		stream = seededStream(sb.config.seed, 'runTimes');
+		sb.runTimeStreams.set(target, stream);
+	}
+	return stream;
+}
+
+/** Fresh run-time streams (after a reset or a new seed). */
+function resetDraws(sb) {
+	sb.runTimeRandom = seededStream(sb.config.seed, 'runTimes');
+	sb.runTimeStreams = new Map();
+}
+
+/** One run of `target`: its in_progress time in whole ms, never outside mean × (1 ± spread). */
+function drawRunMs(sb, target, mean) {
+	const f = bellFraction(streamOf(sb, target));
 	const spread = spreadOf(sb.config);
 	if (!spread || mean <= 0) return Math.round(mean);
 	const low = Math.ceil(mean * (1 - spread));
@@ -51,4 +70,4 @@ function drawRunMs(sb, mean) {
 	return Math.min(high, Math.max(low, Math.round(mean * (1 + spread * f))));
 }
 
-module.exports = { MAX_SPREAD, seededStream, spreadOf, meanRunMs, drawRunMs, bellFraction };
+module.exports = { MAX_SPREAD, seededStream, spreadOf, meanRunMs, drawRunMs, resetDraws, bellFraction };

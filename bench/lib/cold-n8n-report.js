@@ -108,7 +108,7 @@ function coldN8nSection(d, table) {
 		'## Cold batches and restarts in the real n8n',
 		'',
 		`n8n ${h.N8N_VERSION} with the package installed as a community package; batches of ${d.n} runs of one model, each run's time drawn within ±${d.spread * 100} % of the mean ` +
-			`after ${d.queueMs} ms in the sandbox's queue. **Wall time**: from the batch's first submit to the last result fetch that found its run ended (what the workflow waits for), from the sandbox's log; ` +
+			`after ${d.queueMs} ms in the sandbox's queue; the n-th run of every model gets the same draw (the sandbox's \`drawsPerTarget\`, restarted for each part below), so a batch and the loops beside it wait for the same run times. **Wall time**: from the batch's first submit to the last result fetch that found its run ended (what the workflow waits for), from the sandbox's log; ` +
 			"**last end → last result**: from the last run's end to that fetch; **first request**: the batch's first status or result request after its run's submit; " +
 			"**requests**: the batch's status and result requests (every run needs one result fetch). " +
 			'`n8n execute` (mode cli): the Model node with Wait Options → Remember Run Times on, executed twice per run time, each a process of its own (one user folder per run time, side by side). ' +
@@ -161,7 +161,8 @@ function coldN8nSection(d, table) {
 				'',
 				`n8n ${h.N8N_VERSION} does not hand a workflow's static data to a worker with a new execution: the execution's stored copy of the workflow keeps only id, name, nodes, ` +
 					'connections and settings (`toWorkflowSnapshot`, executions/execution-data/types.js), and the worker reloads the static data from the database only for an execution that resumes ' +
-					'(`loadStaticData` in the job, `workflow-runner.js`). What one worker saved is therefore not read by the other.',
+					'(`loadStaticData` in the job, `workflow-runner.js`). What one worker saved is therefore not read by the other.' +
+					" No other store shared by the workers is open to a community node (n8n's data tables serve only its own nodes: `ALLOWED_NODES` in modules/data-table/data-table-proxy.service.js), so each worker's first batch of a model is a cold batch, as on the other worker here.",
 			);
 	}
 	return out.join('\n');

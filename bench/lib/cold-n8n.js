@@ -19,7 +19,8 @@
  *            run-time keys in the static data the execution was queued with.
  *
  * Every (run time, workflow) has a model of its own within one n8n database, so nothing learned for one leaks into
- * another; executions are told apart by their prompts (`<tag> <i>`).
+ * another; executions are told apart by their prompts (`<tag> <i>`). The sandbox gives the n-th run of every model
+ * the same draw (`drawsPerTarget`, restarted for each part), so the node and the loops wait for the same run times.
  */
 const h = require('../../scripts/e2e/n8n');
 const q = require('../../scripts/queue/queue');
@@ -394,17 +395,22 @@ async function coldInN8n(sb, { lengthsMs, n, queue = true, log }) {
 		throw new Error(`cold-n8n needs ${lengthsMs.length * keys.length} prompt-only models, the sandbox has ${usable.length}`);
 	const modelFor = (meanMs, key) => usable[lengthsMs.indexOf(meanMs) * keys.length + keys.indexOf(key === 'queue' ? 'remember' : key)];
 	const modelDurations = Object.fromEntries(lengthsMs.flatMap((ms) => keys.map((key) => [modelFor(ms, key), ms])));
-	await sb.reset({ spread: SPREAD, queueMs: QUEUE_MS, seed: SEED, modelDurations });
+	await sb.reset({ spread: SPREAD, queueMs: QUEUE_MS, seed: SEED, drawsPerTarget: true, modelDurations });
 	const watch = sandboxWatcher(sb);
 	const started = Date.now();
 	const opts = { lengthsMs, n, modelFor, log };
+	// Each part starts from the first draw (a new seed restarts every model's stream).
+	const part = async (run) => {
+		await sb.configure({ seed: SEED });
+		return run(sb, watch, opts);
+	};
 	try {
-		const cli = await cliPhase(sb, watch, opts);
-		const start = await startPhase(sb, watch, opts);
+		const cli = await part(cliPhase);
+		const start = await part(startPhase);
 		let queueMode;
 		if (queue) {
 			try {
-				queueMode = await queuePhase(sb, watch, opts);
+				queueMode = await part(queuePhase);
 			} catch (error) {
 				log(`  cold-n8n: queue mode failed: ${error.stack || error.message}`);
 				queueMode = { error: String(error.message).split('\n')[0] };

@@ -67,6 +67,28 @@ describe('sandbox run times and queueing', () => {
 			expect(await durationsOf(20)).toEqual(first);
 		});
 
+		it('with drawsPerTarget gives the n-th run of every model the same draw, however their submits interleave', async () => {
+			const other = STABLE_MODELS.textToImage;
+			const interleaved = async () => {
+				const ids: Record<string, string[]> = { [CHEAP_MODEL]: [], [other]: [] };
+				for (let i = 0; i < 6; i++) {
+					ids[CHEAP_MODEL].push(await submitModel(CHEAP_MODEL));
+					if (i % 2 === 0) ids[other].push(await submitModel(other));
+				}
+				for (let i = 0; i < 3; i++) ids[other].push(await submitModel(other));
+				return [ids[CHEAP_MODEL].map((id) => runOf(id).durationMs), ids[other].map((id) => runOf(id).durationMs)];
+			};
+			const [shared, sharedOther] = await interleaved();
+			expect(sharedOther).not.toEqual(shared);
+
+			sb.reset({ runDurationMs: MEAN, queueMs: 60_000, spread: 0.2, seed: 7, drawsPerTarget: true });
+			const [own, ownOther] = await interleaved();
+			expect(ownOther).toEqual(own);
+			expect(new Set(own).size).toBe(6);
+			sb.reset({ runDurationMs: MEAN, queueMs: 60_000, spread: 0.2, seed: 7 });
+			expect(own).toEqual(await durationsOf(6));
+		});
+
 		it('runs exactly the mean with spread 0 (the startSandbox default)', async () => {
 			sb.reset();
 			sb.configure({ runDurationMs: 60_000, queueMs: 60_000 });
