@@ -90,7 +90,8 @@ function buildOutput(sb, model, sim, runId, body) {
 	const files = `${host}/files/outputs/${runId}`;
 	let ext = sim.ext;
 	if (sim.output === 'images' || sim.output === 'image') {
-		const fmt = body.output_format;
+		// Like the service: an output_format left out means the model's default.
+		const fmt = body.output_format ?? model.input_schema?.properties?.output_format?.default;
 		if (fmt === 'jpeg' || fmt === 'jpg') ext = 'jpg';
 		else if (fmt === 'png' || fmt === 'webp') ext = fmt;
 	}

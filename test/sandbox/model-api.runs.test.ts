@@ -9,6 +9,25 @@ describe('sandbox Model API: runs', () => {
 
 	const M = () => sb.urls.modelApi;
 
+	describe('output files', () => {
+		it("names the files by the output_format asked for, else by the model's default", async () => {
+			sb.configure({ queueMs: 0, runDurationMs: 0 });
+			const outputOf = async (model: string, inputs: Record<string, unknown>) => {
+				const sub = await client(sb).post(`${M()}/v1/models/${model}`, { prompt: 'a cat', ...inputs });
+				await pollUntil(
+					async () => (await client(sb).get(sub.data.status_url)).data.status,
+					(s) => s === 'completed',
+				);
+				return (await client(sb).get(sub.data.result_url)).data.output.images[0] as string;
+			};
+			// FLUX.1 [dev] with LoRA defaults to jpeg, FLUX.2 Flash to png
+			expect(await outputOf(STABLE_MODELS.lora, { lora: { path: 'style.safetensors' } })).toMatch(/\.jpg$/);
+			expect(await outputOf(STABLE_MODELS.lora, { lora: { path: 'style.safetensors' }, output_format: 'png' })).toMatch(/\.png$/);
+			expect(await outputOf(T2I, {})).toMatch(/\.png$/);
+			expect(await outputOf(T2I, { output_format: 'jpeg' })).toMatch(/\.jpg$/);
+		});
+	});
+
 	describe('run state machine', () => {
 		it('goes in_queue (with queue_position) -> in_progress -> completed and the result succeeds with outputs', async () => {
 			// 1.5 s in each state: every state is seen even when a loaded machine stalls a poll
