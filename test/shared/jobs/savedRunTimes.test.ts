@@ -16,7 +16,10 @@ const key = timingKey('model', MODELS.flash, '');
 
 describe('Remember Run Times', () => {
 	const sb = useSandbox({ runDurationMs: 200, queueMs: 0 });
-	beforeEach(() => sharedDurations.forget(key));
+	beforeEach(() => {
+		sharedDurations.forget(key);
+		sb.configure({ runDurationMs: 200 });
+	});
 	afterAll(() => sharedDurations.forget(key));
 
 	const run = async (waitOptions: IDataObject, workflowStaticData?: IDataObject): Promise<RunNodeResult> =>
@@ -41,9 +44,12 @@ describe('Remember Run Times', () => {
 		const text = JSON.stringify(staticDataOf(first));
 		for (const secret of [MODELS.flash, PROMPT, String(first.items[0].json.request_id)]) expect(text).not.toContain(secret);
 
-		// A restart: nothing in process memory, the static data as n8n saved it.
+		// A restart: nothing in process memory, the static data as n8n saved it. The run lasts longer this time, so
+		// its first poll (at the lower end of what was saved) sees it going even when a busy machine sends it late;
+		// a run found ended by that poll would count as "the runs got faster" and start learning again.
 		const saved = JSON.parse(text) as IDataObject;
 		sharedDurations.forget(key);
+		sb.configure({ runDurationMs: 1000 });
 		const second = await run({ rememberRunTimes: true }, saved);
 		expect(second.error).toBeUndefined();
 		expect(sharedDurations.samples(key, 'total')).toHaveLength(2);
