@@ -90,6 +90,8 @@ export function inferenceRunKind(ctx: IExecuteFunctions, items: INodeExecutionDa
 			}),
 		present: async (t, json, { succeeded, options, hosts }) =>
 			await presentResult(ctx, t.itemIndex, t.deploymentId, json, succeeded, hosts, options),
+		// A deleted request cannot come back: delete only once the batch is judged good.
+		presentsEarly: (options) => !options.deleteAfterDownload,
 		toolJson,
 		park: {
 			family: 'serverless',

@@ -14,6 +14,7 @@ import type { Batch, Outputs } from './batch';
 import type { JobItem, Tracked } from './kind';
 import type { ReadWaitOptions } from './options';
 import { judge, presentJudged } from './outcomes';
+import type { Presenter } from './outcomes';
 import { runTimeWindow } from './runTime';
 import type { JobEnd } from './waiting';
 
@@ -34,13 +35,15 @@ export type Finished<P extends JobItem> =
 	/** A fetched result says its job has not ended after all (`onlyEnded`): nothing is output. */
 	| { outcome: 'notEnded'; id: string };
 
-export interface FinishHow<P extends JobItem> {
+export interface FinishHow<P extends JobItem, O> {
 	/** Parked batches: `delivered_by` of each item. */
 	deliveredBy?: (t: Tracked<P>) => DeliveredBy;
 	/** The in-execution wait: Stop during the fetches outputs the jobs as stopped. */
 	stopAfterFetch?: boolean;
 	/** A resumed batch: a result whose status is still running keeps the execution parked. */
 	onlyEnded?: boolean;
+	/** The in-execution wait's presenter, which began the downloads of the jobs it saw ended. */
+	presenter?: Presenter<P, O>;
 }
 
 /** The ended jobs of `tracked` (`ends`: how each job id ended) to their items' output; see the file comment. */
@@ -49,7 +52,7 @@ export async function finishJobs<P extends JobItem, O>(
 	tracked: Array<Tracked<P>>,
 	ends: Map<string, JobEnd>,
 	wait: ReadWaitOptions,
-	how: FinishHow<P> = {},
+	how: FinishHow<P, O> = {},
 ): Promise<Finished<P>> {
 	await fetchResults(batch, firstOfEach(tracked), ends, wait.concurrency);
 	if (how.stopAfterFetch && batch.signal?.aborted) return { outcome: 'stopped' };
@@ -65,7 +68,7 @@ export async function finishJobs<P extends JobItem, O>(
 	if (judged.failure) return { outcome: 'finished', outputs: new Map(), ended: judged.ended, failure: judged.failure };
 	let outputs: Outputs;
 	try {
-		outputs = await presentJudged(batch, tracked, judged, wait);
+		outputs = await presentJudged(batch, tracked, judged, wait, how.presenter);
 	} catch (error) {
 		// Without Continue on Fail a presentation that failed fails the node, after the memory is written.
 		return { outcome: 'finished', outputs: new Map(), ended: judged.ended, failure: error };

@@ -8,7 +8,7 @@
  *   4. submit      (./submit.ts)     one bounded pool, never two payments (Retry On Fail memory, ./memory.ts);
  *   5. unwaited    (./outcomes.ts)   Stop, Deliver Results To, Wait for Completion off: output at once;
  *   6. wait / park (./waiting.ts, ./park/park.ts)  every job together with the one engine, or park;
- *   7. finish      (./finish.ts)     fetch each result once, judge, present (downloads);
+ *   7. finish      (./finish.ts)     fetch each result once, judge, present (downloads, begun as each job ends);
  *   8. output      (here)            the items, in input order, and the Retry On Fail memory.
  *
  * Steps return what happened to items; this file alone writes the node's output items and the memory (also
@@ -25,7 +25,7 @@ import type { Finished } from './finish';
 import type { JobItem, JobKind, Tracked } from './kind';
 import { beginTry } from './memory';
 import type { Remembered, SubmissionMemory } from './memory';
-import { presentStopped, presentUnwaited } from './outcomes';
+import { Presenter, presentStopped, presentUnwaited } from './outcomes';
 import type { ParkedJob } from './park/park';
 import { parkOrFinish } from './park/park';
 import { planParking } from './park/plan';
@@ -84,15 +84,29 @@ async function run<P extends JobItem, O>(batch: Batch<P, O>, output: Output): Pr
 		if ('parked' in parked) return output.write(parked.parked).items();
 		return output.finished(parked.finished).items();
 	}
-	// Each result is fetched as soon as its job is seen ended (step 7's fetch, which then skips it).
-	const ends = await waitForJobs(batch, tracked, wait, { onEnded: async (t, end) => await fetchEnded(batch, t, end) });
-	if (batch.signal?.aborted) return output.write(await presentStopped(batch, tracked, ends)).items();
+	// Each result is fetched as soon as its job is seen ended (step 7's fetch, which then skips it), and a good one's
+	// files start downloading then (step 7's presentation, which then takes them).
+	const presenter = new Presenter(batch, tracked, wait);
+	try {
+		const ends = await waitForJobs(batch, tracked, wait, {
+			onEnded: async (t, end) => {
+				await fetchEnded(batch, t, end);
+				presenter.early(t, end);
+			},
+		});
+		if (batch.signal?.aborted) return output.write(await presentStopped(batch, tracked, ends)).items();
 
-	// 7. finish: fetch each result once, judge, present; Stop during the fetches outputs the jobs as stopped
-	const finished = await finishJobs(batch, tracked, ends, wait, { stopAfterFetch: true });
-	if (finished.outcome === 'stopped') return output.write(await presentStopped(batch, tracked, ends)).items();
-	// 8. output
-	return output.finished(finished).items();
+		// 7. finish: fetch each result once, judge, present; Stop during the fetches outputs the jobs as stopped
+		const finished = await finishJobs(batch, tracked, ends, wait, { stopAfterFetch: true, presenter });
+		if (finished.outcome === 'stopped') return output.write(await presentStopped(batch, tracked, ends)).items();
+		// 8. output
+		return output.finished(finished).items();
+	} finally {
+		// No download outlives the node, and after a failure or Stop none begins (a good run's files were only
+		// needed for an output that will not be written).
+		presenter.close();
+		await presenter.settled();
+	}
 }
 
 /**

@@ -90,6 +90,12 @@ export interface JobKindCore<P extends JobItem, O> {
 	verdict(t: Tracked<P>, record: IDataObject, result: IDataObject): Verdict;
 	/** The output item(s) of a job that is not an error; downloads happen here. */
 	present(t: Tracked<P>, json: IDataObject, context: PresentContext<P, O>): Promise<INodeExecutionData | INodeExecutionData[]>;
+	/**
+	 * Whether a good item's presentation may begin while the rest of its batch is still waited for (default
+	 * true). False when it does what cannot be undone (deleting the request): a batch that fails or is stopped
+	 * after all outputs nothing of what was presented early.
+	 */
+	presentsEarly?(options: O): boolean;
 }
 
 /** Checks before anything is paid, beyond `prepare`. */

@@ -9,7 +9,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { formatDuration } from '../format';
 import { addToDescription, failedItemOrThrow, isToolCall, toNodeError } from '../items';
-import { mapPool } from '../pool';
+import { Limiter, mapPool } from '../pool';
 import { isTerminal, normaliseStatus } from '../status';
 import { asList, firstOfEach, groupsOf, optionsOf } from './batch';
 import type { Batch, Outputs } from './batch';
@@ -57,27 +57,108 @@ export function judge<P extends JobItem, O>(
 	return { plans, ended, failure: toNodeError(ctx, first.error, first.t.itemIndex) };
 }
 
-/** The output of every judged item (downloads of good results happen here). */
+/** The output of every judged item (downloads of good results happen here, or began early: `Presenter`). */
 export async function presentJudged<P extends JobItem, O>(
 	batch: Batch<P, O>,
 	tracked: Array<Tracked<P>>,
 	judged: Judged<P>,
 	wait: ReadWaitOptions,
+	presenter: Presenter<P, O> = new Presenter(batch, tracked, wait),
 ): Promise<Outputs> {
-	const { ctx } = batch;
 	const outputs: Outputs = new Map();
-	const options = optionsOf(batch);
-	const groups = groupsOf(tracked);
-	await mapPool(judged.plans, Math.min(wait.concurrency, 4), async (plan) => {
-		const i = plan.t.itemIndex;
-		if (plan.kind === 'error') {
-			outputs.set(i, [failedItemOrThrow(ctx, plan.error, i, batch.shape(batch.publish(plan.extra)))]);
-			return;
-		}
-		const group = groups.get(plan.t.id) as Array<Tracked<P>>;
-		outputs.set(i, await presentItem(batch, plan.t, batch.publish(plan.json), plan.succeeded, group, options(plan.t), plan.record));
-	});
+	// Every presentation ends before the first error (in item order) fails the node: none goes on after it.
+	const settled = await Promise.allSettled(
+		judged.plans.map(async (plan) => {
+			const i = plan.t.itemIndex;
+			if (plan.kind === 'error') {
+				outputs.set(i, [failedItemOrThrow(batch.ctx, plan.error, i, batch.shape(batch.publish(plan.extra)))]);
+				return;
+			}
+			outputs.set(i, await presenter.output(plan));
+		}),
+	);
+	const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+	if (failed) throw failed.reason;
 	return outputs;
+}
+
+/** At most this many items are presented (their files downloaded) at once. */
+const PRESENT_CONCURRENCY = 4;
+
+type Settled = { items: INodeExecutionData[] } | { error: unknown };
+
+/**
+ * Presents a batch's good items, a few at a time. The in-execution wait starts an item's presentation (its
+ * downloads) the moment its job is seen ended with a good result (`early`), so the downloads overlap the runs
+ * still going and a batch ends with its last run's files, not with everyone's; the finish step then takes
+ * those outputs (`output`). What a download throws is kept for that moment. If the batch fails instead (an item
+ * failed without Continue on Fail, or Stop), what was downloaded early is not output, and the flow `close`s the
+ * presenter: what had not begun yet never does. A kind whose presentation cannot be undone (`presentsEarly`)
+ * presents only once the batch is judged.
+ */
+export class Presenter<P extends JobItem, O> {
+	private readonly limiter: Limiter;
+
+	private readonly started = new Map<number, Promise<Settled>>();
+
+	private closed = false;
+
+	private readonly optionsOf: (p: P) => O;
+
+	private readonly groups: Map<string, Array<Tracked<P>>>;
+
+	constructor(
+		private readonly batch: Batch<P, O>,
+		tracked: Array<Tracked<P>>,
+		private readonly wait: ReadWaitOptions,
+	) {
+		this.limiter = new Limiter(Math.min(wait.concurrency, PRESENT_CONCURRENCY));
+		this.optionsOf = optionsOf(batch);
+		this.groups = groupsOf(tracked);
+	}
+
+	/** The job of `t` was seen ended and its result fetched: its items with a good result start their downloads. */
+	early(t: Tracked<P>, end: JobEnd): void {
+		const { kind } = this.batch;
+		for (const item of this.groups.get(t.id) ?? []) {
+			if (this.closed || this.started.has(item.itemIndex)) continue;
+			if (kind.presentsEarly?.(this.optionsOf(item)) === false) continue;
+			const plan = planOf(this.batch, item, end, this.wait);
+			if (plan.kind === 'item' && plan.succeeded) this.start(plan);
+		}
+	}
+
+	/** The output of a judged item that is not an error: what `early` began, else presented now. */
+	async output(plan: Extract<Plan<P>, { kind: 'item' }>): Promise<INodeExecutionData[]> {
+		const settled = await (this.started.get(plan.t.itemIndex) ?? this.start(plan));
+		if ('error' in settled) throw settled.error;
+		return settled.items;
+	}
+
+	/** The batch failed or was stopped: presentations that have not begun never will. */
+	close(): void {
+		this.closed = true;
+	}
+
+	/** Resolves once every presentation begun has ended (the flow returns only then, whatever happened). */
+	async settled(): Promise<void> {
+		await Promise.all(this.started.values());
+	}
+
+	private start(plan: Extract<Plan<P>, { kind: 'item' }>): Promise<Settled> {
+		const { t } = plan;
+		const group = this.groups.get(t.id) as Array<Tracked<P>>;
+		const presenting = this.limiter.run(async () => {
+			if (this.closed) throw new Error('not presented: the batch failed or was stopped');
+			return await presentItem(this.batch, t, this.batch.publish(plan.json), plan.succeeded, group, this.optionsOf(t), plan.record);
+		});
+		const settled = presenting.then(
+			(items): Settled => ({ items }),
+			(error: unknown): Settled => ({ error }),
+		);
+		this.started.set(t.itemIndex, settled);
+		return settled;
+	}
 }
 
 function planOf<P extends JobItem, O>(batch: Batch<P, O>, t: Tracked<P>, end: JobEnd, wait: ReadWaitOptions): Plan<P> {
