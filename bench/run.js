@@ -41,7 +41,7 @@
  * (bench/lib/harness.js), or inside the real n8n (scripts/e2e/n8n.js) for `real`; bench/lib/report.js writes the
  * Markdown.
  *
- * Usage: npm run bench [-- --only=batch,cpu,items,memory,pickers,real,detection,detection-n8n,cold-n8n,parking,fire-and-forget]
+ * Usage: npm run bench [-- --only=batch,downloads,cpu,items,memory,pickers,real,detection,detection-n8n,cold-n8n,parking,fire-and-forget]
  *                          [--quick] [--lengths=2000,20000] [--no-queue]
  *                          [--out=FILE] [--no-write]
  *                          [--json=FILE] [--from-json=FILE]
@@ -75,6 +75,7 @@ const { report } = require('./lib/report');
 const ROOT = path.resolve(__dirname, '..');
 const SECTIONS = [
 	'batch',
+	'downloads',
 	'cpu',
 	'items',
 	'memory',
@@ -137,6 +138,7 @@ function config(quick) {
 				runMs: 2000,
 				sizes: [1, 10, 100],
 				sequentialSizes: [1, 10],
+				downloads: { n: 10, runMs: 5000, fileMs: 400, repeats: 1 },
 				cpu: { items: 20, runMs: 10000 },
 				items: { sizes: [1, 100, 1000], runMs: 20, profileSize: 200 },
 				memory: {
@@ -162,6 +164,7 @@ function config(quick) {
 				sizes: [1, 10, 100, 500],
 				repeats: { 1: 3, 10: 3, 100: 3 },
 				sequentialSizes: [1, 10, 100],
+				downloads: { n: 10, runMs: 20000, fileMs: 400, repeats: 3 },
 				cpu: { items: 100, runMs: 30000 },
 				items: { sizes: [1, 1000, 10000], runMs: 20, profileSize: 2000 },
 				memory: {
@@ -229,7 +232,7 @@ async function main() {
 	const results = {};
 	let harnessLoaded;
 	try {
-		const inProcess = opts.only.some((s) => ['batch', 'cpu', 'memory', 'pickers'].includes(s));
+		const inProcess = opts.only.some((s) => ['batch', 'downloads', 'cpu', 'memory', 'pickers'].includes(s));
 		if (inProcess) {
 			harnessLoaded = loadHarness();
 			await harnessLoaded.harness.getRuntime();
@@ -243,6 +246,10 @@ async function main() {
 					repeats: cfg.repeats,
 					log,
 				});
+			}
+			if (opts.only.includes('downloads')) {
+				log('[bench] downloads at the end of a batch');
+				results.downloads = await inproc.downloadTail(ctx, { ...cfg.downloads, log });
 			}
 			if (opts.only.includes('cpu')) {
 				log('[bench] CPU while waiting');

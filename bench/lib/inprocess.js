@@ -112,7 +112,7 @@ async function runNodeRetrying(harness, options) {
 	}
 }
 
-async function runBatch(ctx, n, { waitOptions = {}, tag = 'bench' } = {}) {
+async function runBatch(ctx, n, { waitOptions = {}, tag = 'bench', params = {} } = {}) {
 	const { harness, creds, nodes } = ctx;
 	const startEpoch = Date.now();
 	const started = performance.now();
@@ -120,12 +120,13 @@ async function runBatch(ctx, n, { waitOptions = {}, tag = 'bench' } = {}) {
 		node: new nodes.RunComfyModel(),
 		credentials: creds,
 		inputItems: prompts(n, tag),
-		parameters: runParams({ waitOptions }),
+		parameters: runParams({ waitOptions, ...params }),
 	});
 	const ms = performance.now() - started;
+	const endEpoch = Date.now();
 	if (res.error) throw new Error(`batch of ${n} failed: ${res.error.message} ${res.error.description || ''}`);
 	const ok = res.items.filter((i) => i.json.status === 'succeeded').length;
-	return { ms, ok, items: res.items.length, startEpoch };
+	return { ms, ok, items: res.items.length, startEpoch, endEpoch };
 }
 
 async function runSequential(ctx, n) {
@@ -188,6 +189,40 @@ async function batchThroughput(ctx, { sizes, sequentialSizes, runMs, repeats = {
 		if (!row.sequential && perRun) row.sequentialEstimate = { ms: perRun * row.n, basis: measured.n };
 	}
 	return { runMs, rows, backoffPolls: backoffPolls(runMs) };
+}
+
+/**
+ * Downloads at the end of a batch: `n` runs of `runMs` (learned, ±20 %) with Download Outputs off and on, every
+ * file answer held back `fileMs` by the sandbox (a CDN's time to the first byte). From the sandbox: how long the
+ * node went on after the batch's last run ended (`tailMs`), and how many files it fetched before that end. The
+ * median execution of `repeats` (by tail) per mode.
+ */
+async function downloadTail(ctx, { n, runMs, fileMs, repeats, log }) {
+	const { sb } = ctx;
+	await sb.reset({ runDurationMs: runMs, queueMs: 0, spread: 0.2 });
+	await runBatch(ctx, n, { tag: 'files warm-up' });
+	await sb.configure({ faults: { rateSlow: 1, slowMs: fileMs, pathPrefixes: ['/files/'] } });
+	const modes = {};
+	for (const [mode, downloadOutputs] of [
+		['off', false],
+		['on', true],
+	]) {
+		const runs = [];
+		for (let i = 0; i < repeats; i++) {
+			await sb.clearLog();
+			const r = await runBatch(ctx, n, { tag: `files ${mode} ${i}`, params: { downloadOutputs } });
+			const requests = await sb.log();
+			const ids = new Set(requests.filter((e) => kindOf(e) === 'submit').map((e) => e.createdId));
+			const lastEnd = Math.max(...(await sb.state()).runs.filter((run) => ids.has(run.id)).map((run) => run.finishedAt));
+			const files = requests.filter((e) => e.api === 'files');
+			runs.push({ tailMs: r.endEpoch - lastEnd, files: files.length, filesBeforeLastEnd: files.filter((e) => e.time < lastEnd).length });
+		}
+		runs.sort((a, b) => a.tailMs - b.tailMs);
+		modes[mode] = { ...runs[Math.floor((runs.length - 1) / 2)], allTailMs: runs.map((x) => x.tailMs) };
+		log(`  downloads ${mode}: tail ${modes[mode].allTailMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s`);
+	}
+	await sb.reset({ runDurationMs: runMs, queueMs: 0 });
+	return { n, runMs, fileMs, repeats, ...modes };
 }
 
 // --------------------------------------------------------------------------------------------------------
@@ -281,6 +316,7 @@ async function pickers(ctx, { catalogExtra, repeats, log }) {
 
 module.exports = {
 	engineRetries,
+	downloadTail,
 	runNodeRetrying,
 	runParams,
 	batchThroughput,

@@ -245,8 +245,26 @@ function realSection(r) {
 	].join('\n');
 }
 
+/** Downloads at the end of a batch (inprocess.js `downloadTail`). */
+function downloadsSection(d) {
+	const { on, off } = d;
+	return (
+		'## Downloads at the end of a batch\n\n' +
+		`${d.n} runs of ${d.runMs / 1000} s (±20 %, learned), every file answer held back ${d.fileMs} ms by the sandbox ` +
+		`(a CDN's time to the first byte), one file per run, median of ${d.repeats} by the tail: the node ended ${fmtS(off.tailMs)} after the batch's last run ` +
+		`with Download Outputs off and ${fmtS(on.tailMs)} with it on (+${fmtS(on.tailMs - off.tailMs)}); ${on.filesBeforeLastEnd} of its ${on.files} files were ` +
+		'fetched before the last run ended, as each run was seen ended (they used to wait for the last run, then go at most 4 at a time).'
+	);
+}
+
 function summaryLines(results) {
 	const lines = [];
+	const d = results.downloads;
+	if (d)
+		lines.push(
+			`Downloads: a batch of ${d.n} runs of ${d.runMs / 1000} s with Download Outputs ends ${fmtS(d.on.tailMs - d.off.tailMs)} later than without ` +
+				`(each file answer held back ${d.fileMs} ms); ${d.on.filesBeforeLastEnd} of ${d.on.files} files were fetched before the last run ended.`,
+		);
 	const b = results.batch;
 	if (b) {
 		const one = b.rows.find((r) => r.n === 1);
@@ -372,6 +390,7 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	const summary = summaryLines(results);
 	if (summary.length) out.push('', '## Summary', '', ...summary.map((l) => `- ${l}`));
 	if (results.batch) out.push('', batchSection(results.batch), '', requestsSection(results.batch, results.cpu));
+	if (results.downloads) out.push('', downloadsSection(results.downloads));
 	if (results.cpu) out.push('', cpuSection(results.cpu));
 	if (results.items) out.push('', itemsSection(results.items, { table, fmtS }));
 	if (results.memory) out.push('', memorySection(results.memory, table));
