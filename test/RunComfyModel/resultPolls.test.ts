@@ -61,9 +61,12 @@ describe('Model → Run: the poll expected to see the end asks for the result', 
 			try {
 				const slow = await run();
 				expect(slow.json).toMatchObject({ status: 'succeeded', cost: expect.any(Number) });
-				// One result request found it going; status polls followed; one result fetch at the end.
+				// One result request found it going; status polls followed; one result fetch at the end. A machine busy
+				// enough to pass the plan's polls (seen in CI while n8n installed beside the tests) sends only status
+				// polls, then the one fetch; never more than two.
 				expect(slow.status).toBeGreaterThanOrEqual(1);
-				expect(slow.result).toBe(2);
+				expect(slow.result).toBeGreaterThanOrEqual(1);
+				expect(slow.result).toBeLessThanOrEqual(2);
 			} finally {
 				sb.configure({ runDurationMs: 1_500, quirks: { resultNotReady400: false } });
 			}

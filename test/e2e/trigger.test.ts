@@ -123,7 +123,8 @@ describe('RunComfy Trigger in a real n8n: an activated workflow polling the sand
 			const tried = items(run1, 'Try the LoRA');
 			expect(tried).toHaveLength(1);
 			expect(tried[0].json).toMatchObject({ model_id: LORA_MODEL, status: 'succeeded' });
-			expect(tried[0].binary?.data?.mimeType).toBe('image/png');
+			// The LoRA model's default output_format is jpeg (the sandbox follows a model's defaults).
+			expect(tried[0].binary?.data?.mimeType).toBe('image/jpeg');
 			const submits = loraSubmits();
 			expect(submits).toHaveLength(1);
 			expect(submits[0].body).toEqual({
