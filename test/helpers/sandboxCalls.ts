@@ -1,16 +1,25 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports */
 /**
  * Calls straight to the sandbox, as another system (or the user's other workflows) would make them: create and
  * fill datasets, submit training jobs, model runs and deployment requests, and wait (by polling the sandbox's own
  * state, never by sleeping) until they reach a state. Shared by the node suites; not a test file itself.
  */
+import { Agent } from 'http';
+
 import axios, { type AxiosInstance } from 'axios';
 
 import type { Sandbox } from '../../sandbox';
 
+/**
+ * A connection per request: a kept-alive one that the sandbox closes after its idle timeout just as a busy test
+ * machine reuses it fails with ECONNRESET (seen in CI).
+ */
+const freshConnections = new Agent({ keepAlive: false });
+
 /** An axios client that sends the bearer token and never throws on HTTP status. */
 export function client(sb: Sandbox, token: string | null = sb.token): AxiosInstance {
 	return axios.create({
+		httpAgent: freshConnections,
 		headers: token === null ? {} : { Authorization: `Bearer ${token}` },
 		validateStatus: () => true,
 		maxBodyLength: Infinity,
