@@ -1,10 +1,11 @@
 /**
  * Early downloads (nodes/shared/jobs/outcomes.ts `Presenter`) and what cannot be undone: with Delete Request After
- * Download a request is deleted only once its batch is judged good, so a batch that fails deletes nothing it did
- * not output (and Retry On Fail can still pick the good request up).
+ * Download a request is deleted only once every item of the node was presented (`afterBatch`), so a node that
+ * fails or is stopped deletes nothing it did not output (and Retry On Fail or Get Result can still pick the good
+ * request up). Run and Get Result alike.
  */
 import { runNode } from '../helpers/engine';
-import { FAST_WAIT, credentialsFor, deploymentId, inferences, isRequestDelete, node, runJson, useSandbox } from './setup';
+import { FAST_WAIT, credentialsFor, deploymentId, inferences, isRequestDelete, locator, node, runJson, until, useSandbox } from './setup';
 
 const sb = useSandbox();
 
@@ -23,6 +24,12 @@ const twoDeployments = (first: string, second: string) => ({
 		deploymentId: { __rl: true, mode: 'id', value: '={{ $json.d }}' },
 	},
 });
+
+const isFileOf = (requestId: string) => (e: { api: string; path: string }) => e.api === 'files' && e.path.includes(requestId);
+
+/** Holds back every file answer of one request, so Stop can come while its download is in flight. */
+const holdFilesOf = (requestId: string) =>
+	sb.configure({ faults: { rateSlow: 1, slowMs: 3000, pathPrefixes: [`/files/outputs/${requestId}/`] } });
 
 describe('Delete Request After Download with early downloads', () => {
 	it('a batch that fails deletes none of its requests', async () => {
@@ -49,5 +56,102 @@ describe('Delete Request After Download with early downloads', () => {
 				.filter(isRequestDelete)
 				.map((e) => ids.find((id) => e.path.endsWith(`/requests/${id}`))),
 		).toEqual(expect.arrayContaining(ids));
+	});
+	it('Stop during another item’s download deletes nothing, not even the request whose files arrived', async () => {
+		const first = deploymentId(sb, GOOD);
+		const second = deploymentId(sb, FAILS);
+		sb.reset({ queueMs: 0, modelDurations: { [first]: 30, [second]: 300 } });
+		let secondId = '';
+		// One presentation at a time (Parallel Status Checks 1): the first request's files arrive before the second's begin.
+		const { inputItems, parameters } = twoDeployments(first, second);
+		const result = await runNode({
+			node,
+			credentials: credentialsFor(sb),
+			inputItems,
+			parameters: { ...parameters, waitOptions: { ...(parameters.waitOptions as object), concurrency: 1 } },
+			onStart: (stop) => {
+				void until(() => inferences(sb).length === 2, 'both submitted')
+					.then(() => {
+						secondId = String(inferences(sb)[1].createdId);
+						holdFilesOf(secondId);
+						return until(() => sb.log().some(isFileOf(secondId)), 'the second request’s download started');
+					})
+					.then(stop);
+			},
+		});
+		expect(result.stopped).toBe(true);
+		const firstId = String(inferences(sb)[0].createdId);
+		expect(sb.log().filter(isFileOf(firstId)).length).toBeGreaterThan(0);
+		expect(sb.log().filter(isRequestDelete)).toHaveLength(0);
+	});
+});
+
+describe('Get Result with Delete Request After Download', () => {
+	/** Submits one request to `name` without waiting and waits until the sandbox has it completed. */
+	async function completed(name: typeof GOOD | typeof FAILS): Promise<{ d: string; r: string }> {
+		const d = deploymentId(sb, name);
+		const result = await runNode({
+			node,
+			credentials: credentialsFor(sb),
+			parameters: runJson(d, { '6': { inputs: { text: 'a fox' } } }, { waitForCompletion: false }),
+		});
+		const r = String(result.items[0].json.request_id);
+		await until(() => sb.state().runs.find((run) => run.id === r)?.status === 'completed', `request ${r} completed`);
+		return { d, r };
+	}
+
+	const getResults = (requests: Array<{ d: string; r: string }>) => ({
+		inputItems: requests.map((json) => ({ json })),
+		parameters: {
+			resource: 'inference',
+			operation: 'getResult',
+			deploymentId: locator('={{ $json.d }}', 'id'),
+			requestId: '={{ $json.r }}',
+			downloadOutputs: true,
+			options: { deleteRequestAfterDownload: true },
+		},
+	});
+
+	it('Stop during the second item’s download deletes nothing', async () => {
+		// First in this block: the sandbox sends the held-back answer while the other tests run.
+		sb.reset({ queueMs: 0, runDurationMs: 30 });
+		const first = await completed(GOOD);
+		const second = await completed(FAILS);
+		holdFilesOf(second.r);
+		const result = await runNode({
+			node,
+			credentials: credentialsFor(sb),
+			...getResults([first, second]),
+			onStart: (stop) => {
+				void until(() => sb.log().some(isFileOf(second.r)), 'the second request’s download started').then(stop);
+			},
+		});
+		expect(result.stopped).toBe(true);
+		expect(sb.log().filter(isFileOf(first.r)).length).toBeGreaterThan(0);
+		expect(sb.log().filter(isRequestDelete)).toHaveLength(0);
+	});
+
+	it('an item that fails (without Continue on Fail) leaves the good requests on the service', async () => {
+		sb.reset({ queueMs: 0, runDurationMs: 30 });
+		const good = await completed(GOOD);
+		const result = await runNode({ node, credentials: credentialsFor(sb), ...getResults([good, { d: good.d, r: 'not-a-request' }]) });
+		expect(result.status).toBe('error');
+		expect(sb.log().filter(isFileOf(good.r)).length).toBeGreaterThan(0);
+		expect(sb.log().filter(isRequestDelete)).toHaveLength(0);
+	});
+
+	it('under Continue on Fail the good requests are deleted beside the failed item', async () => {
+		sb.reset({ queueMs: 0, runDurationMs: 30 });
+		const good = await completed(GOOD);
+		const result = await runNode({
+			node,
+			continueOnFail: true,
+			credentials: credentialsFor(sb),
+			...getResults([good, { d: good.d, r: 'not-a-request' }]),
+		});
+		expect(result.status).toBe('success');
+		expect(result.items.map((i) => i.json.request_deleted)).toEqual([true, undefined]);
+		expect(result.items[1].json.error).toEqual(expect.any(String));
+		expect(sb.log().filter(isRequestDelete)).toHaveLength(1);
 	});
 });

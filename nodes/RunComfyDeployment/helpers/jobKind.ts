@@ -88,10 +88,8 @@ export function inferenceRunKind(ctx: IExecuteFunctions, items: INodeExecutionDa
 				failedHint:
 					'Check the overrides (for example that file URLs are public, data URIs are valid and values fit the nodes) and run again.',
 			}),
-		present: async (t, json, { succeeded, options, hosts }) =>
-			await presentResult(ctx, t.itemIndex, t.deploymentId, json, succeeded, hosts, options),
-		// A deleted request cannot come back: delete only once the batch is judged good.
-		presentsEarly: (options) => !options.deleteAfterDownload,
+		present: async (t, json, { succeeded, options, hosts, afterBatch }) =>
+			await presentResult(ctx, t.itemIndex, t.deploymentId, json, succeeded, hosts, options, afterBatch),
 		toolJson,
 		park: {
 			family: 'serverless',

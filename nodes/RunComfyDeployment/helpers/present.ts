@@ -1,6 +1,6 @@
 /**
  * The output item of a deployment request's result (Run and Get Result): downloads when asked and, once every
- * file arrived, the optional deletion of the request on the service.
+ * file arrived and the whole node's output is ready, the optional deletion of the request on the service.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
@@ -24,7 +24,11 @@ export function readResultOptions(ctx: IExecuteFunctions, itemIndex: number): Re
 	};
 }
 
-/** The output item(s) of a result (one per file when asked); every item says whether the request was deleted. */
+/**
+ * The output item(s) of a result (one per file when asked); with Delete Request After Download, every item says
+ * whether the request was deleted. The deletion is handed to `afterBatch`: it runs only once every item of the
+ * node was presented, so a node that fails or is stopped (even during another item's downloads) deletes nothing.
+ */
 export async function presentResult(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -33,6 +37,7 @@ export async function presentResult(
 	succeeded: boolean,
 	hosts: DownloadHosts,
 	options: ResultOptions,
+	afterBatch: (step: () => Promise<void>) => void,
 ): Promise<INodeExecutionData[]> {
 	const { items, downloaded } = await resultItem(ctx, itemIndex, json, {
 		succeeded,
@@ -42,17 +47,23 @@ export async function presentResult(
 		download: options.download,
 	});
 	if (!downloaded || !options.deleteAfterDownload) return items;
-	const noted = (fields: IDataObject) => items.map((item) => ({ ...item, json: { ...item.json, ...fields } }));
+	const note = (fields: IDataObject) => {
+		for (const item of items) item.json = { ...item.json, ...fields };
+	};
 	if (!downloaded.complete) {
-		return noted({
+		note({
 			request_deleted: false,
 			delete_error: 'Not deleted: some outputs were not downloaded (see skipped_downloads); they stay on the service for 7 days.',
 		});
+		return items;
 	}
-	try {
-		await deleteDeploymentRequest(ctx, deploymentId, String(json.request_id));
-		return noted({ request_deleted: true });
-	} catch (error) {
-		return noted({ request_deleted: false, delete_error: (error as Error).message });
-	}
+	afterBatch(async () => {
+		try {
+			await deleteDeploymentRequest(ctx, deploymentId, String(json.request_id));
+			note({ request_deleted: true });
+		} catch (error) {
+			note({ request_deleted: false, delete_error: (error as Error).message });
+		}
+	});
+	return items;
 }

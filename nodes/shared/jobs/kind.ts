@@ -61,6 +61,12 @@ export interface PresentContext<P extends JobItem, O> {
 	/** The finished job's record (status or result), when there is one. */
 	record?: IDataObject;
 	hosts: DownloadHosts;
+	/**
+	 * Registers what cannot be undone (deleting the request after its files arrived). It runs only once every
+	 * item of the batch was presented and the node outputs them: a batch that fails or is stopped, even during
+	 * another item's downloads, leaves the service as it was, so Retry On Fail and Get Result still find it.
+	 */
+	afterBatch(step: () => Promise<void>): void;
 }
 
 /**
@@ -90,12 +96,6 @@ export interface JobKindCore<P extends JobItem, O> {
 	verdict(t: Tracked<P>, record: IDataObject, result: IDataObject): Verdict;
 	/** The output item(s) of a job that is not an error; downloads happen here. */
 	present(t: Tracked<P>, json: IDataObject, context: PresentContext<P, O>): Promise<INodeExecutionData | INodeExecutionData[]>;
-	/**
-	 * Whether a good item's presentation may begin while the rest of its batch is still waited for (default
-	 * true). False when it does what cannot be undone (deleting the request): a batch that fails or is stopped
-	 * after all outputs nothing of what was presented early.
-	 */
-	presentsEarly?(options: O): boolean;
 }
 
 /** Checks before anything is paid, beyond `prepare`. */

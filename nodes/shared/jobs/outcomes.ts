@@ -13,7 +13,7 @@ import { Limiter, mapPool } from '../pool';
 import { isTerminal, normaliseStatus } from '../status';
 import { asList, firstOfEach, groupsOf, optionsOf } from './batch';
 import type { Batch, Outputs } from './batch';
-import type { JobItem, Tracked } from './kind';
+import type { JobItem, PresentContext, Tracked } from './kind';
 import type { ReadWaitOptions } from './options';
 import type { JobEnd } from './waiting';
 import { cancelOutcomeOf } from './waiting';
@@ -57,7 +57,10 @@ export function judge<P extends JobItem, O>(
 	return { plans, ended, failure: toNodeError(ctx, first.error, first.t.itemIndex) };
 }
 
-/** The output of every judged item (downloads of good results happen here, or began early: `Presenter`). */
+/**
+ * The output of every judged item (downloads of good results happen here, or began early: `Presenter`). What
+ * cannot be undone (`afterBatch`) runs last, and only when no presentation fails the node.
+ */
 export async function presentJudged<P extends JobItem, O>(
 	batch: Batch<P, O>,
 	tracked: Array<Tracked<P>>,
@@ -79,6 +82,7 @@ export async function presentJudged<P extends JobItem, O>(
 	);
 	const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
 	if (failed) throw failed.reason;
+	await presenter.afterBatch();
 	return outputs;
 }
 
@@ -93,13 +97,15 @@ type Settled = { items: INodeExecutionData[] } | { error: unknown };
  * still going and a batch ends with its last run's files, not with everyone's; the finish step then takes
  * those outputs (`output`). What a download throws is kept for that moment. If the batch fails instead (an item
  * failed without Continue on Fail, or Stop), what was downloaded early is not output, and the flow `close`s the
- * presenter: what had not begun yet never does. A kind whose presentation cannot be undone (`presentsEarly`)
- * presents only once the batch is judged.
+ * presenter: what had not begun yet never does. What a presentation cannot undo (deleting the request) waits
+ * for `afterBatch`, which the finish step calls once every item was presented.
  */
 export class Presenter<P extends JobItem, O> {
 	private readonly limiter: Limiter;
 
 	private readonly started = new Map<number, Promise<Settled>>();
+
+	private readonly lastSteps: Array<() => Promise<void>> = [];
 
 	private closed = false;
 
@@ -119,10 +125,8 @@ export class Presenter<P extends JobItem, O> {
 
 	/** The job of `t` was seen ended and its result fetched: its items with a good result start their downloads. */
 	early(t: Tracked<P>, end: JobEnd): void {
-		const { kind } = this.batch;
 		for (const item of this.groups.get(t.id) ?? []) {
 			if (this.closed || this.started.has(item.itemIndex)) continue;
-			if (kind.presentsEarly?.(this.optionsOf(item)) === false) continue;
 			const plan = planOf(this.batch, item, end, this.wait);
 			if (plan.kind === 'item' && plan.succeeded) this.start(plan);
 		}
@@ -140,6 +144,13 @@ export class Presenter<P extends JobItem, O> {
 		this.closed = true;
 	}
 
+	/** Every item was presented and will be output: the steps they registered run now (unless the execution was stopped). */
+	async afterBatch(): Promise<void> {
+		if (this.closed || this.batch.signal?.aborted) return;
+		this.closed = true;
+		await mapPool(this.lastSteps.splice(0), PRESENT_CONCURRENCY, async (step) => await step());
+	}
+
 	/** Resolves once every presentation begun has ended (the flow returns only then, whatever happened). */
 	async settled(): Promise<void> {
 		await Promise.all(this.started.values());
@@ -150,7 +161,13 @@ export class Presenter<P extends JobItem, O> {
 		const group = this.groups.get(t.id) as Array<Tracked<P>>;
 		const presenting = this.limiter.run(async () => {
 			if (this.closed) throw new Error('not presented: the batch failed or was stopped');
-			return await presentItem(this.batch, t, this.batch.publish(plan.json), plan.succeeded, group, this.optionsOf(t), plan.record);
+			const context = {
+				group,
+				options: this.optionsOf(t),
+				record: plan.record,
+				afterBatch: (step: () => Promise<void>) => this.lastSteps.push(step),
+			};
+			return await presentItem(this.batch, t, this.batch.publish(plan.json), plan.succeeded, context);
 		});
 		const settled = presenting.then(
 			(items): Settled => ({ items }),
@@ -276,30 +293,39 @@ export async function presentUnwaited<P extends JobItem, O>(batch: Batch<P, O>, 
 	}
 	const options = optionsOf(batch);
 	const groups = groupsOf(tracked);
+	const lastSteps: Array<() => Promise<void>> = [];
 	for (const t of tracked) {
 		const json = batch.publish({ ...kind.ids(t), ...t.accepted, ...kind.queued });
 		const record = snapshots.get(t.id);
 		const group = groups.get(t.id) as Array<Tracked<P>>;
-		const presented = await kind.present(t, json, { succeeded: false, options: options(t), group, record, hosts: batch.hosts });
+		const afterBatch = (step: () => Promise<void>) => lastSteps.push(step);
+		const presented = await kind.present(t, json, { succeeded: false, options: options(t), group, record, hosts: batch.hosts, afterBatch });
 		outputs.set(t.itemIndex, asList(presented));
 	}
+	for (const step of lastSteps) await step();
 	return outputs;
 }
 
-/** The output of a job that is not an error: the agent form for a tool call, else the kind's items (downloads). */
+/**
+ * The output of a job that is not an error: the agent form for a tool call, else the kind's items (downloads).
+ * The steps it registers for after the batch are kept only if its presentation succeeded.
+ */
 async function presentItem<P extends JobItem, O>(
 	batch: Batch<P, O>,
 	t: Tracked<P>,
 	json: IDataObject,
 	succeeded: boolean,
-	group: Array<Tracked<P>>,
-	options: O,
-	record?: IDataObject,
+	context: Pick<PresentContext<P, O>, 'group' | 'options' | 'record' | 'afterBatch'>,
 ): Promise<INodeExecutionData[]> {
 	const { ctx, kind } = batch;
 	if (isToolCall(ctx)) return [{ json: batch.shape(json), pairedItem: { item: t.itemIndex } }];
+	const steps: Array<() => Promise<void>> = [];
 	try {
-		return asList(await kind.present(t, json, { succeeded, options, group, record, hosts: batch.hosts }));
+		const items = asList(
+			await kind.present(t, json, { ...context, succeeded, hosts: batch.hosts, afterBatch: (step) => steps.push(step) }),
+		);
+		for (const step of steps) context.afterBatch(step);
+		return items;
 	} catch (error) {
 		// A finished job (maybe paid for): keep its id and outputs whatever happened to the files.
 		const nodeError = toNodeError(ctx, error, t.itemIndex);

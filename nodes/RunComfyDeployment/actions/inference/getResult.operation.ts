@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { downloadProperties } from '../../../shared/descriptions';
+import { failedItemOrThrow } from '../../../shared/items';
 import { DownloadHosts } from '../../../shared/outputs';
 import { resultState, withPublicStatus } from '../../../shared/status';
 import { getDeploymentRequestResult } from '../../../shared/transport';
@@ -30,15 +31,37 @@ export const description = updateDisplayOptions({ show }, properties);
 
 /**
  * Inference → Get Result: the result record with `outputs_flat`; outputs are downloaded when the request
- * succeeded. Results are kept on the service for 7 days after success.
+ * succeeded. Results are kept on the service for 7 days after success. With Delete Request After Download the
+ * requests are deleted only once every item was presented: a node that fails or is stopped deletes none.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const deploymentId = readDeploymentId(this, itemIndex);
-	const requestId = readRequestId(this, itemIndex);
-	const options = readResultOptions(this, itemIndex);
-	const result = await getDeploymentRequestResult(this, deploymentId, requestId);
+export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	const hosts = new DownloadHosts(this);
+	const lastSteps: Array<() => Promise<void>> = [];
+	const out: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const steps: Array<() => Promise<void>> = [];
+		try {
+			out.push(...(await getResult(this, itemIndex, hosts, (step) => steps.push(step))));
+			lastSteps.push(...steps);
+		} catch (error) {
+			out.push(failedItemOrThrow(this, error, itemIndex));
+		}
+	}
+	for (const step of lastSteps) await step();
+	return out;
+}
+
+async function getResult(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	hosts: DownloadHosts,
+	afterBatch: (step: () => Promise<void>) => void,
+): Promise<INodeExecutionData[]> {
+	const deploymentId = readDeploymentId(ctx, itemIndex);
+	const requestId = readRequestId(ctx, itemIndex);
+	const options = readResultOptions(ctx, itemIndex);
+	const result = await getDeploymentRequestResult(ctx, deploymentId, requestId);
 	const state = resultState(result);
 	const json = withPublicStatus(resultJson(deploymentId, requestId, result), state);
-	const succeeded = state === 'succeeded';
-	return await presentResult(this, itemIndex, deploymentId, json, succeeded, new DownloadHosts(this), options);
+	return await presentResult(ctx, itemIndex, deploymentId, json, state === 'succeeded', hosts, options, afterBatch);
 }
