@@ -13,17 +13,22 @@ const GOOD = 'sdxl-text-to-image';
 const FAILS = 'flux-image-to-image';
 
 /** Two items, one per deployment (from `$json.d`), Delete Request After Download on. */
-const twoDeployments = (first: string, second: string) => ({
+const twoDeployments = (first: string, second: string, wait: object = {}) => ({
 	inputItems: [{ json: { d: first } }, { json: { d: second } }],
 	parameters: {
 		...runJson(
 			first,
 			{ '6': { inputs: { text: 'a lighthouse' } } },
-			{ downloadOutputs: true, options: { deleteRequestAfterDownload: true }, waitOptions: { ...FAST_WAIT, maxWaitSeconds: 30 } },
+			{ downloadOutputs: true, options: { deleteRequestAfterDownload: true }, waitOptions: { ...FAST_WAIT, maxWaitSeconds: 30, ...wait } },
 		),
 		deploymentId: { __rl: true, mode: 'id', value: '={{ $json.d }}' },
 	},
 });
+
+/** The request id of the (one) inference submitted to `deployment`. */
+const requestOf = (deployment: string) => String(inferences(sb).find((e) => e.path.includes(`/deployments/${deployment}/`))?.createdId);
+
+const RETRY = { retryOnFail: true, maxTries: 2, waitBetweenTries: 10 };
 
 const isFileOf = (requestId: string) => (e: { api: string; path: string }) => e.api === 'files' && e.path.includes(requestId);
 
@@ -62,17 +67,15 @@ describe('Delete Request After Download with early downloads', () => {
 		const second = deploymentId(sb, FAILS);
 		sb.reset({ queueMs: 0, modelDurations: { [first]: 30, [second]: 300 } });
 		let secondId = '';
-		// One presentation at a time (Parallel Status Checks 1): the first request's files arrive before the second's begin.
-		const { inputItems, parameters } = twoDeployments(first, second);
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			inputItems,
-			parameters: { ...parameters, waitOptions: { ...(parameters.waitOptions as object), concurrency: 1 } },
+			// One presentation at a time (Parallel Status Checks 1): the first request's files arrive before the second's begin.
+			...twoDeployments(first, second, { concurrency: 1 }),
 			onStart: (stop) => {
 				void until(() => inferences(sb).length === 2, 'both submitted')
 					.then(() => {
-						secondId = String(inferences(sb)[1].createdId);
+						secondId = requestOf(second);
 						holdFilesOf(secondId);
 						return until(() => sb.log().some(isFileOf(secondId)), 'the second request’s download started');
 					})
@@ -80,9 +83,31 @@ describe('Delete Request After Download with early downloads', () => {
 			},
 		});
 		expect(result.stopped).toBe(true);
-		const firstId = String(inferences(sb)[0].createdId);
+		const firstId = requestOf(first);
 		expect(sb.log().filter(isFileOf(firstId)).length).toBeGreaterThan(0);
 		expect(sb.log().filter(isRequestDelete)).toHaveLength(0);
+	});
+
+	it('Retry On Fail with Continue on Fail: a try that n8n runs again deletes nothing; the last one deletes', async () => {
+		const good = deploymentId(sb, GOOD);
+		const bad = deploymentId(sb, FAILS);
+		sb.reset({ queueMs: 0, modelDurations: { [good]: 30, [bad]: 30 }, failingModels: { [bad]: 'CUDA out of memory' } });
+		// The failing request is the first item: n8n runs the node again while the first item is an error.
+		const result = await runNode({
+			node,
+			continueOnFail: true,
+			nodeOverrides: RETRY,
+			credentials: credentialsFor(sb),
+			...twoDeployments(bad, good),
+		});
+		expect(result.status).toBe('success');
+		const goodItem = result.items[1];
+		expect(goodItem.json).toMatchObject({ deployment_id: good, request_id: requestOf(good), request_deleted: true });
+		expect(goodItem.json.error).toBeUndefined();
+		// Submitted once (the retries picked it up), deleted once (on the last try).
+		expect(inferences(sb).filter((e) => e.path.includes(`/deployments/${good}/`))).toHaveLength(1);
+		expect(inferences(sb).filter((e) => e.path.includes(`/deployments/${bad}/`))).toHaveLength(RETRY.maxTries);
+		expect(sb.log().filter(isRequestDelete)).toHaveLength(1);
 	});
 });
 
@@ -138,6 +163,22 @@ describe('Get Result with Delete Request After Download', () => {
 		expect(result.status).toBe('error');
 		expect(sb.log().filter(isFileOf(good.r)).length).toBeGreaterThan(0);
 		expect(sb.log().filter(isRequestDelete)).toHaveLength(0);
+	});
+
+	it('Retry On Fail with Continue on Fail: deleted only on the last try, and found on every try', async () => {
+		sb.reset({ queueMs: 0, runDurationMs: 30 });
+		const good = await completed(GOOD);
+		const result = await runNode({
+			node,
+			continueOnFail: true,
+			nodeOverrides: RETRY,
+			credentials: credentialsFor(sb),
+			...getResults([{ d: good.d, r: 'not-a-request' }, good]),
+		});
+		expect(result.status).toBe('success');
+		expect(result.items[1].json).toMatchObject({ request_id: good.r, status: 'succeeded', request_deleted: true });
+		expect(sb.log().filter(isFileOf(good.r)).length).toBe(RETRY.maxTries);
+		expect(sb.log().filter(isRequestDelete)).toHaveLength(1);
 	});
 
 	it('under Continue on Fail the good requests are deleted beside the failed item', async () => {

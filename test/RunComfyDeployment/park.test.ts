@@ -16,7 +16,7 @@ import { runNode } from '../helpers/engine';
 import type { RunNodeResult } from '../helpers/engine';
 import { callParkedWebhook } from '../helpers/engine-webhook';
 import { holdDeploymentQueue } from '../helpers/sandboxCalls';
-import { credentialsFor, deploymentId, inferences, isResult, isStatus, locator, node, until, useSandbox } from './setup';
+import { credentialsFor, deploymentId, inferences, isRequestDelete, isResult, isStatus, locator, node, until, useSandbox } from './setup';
 
 const sb = useSandbox();
 const NO_CALLBACKS = { webhooks: { enabled: false } };
@@ -128,6 +128,14 @@ describe('parking a batch', () => {
 		expect(result.status).toBe('success');
 		expect(result.items.map((i) => [i.json.status, i.json.delivered_by])).toEqual(PROMPTS.map(() => ['succeeded', 'poll']));
 		expect(sb.log().filter(isResult)).toHaveLength(3);
+	});
+
+	it('with Delete Request After Download, deletes each request once the output is final', async () => {
+		sb.reset({ runDurationMs: 0, queueMs: 0, ...NO_CALLBACKS });
+		const result = await park({ downloadOutputs: true, options: { deleteRequestAfterDownload: true } });
+		expect(result.status).toBe('success');
+		expect(result.items.map((i) => i.json.request_deleted)).toEqual(PROMPTS.map(() => true));
+		expect(sb.log().filter(isRequestDelete)).toHaveLength(3);
 	});
 
 	it('refuses before anything is paid: On Timeout "Cancel the Run", and a Deliver Results To of its own', async () => {
@@ -351,6 +359,21 @@ describe('the webhook of a parked batch', () => {
 		expect(new Set(statuses).size).toBe(statuses.length);
 		expect(statuses.length).toBeLessThanOrEqual(5);
 		expect(sb.log().filter(isResult)).toHaveLength(6);
+	});
+
+	it('with Delete Request After Download, the callback that resumes deletes each request after its files arrived', async () => {
+		sb.reset({ runDurationMs: 300, queueMs: 0, ...NO_CALLBACKS });
+		const result = await park({ downloadOutputs: true, options: { deleteRequestAfterDownload: true } });
+		expect(result.status).toBe('waiting');
+		const ids = requestIds(result);
+		await until(requestsEnded(ids), 'every request ended', 20_000);
+		const event = await finalEvent(ids[2]);
+		sb.clearLog();
+		const answer = await call(result, '2', event);
+		const out = answer.response.workflowData?.[0] ?? [];
+		expect(out.map((i) => [i.json.request_id, i.json.request_deleted])).toEqual(ids.map((id) => [id, true]));
+		expect(sb.log().filter((e) => e.api === 'files')).toHaveLength(3);
+		expect(sb.log().filter(isRequestDelete)).toHaveLength(3);
 	});
 
 	it('answers 503 when another request cannot be checked, so RunComfy calls again', async () => {

@@ -12,6 +12,7 @@ import { forCaller } from '../items';
 import { DownloadHosts } from '../outputs';
 import { withPublicStatus } from '../status';
 import type { JobItem, JobKind, Tracked } from './kind';
+import { LastSteps } from './lastSteps';
 import type { Remembered } from './memory';
 import type { ReadWaitOptions } from './options';
 import { jobTexts } from './texts';
@@ -46,6 +47,8 @@ export interface Batch<P extends JobItem, O> {
 	checked: Array<Checked<P, O>>;
 	texts: ReturnType<typeof jobTexts>;
 	hosts: DownloadHosts;
+	/** What the presentations registered to run once the output is final (`PresentContext.afterBatch`); the flow runs them. */
+	lastSteps: LastSteps;
 	/** Set when the batch parks (Wait Mode "Park Until RunComfy Calls Back"): where the service calls back. */
 	park?: ParkPlan;
 	/** The JSON an item gets (the agent form when the node runs as a tool). */
@@ -77,6 +80,7 @@ export function newBatch<P extends JobItem, O>(
 		checked: [],
 		texts: jobTexts(kind.noun),
 		hosts: new DownloadHosts(ctx),
+		lastSteps: new LastSteps(),
 		shape: how.resumed ? (json) => json : (json) => forCaller(ctx, json, kind.toolJson),
 		publish: (json) => (kind.keepServiceStatus ? json : withPublicStatus(json)),
 	};

@@ -23,7 +23,7 @@ import { checkItems, refusedByGuards } from './check';
 import { fetchEnded, finishJobs } from './finish';
 import type { Finished } from './finish';
 import type { JobItem, JobKind, Tracked } from './kind';
-import { beginTry } from './memory';
+import { beginTry, firstItemFailed } from './memory';
 import type { Remembered, SubmissionMemory } from './memory';
 import { Presenter, presentStopped, presentUnwaited } from './outcomes';
 import type { ParkedJob } from './park/park';
@@ -44,15 +44,14 @@ export async function runJobs<P extends JobItem, O = undefined>(
 	let mayRunAgain = true;
 	try {
 		const out = await run(batch, new Output(items.length, memory));
-		mayRunAgain = isErrorValue(out[0]?.json.error);
+		mayRunAgain = firstItemFailed(out);
+		// What cannot be undone waits for an output n8n keeps: not one it throws away to run the node again.
+		if (!memory.runsAgain(mayRunAgain)) await batch.lastSteps.run(batch.signal);
 		return out;
 	} finally {
 		memory.settle(mayRunAgain);
 	}
 }
-
-/** n8n's test (workflow-execute.js checkFailure) for running a node again under Retry On Fail: its first item's `error`. */
-const isErrorValue = (v: unknown): boolean => v !== undefined && v !== null && v !== false;
 
 async function run<P extends JobItem, O>(batch: Batch<P, O>, output: Output): Promise<INodeExecutionData[]> {
 	// 1. Before anything else: a batch that cannot park (no public resume URL) is refused before any call.
@@ -132,6 +131,8 @@ export async function finishParked<P extends JobItem, O>(
 	}
 	const output = new Output(entries.length);
 	output.finished(finished);
+	// A resumed node is never run again: its output is final.
+	await batch.lastSteps.run();
 	return entries.flatMap((entry, i) => output.of(i) ?? [entry]);
 }
 

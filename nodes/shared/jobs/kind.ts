@@ -62,9 +62,10 @@ export interface PresentContext<P extends JobItem, O> {
 	record?: IDataObject;
 	hosts: DownloadHosts;
 	/**
-	 * Registers what cannot be undone (deleting the request after its files arrived). It runs only once every
-	 * item of the batch was presented and the node outputs them: a batch that fails or is stopped, even during
-	 * another item's downloads, leaves the service as it was, so Retry On Fail and Get Result still find it.
+	 * Registers what cannot be undone (deleting the request after its files arrived). It runs only once the
+	 * node's output is final and n8n keeps it (./lastSteps.ts): a node that fails, is stopped (even during another
+	 * item's downloads) or is run again by Retry On Fail leaves the service as it was. Registered only by a
+	 * presentation that succeeded.
 	 */
 	afterBatch(step: () => Promise<void>): void;
 }

@@ -21,7 +21,7 @@
  * from inside, so such a memory outlives a failed try until it is picked up, succeeds, or is left for an hour
  * (n8n waits at most 5 s between tries).
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { isToolCall } from '../items';
 import type { Accepted, JobItem } from './kind';
@@ -48,6 +48,12 @@ const memories = new Map<string, Memory>();
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SUB_WORKFLOW_KEEP_MS = 60 * 60 * 1000;
+
+/** n8n's test (workflow-execute.js checkFailure) for running a node again under Retry On Fail: its first item's `error`. */
+export function firstItemFailed(out: INodeExecutionData[]): boolean {
+	const error = out[0]?.json.error;
+	return error !== undefined && error !== null && error !== false;
+}
 
 /** n8n's own bounds of Max Tries (workflow-execute.js getRetryParams): default 3, between 2 and 5. */
 const triesAllowed = (ctx: IExecuteFunctions): number => {
@@ -180,6 +186,11 @@ export class SubmissionMemory {
 	set(itemIndex: number, entry: Remembered): void {
 		this.memory.items.set(itemIndex, entry);
 		this.memory.touched = Date.now();
+	}
+
+	/** Whether n8n runs the node again after this try's output (`mayRunAgain`: its first item failed). */
+	runsAgain(mayRunAgain: boolean): boolean {
+		return mayRunAgain && this.ctx.getNode().retryOnFail === true && this.memory.tries < triesAllowed(this.ctx);
 	}
 
 	/**

@@ -57,10 +57,7 @@ export function judge<P extends JobItem, O>(
 	return { plans, ended, failure: toNodeError(ctx, first.error, first.t.itemIndex) };
 }
 
-/**
- * The output of every judged item (downloads of good results happen here, or began early: `Presenter`). What
- * cannot be undone (`afterBatch`) runs last, and only when no presentation fails the node.
- */
+/** The output of every judged item (downloads of good results happen here, or began early: `Presenter`). */
 export async function presentJudged<P extends JobItem, O>(
 	batch: Batch<P, O>,
 	tracked: Array<Tracked<P>>,
@@ -82,7 +79,6 @@ export async function presentJudged<P extends JobItem, O>(
 	);
 	const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
 	if (failed) throw failed.reason;
-	await presenter.afterBatch();
 	return outputs;
 }
 
@@ -97,15 +93,13 @@ type Settled = { items: INodeExecutionData[] } | { error: unknown };
  * still going and a batch ends with its last run's files, not with everyone's; the finish step then takes
  * those outputs (`output`). What a download throws is kept for that moment. If the batch fails instead (an item
  * failed without Continue on Fail, or Stop), what was downloaded early is not output, and the flow `close`s the
- * presenter: what had not begun yet never does. What a presentation cannot undo (deleting the request) waits
- * for `afterBatch`, which the finish step calls once every item was presented.
+ * presenter: what had not begun yet never does. What a presentation cannot undo (deleting the request) waits in
+ * `batch.lastSteps` until the node's output is final.
  */
 export class Presenter<P extends JobItem, O> {
 	private readonly limiter: Limiter;
 
 	private readonly started = new Map<number, Promise<Settled>>();
-
-	private readonly lastSteps: Array<() => Promise<void>> = [];
 
 	private closed = false;
 
@@ -144,13 +138,6 @@ export class Presenter<P extends JobItem, O> {
 		this.closed = true;
 	}
 
-	/** Every item was presented and will be output: the steps they registered run now (unless the execution was stopped). */
-	async afterBatch(): Promise<void> {
-		if (this.closed || this.batch.signal?.aborted) return;
-		this.closed = true;
-		await mapPool(this.lastSteps.splice(0), PRESENT_CONCURRENCY, async (step) => await step());
-	}
-
 	/** Resolves once every presentation begun has ended (the flow returns only then, whatever happened). */
 	async settled(): Promise<void> {
 		await Promise.all(this.started.values());
@@ -161,12 +148,7 @@ export class Presenter<P extends JobItem, O> {
 		const group = this.groups.get(t.id) as Array<Tracked<P>>;
 		const presenting = this.limiter.run(async () => {
 			if (this.closed) throw new Error('not presented: the batch failed or was stopped');
-			const context = {
-				group,
-				options: this.optionsOf(t),
-				record: plan.record,
-				afterBatch: (step: () => Promise<void>) => this.lastSteps.push(step),
-			};
+			const context = { group, options: this.optionsOf(t), record: plan.record };
 			return await presentItem(this.batch, t, this.batch.publish(plan.json), plan.succeeded, context);
 		});
 		const settled = presenting.then(
@@ -293,29 +275,27 @@ export async function presentUnwaited<P extends JobItem, O>(batch: Batch<P, O>, 
 	}
 	const options = optionsOf(batch);
 	const groups = groupsOf(tracked);
-	const lastSteps: Array<() => Promise<void>> = [];
 	for (const t of tracked) {
 		const json = batch.publish({ ...kind.ids(t), ...t.accepted, ...kind.queued });
 		const record = snapshots.get(t.id);
 		const group = groups.get(t.id) as Array<Tracked<P>>;
-		const afterBatch = (step: () => Promise<void>) => lastSteps.push(step);
+		const afterBatch = (step: () => Promise<void>) => batch.lastSteps.add(step);
 		const presented = await kind.present(t, json, { succeeded: false, options: options(t), group, record, hosts: batch.hosts, afterBatch });
 		outputs.set(t.itemIndex, asList(presented));
 	}
-	for (const step of lastSteps) await step();
 	return outputs;
 }
 
 /**
  * The output of a job that is not an error: the agent form for a tool call, else the kind's items (downloads).
- * The steps it registers for after the batch are kept only if its presentation succeeded.
+ * What it registers for after the batch (`batch.lastSteps`) is kept only if its presentation succeeded.
  */
 async function presentItem<P extends JobItem, O>(
 	batch: Batch<P, O>,
 	t: Tracked<P>,
 	json: IDataObject,
 	succeeded: boolean,
-	context: Pick<PresentContext<P, O>, 'group' | 'options' | 'record' | 'afterBatch'>,
+	context: Pick<PresentContext<P, O>, 'group' | 'options' | 'record'>,
 ): Promise<INodeExecutionData[]> {
 	const { ctx, kind } = batch;
 	if (isToolCall(ctx)) return [{ json: batch.shape(json), pairedItem: { item: t.itemIndex } }];
@@ -324,7 +304,7 @@ async function presentItem<P extends JobItem, O>(
 		const items = asList(
 			await kind.present(t, json, { ...context, succeeded, hosts: batch.hosts, afterBatch: (step) => steps.push(step) }),
 		);
-		for (const step of steps) context.afterBatch(step);
+		for (const step of steps) batch.lastSteps.add(step);
 		return items;
 	} catch (error) {
 		// A finished job (maybe paid for): keep its id and outputs whatever happened to the files.

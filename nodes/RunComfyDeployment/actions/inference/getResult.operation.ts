@@ -5,6 +5,8 @@ import { downloadProperties } from '../../../shared/descriptions';
 import { failedItemOrThrow } from '../../../shared/items';
 import { DownloadHosts } from '../../../shared/outputs';
 import { resultState, withPublicStatus } from '../../../shared/status';
+import { LastSteps } from '../../../shared/jobs/lastSteps';
+import { beginTry, firstItemFailed } from '../../../shared/jobs/memory';
 import { getDeploymentRequestResult } from '../../../shared/transport';
 import { readDeploymentId, readRequestId } from '../../helpers/deployments';
 import { presentResult, readResultOptions } from '../../helpers/present';
@@ -32,23 +34,31 @@ export const description = updateDisplayOptions({ show }, properties);
 /**
  * Inference → Get Result: the result record with `outputs_flat`; outputs are downloaded when the request
  * succeeded. Results are kept on the service for 7 days after success. With Delete Request After Download the
- * requests are deleted only once every item was presented: a node that fails or is stopped deletes none.
+ * requests are deleted only once the output is final (jobs/lastSteps.ts): a node that fails, is stopped or is run
+ * again by Retry On Fail deletes none.
  */
 export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	const memory = beginTry(this);
 	const hosts = new DownloadHosts(this);
-	const lastSteps: Array<() => Promise<void>> = [];
-	const out: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		const steps: Array<() => Promise<void>> = [];
-		try {
-			out.push(...(await getResult(this, itemIndex, hosts, (step) => steps.push(step))));
-			lastSteps.push(...steps);
-		} catch (error) {
-			out.push(failedItemOrThrow(this, error, itemIndex));
+	const lastSteps = new LastSteps();
+	let mayRunAgain = true;
+	try {
+		const out: INodeExecutionData[] = [];
+		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+			const steps: Array<() => Promise<void>> = [];
+			try {
+				out.push(...(await getResult(this, itemIndex, hosts, (step) => steps.push(step))));
+				for (const step of steps) lastSteps.add(step);
+			} catch (error) {
+				out.push(failedItemOrThrow(this, error, itemIndex));
+			}
 		}
+		mayRunAgain = firstItemFailed(out);
+		if (!memory.runsAgain(mayRunAgain)) await lastSteps.run(this.getExecutionCancelSignal?.());
+		return out;
+	} finally {
+		memory.settle(mayRunAgain);
 	}
-	for (const step of lastSteps) await step();
-	return out;
 }
 
 async function getResult(
