@@ -6,6 +6,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { readBoolean, readDownloadOptions } from '../../shared/params';
 import type { DownloadChoice } from '../../shared/params';
+import type { LastStep } from '../../shared/jobs/lastSteps';
 import { resultItem } from '../../shared/outputs';
 import type { DownloadHosts } from '../../shared/outputs';
 import { deleteDeploymentRequest } from '../../shared/transport';
@@ -26,8 +27,8 @@ export function readResultOptions(ctx: IExecuteFunctions, itemIndex: number): Re
 
 /**
  * The output item(s) of a result (one per file when asked); with Delete Request After Download, every item says
- * whether the request was deleted. The deletion is handed to `afterBatch`: it runs only once every item of the
- * node was presented, so a node that fails or is stopped (even during another item's downloads) deletes nothing.
+ * whether the request was deleted. The deletion is handed to `afterBatch`: it runs only once the node's output is
+ * final (../../shared/jobs/lastSteps.ts), so a node that fails, is stopped or runs again deletes nothing.
  */
 export async function presentResult(
 	ctx: IExecuteFunctions,
@@ -37,7 +38,7 @@ export async function presentResult(
 	succeeded: boolean,
 	hosts: DownloadHosts,
 	options: ResultOptions,
-	afterBatch: (step: () => Promise<void>) => void,
+	afterBatch: (step: LastStep) => void,
 ): Promise<INodeExecutionData[]> {
 	const { items, downloaded } = await resultItem(ctx, itemIndex, json, {
 		succeeded,
@@ -50,20 +51,22 @@ export async function presentResult(
 	const note = (fields: IDataObject) => {
 		for (const item of items) item.json = { ...item.json, ...fields };
 	};
+	const kept = (why: string) =>
+		note({ request_deleted: false, delete_error: `Not deleted: ${why}; the outputs stay on the service for 7 days.` });
 	if (!downloaded.complete) {
-		note({
-			request_deleted: false,
-			delete_error: 'Not deleted: some outputs were not downloaded (see skipped_downloads); they stay on the service for 7 days.',
-		});
+		kept('some outputs were not downloaded (see skipped_downloads)');
 		return items;
 	}
-	afterBatch(async () => {
-		try {
-			await deleteDeploymentRequest(ctx, deploymentId, String(json.request_id));
-			note({ request_deleted: true });
-		} catch (error) {
-			note({ request_deleted: false, delete_error: (error as Error).message });
-		}
+	afterBatch({
+		run: async () => {
+			try {
+				await deleteDeploymentRequest(ctx, deploymentId, String(json.request_id));
+				note({ request_deleted: true });
+			} catch (error) {
+				note({ request_deleted: false, delete_error: (error as Error).message });
+			}
+		},
+		skip: kept,
 	});
 	return items;
 }

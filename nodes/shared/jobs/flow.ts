@@ -45,8 +45,8 @@ export async function runJobs<P extends JobItem, O = undefined>(
 	try {
 		const out = await run(batch, new Output(items.length, memory));
 		mayRunAgain = firstItemFailed(out);
-		// What cannot be undone waits for an output n8n keeps: not one it throws away to run the node again.
-		if (!memory.runsAgain(mayRunAgain)) await batch.lastSteps.run(batch.signal);
+		// What cannot be undone waits for an output n8n keeps: not one it may throw away to run the node again.
+		await batch.lastSteps.finish(memory.mayRerun(mayRunAgain), batch.signal);
 		return out;
 	} finally {
 		memory.settle(mayRunAgain);

@@ -10,6 +10,7 @@ import type { RetryChoice } from '../transport';
 import type { ApiFamily } from '../types';
 import type { PollResult } from '../wait';
 import type { WaitDefaults } from './defaults';
+import type { LastStep } from './lastSteps';
 
 /** How errors and outputs name a job of this kind. */
 export interface JobNoun {
@@ -67,7 +68,7 @@ export interface PresentContext<P extends JobItem, O> {
 	 * item's downloads) or is run again by Retry On Fail leaves the service as it was. Registered only by a
 	 * presentation that succeeded.
 	 */
-	afterBatch(step: () => Promise<void>): void;
+	afterBatch(step: LastStep): void;
 }
 
 /**

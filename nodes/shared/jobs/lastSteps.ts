@@ -1,25 +1,44 @@
 /**
  * What cannot be undone (Deployment: deleting a request once its files arrived), kept until the node's output is
  * final. The steps run only when n8n keeps that output: not when the node fails or is stopped, and not when n8n
- * throws it away to run the node again (Retry On Fail with a first item that failed). Otherwise a retry, or Get
- * Result, would find the paid result gone.
+ * may throw it away to run the node again (Retry On Fail with a first item that failed). Otherwise a retry, or Get
+ * Result, would find the paid result gone. A step that does not run says why on its items.
  */
 import { mapPool } from '../pool';
+
+/** One thing that cannot be undone, with how its items say that it was not done. */
+export interface LastStep {
+	/** Does it; reports its own failure on its items (never throws). */
+	run(): Promise<void>;
+	/** Not done, for `reason` (a sentence for the items). */
+	skip(reason: string): void;
+}
 
 /** Deletions in flight at once. */
 const CONCURRENCY = 4;
 
 export class LastSteps {
-	private readonly steps: Array<() => Promise<void>> = [];
+	private readonly steps: LastStep[] = [];
 
-	add(step: () => Promise<void>): void {
+	add(step: LastStep): void {
 		this.steps.push(step);
 	}
 
-	/** Runs every step once (none after Stop). A step reports its own failure on its items; it never throws. */
+	/** The output is final: runs every step once (none after Stop: n8n discards a stopped node's output). */
 	async run(signal?: AbortSignal): Promise<void> {
 		await mapPool(this.steps.splice(0), CONCURRENCY, async (step) => {
-			if (!signal?.aborted) await step();
+			if (!signal?.aborted) await step.run();
 		});
+	}
+
+	/** The output may be thrown away, or shown with `reason`: no step runs. */
+	skip(reason: string): void {
+		for (const step of this.steps.splice(0)) step.skip(reason);
+	}
+
+	/** After one try of a node (`notKept`: why n8n may not keep its output, see `SubmissionMemory.mayRerun`). */
+	async finish(notKept: string | undefined, signal?: AbortSignal): Promise<void> {
+		if (notKept) this.skip(notKept);
+		else await this.run(signal);
 	}
 }

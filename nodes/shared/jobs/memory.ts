@@ -188,9 +188,18 @@ export class SubmissionMemory {
 		this.memory.touched = Date.now();
 	}
 
-	/** Whether n8n runs the node again after this try's output (`mayRunAgain`: its first item failed). */
-	runsAgain(mayRunAgain: boolean): boolean {
-		return mayRunAgain && this.ctx.getNode().retryOnFail === true && this.memory.tries < triesAllowed(this.ctx);
+	/**
+	 * Why n8n may run the node again after this try's output (`firstFailed`: its first item failed), and so throw
+	 * that output away; undefined when the output is final. In a sub-workflow the caller's Retry On Fail cannot be
+	 * seen, so a first item that failed always counts.
+	 */
+	mayRerun(firstFailed: boolean): string | undefined {
+		if (!firstFailed) return undefined;
+		if (this.memory.inSubWorkflow) return 'the first item failed, and the workflow that called this one may run it again (Retry On Fail)';
+		if (this.ctx.getNode().retryOnFail === true && this.memory.tries < triesAllowed(this.ctx)) {
+			return 'the first item failed, and Retry On Fail may run this node again';
+		}
+		return undefined;
 	}
 
 	/**

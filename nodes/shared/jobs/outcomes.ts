@@ -14,6 +14,7 @@ import { isTerminal, normaliseStatus } from '../status';
 import { asList, firstOfEach, groupsOf, optionsOf } from './batch';
 import type { Batch, Outputs } from './batch';
 import type { JobItem, PresentContext, Tracked } from './kind';
+import type { LastStep } from './lastSteps';
 import type { ReadWaitOptions } from './options';
 import type { JobEnd } from './waiting';
 import { cancelOutcomeOf } from './waiting';
@@ -279,7 +280,7 @@ export async function presentUnwaited<P extends JobItem, O>(batch: Batch<P, O>, 
 		const json = batch.publish({ ...kind.ids(t), ...t.accepted, ...kind.queued });
 		const record = snapshots.get(t.id);
 		const group = groups.get(t.id) as Array<Tracked<P>>;
-		const afterBatch = (step: () => Promise<void>) => batch.lastSteps.add(step);
+		const afterBatch = (step: LastStep) => batch.lastSteps.add(step);
 		const presented = await kind.present(t, json, { succeeded: false, options: options(t), group, record, hosts: batch.hosts, afterBatch });
 		outputs.set(t.itemIndex, asList(presented));
 	}
@@ -299,7 +300,7 @@ async function presentItem<P extends JobItem, O>(
 ): Promise<INodeExecutionData[]> {
 	const { ctx, kind } = batch;
 	if (isToolCall(ctx)) return [{ json: batch.shape(json), pairedItem: { item: t.itemIndex } }];
-	const steps: Array<() => Promise<void>> = [];
+	const steps: LastStep[] = [];
 	try {
 		const items = asList(
 			await kind.present(t, json, { ...context, succeeded, hosts: batch.hosts, afterBatch: (step) => steps.push(step) }),

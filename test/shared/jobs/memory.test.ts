@@ -173,3 +173,43 @@ describe('the submission memory in a sub-workflow (the caller retries it as a ne
 		expect(rememberedCount()).toBe(0);
 	});
 });
+
+describe('whether n8n may throw a try’s output away (mayRerun: what cannot be undone waits for a kept output)', () => {
+	const tryOf = (node: Partial<INode>, tries: number, sub?: SubWorkflowCall) => {
+		const { ctx, finish } = fakeContext('e-rerun', node, 0, sub);
+		let memory = beginTry(ctx);
+		for (let n = 1; n < tries; n++) {
+			memory.settle(true);
+			memory = beginTry(ctx);
+		}
+		return { memory, done: () => (memory.settle(false), finish()) };
+	};
+
+	it('a first item that did not fail: the output is kept', () => {
+		const { memory, done } = tryOf({ retryOnFail: true, maxTries: 2 }, 1);
+		expect(memory.mayRerun(false)).toBeUndefined();
+		done();
+	});
+
+	it('a first item that failed under Retry On Fail: thrown away on every try but the last', () => {
+		const first = tryOf({ retryOnFail: true, maxTries: 2 }, 1);
+		expect(first.memory.mayRerun(true)).toMatch(/Retry On Fail may run this node again/);
+		first.done();
+		const last = tryOf({ retryOnFail: true, maxTries: 2 }, 2);
+		expect(last.memory.mayRerun(true)).toBeUndefined();
+		last.done();
+	});
+
+	it('without Retry On Fail the output is kept, first item failed or not', () => {
+		const { memory, done } = tryOf({}, 1);
+		expect(memory.mayRerun(true)).toBeUndefined();
+		done();
+	});
+
+	it("in a sub-workflow a first item that failed may always be run again (the caller's tries are not visible)", () => {
+		const { memory, done } = tryOf({}, 1, { caller: 'parent-rerun', input: [{ prompt: 'a fox' }] });
+		expect(memory.mayRerun(true)).toMatch(/workflow that called this one/);
+		expect(memory.mayRerun(false)).toBeUndefined();
+		done();
+	});
+});

@@ -6,6 +6,7 @@ import { failedItemOrThrow } from '../../../shared/items';
 import { DownloadHosts } from '../../../shared/outputs';
 import { resultState, withPublicStatus } from '../../../shared/status';
 import { LastSteps } from '../../../shared/jobs/lastSteps';
+import type { LastStep } from '../../../shared/jobs/lastSteps';
 import { beginTry, firstItemFailed } from '../../../shared/jobs/memory';
 import { getDeploymentRequestResult } from '../../../shared/transport';
 import { readDeploymentId, readRequestId } from '../../helpers/deployments';
@@ -45,7 +46,7 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 	try {
 		const out: INodeExecutionData[] = [];
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-			const steps: Array<() => Promise<void>> = [];
+			const steps: LastStep[] = [];
 			try {
 				out.push(...(await getResult(this, itemIndex, hosts, (step) => steps.push(step))));
 				for (const step of steps) lastSteps.add(step);
@@ -54,7 +55,7 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			}
 		}
 		mayRunAgain = firstItemFailed(out);
-		if (!memory.runsAgain(mayRunAgain)) await lastSteps.run(this.getExecutionCancelSignal?.());
+		await lastSteps.finish(memory.mayRerun(mayRunAgain), this.getExecutionCancelSignal?.());
 		return out;
 	} finally {
 		memory.settle(mayRunAgain);
@@ -65,7 +66,7 @@ async function getResult(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	hosts: DownloadHosts,
-	afterBatch: (step: () => Promise<void>) => void,
+	afterBatch: (step: LastStep) => void,
 ): Promise<INodeExecutionData[]> {
 	const deploymentId = readDeploymentId(ctx, itemIndex);
 	const requestId = readRequestId(ctx, itemIndex);
