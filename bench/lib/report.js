@@ -232,12 +232,9 @@ function realSection(r) {
 			'The node: the same N prompts → RunComfy Model (Run, default wait options, downloads off like the loop). ' +
 			"Execution time is n8n's own (startedAt → stoppedAt); requests from the sandbox log (the node also reads the model's schema once).",
 		'',
-		'Run times are fixed, so each pattern finishes at its first poll after the run ended. The node polls ' +
-			`at ${inproc
-				.pollTimes(Math.max(...r.rows.map((x) => x.runMs)))
-				.map((t) => (t / 1000).toFixed(t % 1000 ? 2 : 0))
-				.join(', ')} s (each interval ±10 % at random): ` +
-			'a 2 s run is seen at about 2.5 s, a 20 s run at about 20.8 s or, when the jitter puts that poll before the end, at about 30.8 s. ' +
+		'Run times are fixed, so each pattern finishes at its first poll after the run ended. Each `n8n execute` is a new process, so the node ' +
+			'has learned nothing: it polls the batch as one (a cold batch, docs/waiting.md): one status request per tick for the run checked ' +
+			'longest ago, ticks 1/16 of the time waited apart (1 s to 10 s), until the first run seen ended teaches the rest its run time. ' +
 			'A Wait N s loop polls every N s plus the time of one loop round. In the loop all items go round together, which is its best case; ' +
 			'a per-item loop (Loop Over Items) runs them one after another like "one at a time" above.',
 		'',

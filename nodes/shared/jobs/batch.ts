@@ -1,7 +1,7 @@
 /**
  * The state of one run of the job flow (./flow.ts), shared by its steps, and the small helpers every step uses.
- * A leaf: it imports none of the steps (only the definitions ./kind, ./options, ./texts, ./memory), so every
- * step can import it without a cycle.
+ * A leaf: it imports none of the steps (only the definitions ./kind, ./lastSteps, ./options, ./texts, ./memory),
+ * so every step can import it without a cycle.
  *
  * A batch has no output: steps return what happened to each item (`Outputs`) and the flow alone writes the
  * items (./flow.ts).
