@@ -51,18 +51,6 @@ function batchSpan(log, startEpoch) {
  * poll one interval after the submit phase, then waits of 1.5 s growing ×1.5 up to 10 s; jitter ignored): the
  * reference the measured count is compared with.
  */
-function pollTimes(untilMs, { initial = 1000, factor = 1.5, max = 10000 } = {}) {
-	const times = [initial];
-	let t = initial;
-	let interval = Math.min(max, initial * factor);
-	while (t < untilMs) {
-		t += interval;
-		times.push(t);
-		interval = Math.min(max, interval * factor);
-	}
-	return times;
-}
-
 function backoffPolls(runMs, { initial = 1000, factor = 1.5, max = 10000 } = {}) {
 	let t = initial;
 	let interval = Math.min(max, initial * factor);
@@ -325,7 +313,6 @@ module.exports = {
 	countRequests,
 	batchSpan,
 	backoffPolls,
-	pollTimes,
 	kindOf,
 	MODEL,
 };

@@ -20,8 +20,15 @@ const CONCURRENCY = 4;
 export class LastSteps {
 	private readonly steps: LastStep[] = [];
 
-	add(step: LastStep): void {
-		this.steps.push(step);
+	/**
+	 * Runs `present` with an `afterBatch` that registers here; its steps are kept only if `present` succeeds (an
+	 * item whose presentation failed is not output as presented, so nothing may be undone for it).
+	 */
+	async collect<T>(present: (afterBatch: (step: LastStep) => void) => Promise<T>): Promise<T> {
+		const steps: LastStep[] = [];
+		const presented = await present((step) => steps.push(step));
+		this.steps.push(...steps);
+		return presented;
 	}
 
 	/** The output is final: runs every step once (none after Stop: n8n discards a stopped node's output). */

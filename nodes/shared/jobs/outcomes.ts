@@ -14,7 +14,6 @@ import { isTerminal, normaliseStatus } from '../status';
 import { asList, firstOfEach, groupsOf, optionsOf } from './batch';
 import type { Batch, Outputs } from './batch';
 import type { JobItem, PresentContext, Tracked } from './kind';
-import type { LastStep } from './lastSteps';
 import type { ReadWaitOptions } from './options';
 import type { JobEnd } from './waiting';
 import { cancelOutcomeOf } from './waiting';
@@ -280,8 +279,10 @@ export async function presentUnwaited<P extends JobItem, O>(batch: Batch<P, O>, 
 		const json = batch.publish({ ...kind.ids(t), ...t.accepted, ...kind.queued });
 		const record = snapshots.get(t.id);
 		const group = groups.get(t.id) as Array<Tracked<P>>;
-		const afterBatch = (step: LastStep) => batch.lastSteps.add(step);
-		const presented = await kind.present(t, json, { succeeded: false, options: options(t), group, record, hosts: batch.hosts, afterBatch });
+		const presented = await batch.lastSteps.collect(
+			async (afterBatch) =>
+				await kind.present(t, json, { succeeded: false, options: options(t), group, record, hosts: batch.hosts, afterBatch }),
+		);
 		outputs.set(t.itemIndex, asList(presented));
 	}
 	return outputs;
@@ -289,7 +290,7 @@ export async function presentUnwaited<P extends JobItem, O>(batch: Batch<P, O>, 
 
 /**
  * The output of a job that is not an error: the agent form for a tool call, else the kind's items (downloads).
- * What it registers for after the batch (`batch.lastSteps`) is kept only if its presentation succeeded.
+ * What it registers for after the batch is kept only if its presentation succeeded (`batch.lastSteps.collect`).
  */
 async function presentItem<P extends JobItem, O>(
 	batch: Batch<P, O>,
@@ -300,13 +301,12 @@ async function presentItem<P extends JobItem, O>(
 ): Promise<INodeExecutionData[]> {
 	const { ctx, kind } = batch;
 	if (isToolCall(ctx)) return [{ json: batch.shape(json), pairedItem: { item: t.itemIndex } }];
-	const steps: LastStep[] = [];
 	try {
-		const items = asList(
-			await kind.present(t, json, { ...context, succeeded, hosts: batch.hosts, afterBatch: (step) => steps.push(step) }),
+		return asList(
+			await batch.lastSteps.collect(
+				async (afterBatch) => await kind.present(t, json, { ...context, succeeded, hosts: batch.hosts, afterBatch }),
+			),
 		);
-		for (const step of steps) batch.lastSteps.add(step);
-		return items;
 	} catch (error) {
 		// A finished job (maybe paid for): keep its id and outputs whatever happened to the files.
 		const nodeError = toNodeError(ctx, error, t.itemIndex);

@@ -1,7 +1,7 @@
 /**
  * What cannot be undone waits for a kept output (nodes/shared/jobs/lastSteps.ts): each step runs once when the
- * output is final, none after Stop, and a step that does not run says why. (Inside n8n's engine, with deletions:
- * test/RunComfyDeployment/earlyPresent.test.ts and park.test.ts.)
+ * output is final, none after Stop or from a presentation that failed, and a step that does not run says why.
+ * (Inside n8n's engine, with deletions: test/RunComfyDeployment/earlyPresent.test.ts and park.test.ts.)
  */
 import { LastSteps } from '../../../nodes/shared/jobs/lastSteps';
 
@@ -15,8 +15,8 @@ describe('LastSteps', () => {
 	it('a final output runs every step once', async () => {
 		const steps = new LastSteps();
 		const [a, b] = [recorded(), recorded()];
-		steps.add(a.step);
-		steps.add(b.step);
+		await steps.collect(async (afterBatch) => afterBatch(a.step));
+		await steps.collect(async (afterBatch) => afterBatch(b.step));
 		await steps.finish(undefined);
 		await steps.finish(undefined);
 		expect([a.seen, b.seen]).toEqual([['run'], ['run']]);
@@ -25,15 +25,28 @@ describe('LastSteps', () => {
 	it('an output n8n may throw away runs none, and each step is told why', async () => {
 		const steps = new LastSteps();
 		const a = recorded();
-		steps.add(a.step);
+		await steps.collect(async (afterBatch) => afterBatch(a.step));
 		await steps.finish('Retry On Fail may run this node again');
 		expect(a.seen).toEqual(['skip: Retry On Fail may run this node again']);
+	});
+
+	it('a presentation that fails keeps none of the steps it registered', async () => {
+		const steps = new LastSteps();
+		const a = recorded();
+		await expect(
+			steps.collect(async (afterBatch) => {
+				afterBatch(a.step);
+				throw new Error('download stopped');
+			}),
+		).rejects.toThrow('download stopped');
+		await steps.finish(undefined);
+		expect(a.seen).toEqual([]);
 	});
 
 	it('after Stop no step runs', async () => {
 		const steps = new LastSteps();
 		const a = recorded();
-		steps.add(a.step);
+		await steps.collect(async (afterBatch) => afterBatch(a.step));
 		const stop = new AbortController();
 		stop.abort();
 		await steps.finish(undefined, stop.signal);

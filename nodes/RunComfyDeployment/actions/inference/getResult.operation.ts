@@ -46,10 +46,8 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 	try {
 		const out: INodeExecutionData[] = [];
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-			const steps: LastStep[] = [];
 			try {
-				out.push(...(await getResult(this, itemIndex, hosts, (step) => steps.push(step))));
-				for (const step of steps) lastSteps.add(step);
+				out.push(...(await lastSteps.collect(async (afterBatch) => await getResult(this, itemIndex, hosts, afterBatch))));
 			} catch (error) {
 				out.push(failedItemOrThrow(this, error, itemIndex));
 			}
