@@ -2,7 +2,7 @@
  * examples/trigger-training-finished.json in the in-process engine: the trigger's parameters as the example sets
  * them (with a sandbox job id in place of the placeholder) poll the sandbox, and the example's RunComfy Model node
  * runs on the emitted item, so the example's expressions ($json.latest_checkpoint_url, $json.name) are proven.
- * The real-n8n run of the activated workflow is the e2e suite's (see the RunComfy Trigger section of README.md).
+ * The real-n8n run of the activated workflow is the e2e suite's (test/e2e/trigger.test.ts).
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 

@@ -7,7 +7,7 @@
  * - 1.x: the nodes load, a Model → Run batch downloads its files, the credential test answers.
  * - Both: Stop reaches a node sleeping between hour-long polls (1.x's `sleep` ignores the abort signal, so
  *   clock.ts races it): the accepted run is cancelled on RunComfy at once, and its request id is recorded where
- *   README's Stop section says (n8n discards a stopped node's output): custom data on 2.x, the log on both.
+ *   docs/compatibility.md says (n8n discards a stopped node's output): custom data on 2.x, the log on both.
  */
 import * as fs from 'fs';
 import * as path from 'path';

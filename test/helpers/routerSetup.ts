@@ -58,7 +58,7 @@ type ItemExecute = (this: IExecuteFunctions, itemIndex: number) => Promise<unkno
 type BatchExecute = (this: IExecuteFunctions, items: INodeExecutionData[]) => Promise<INodeExecutionData[]>;
 type OperationModule = { execute?: ItemExecute; executeBatch?: BatchExecute };
 
-/** The module a pair must reach: nodes/<node>/actions/<resource>/<operation>.operation.ts (docs/architecture.md). */
+/** The module a pair must reach: nodes/<node>/actions/<resource>/<operation>.operation.ts (docs/dev/architecture.md). */
 function moduleOf(nodeDir: string, [resource, operation]: Pair): OperationModule {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	return require(`../../nodes/${nodeDir}/actions/${resource}/${operation}.operation`) as OperationModule;

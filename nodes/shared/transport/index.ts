@@ -13,7 +13,7 @@ export { getCredentials, parseAllowedHosts, baseUrlFor } from './credentials';
 export type { ByteStream, NetworkFacts } from './http';
 export { DROPPED_CONNECTION_CODES, NOT_SENT_CODES, headerOf, httpStatusOf, isTransientError, networkFactsOf, retryAfterMsOf } from './http';
 // Test hooks stay out of this barrel: tests import setRetryPolicy from ./request and resetQueueVersionCache
-// from ./endpoints/deployments (docs/architecture.md, "Process-wide state").
+// from ./endpoints/deployments (docs/dev/architecture.md, "Process-wide state").
 export { apiRequest, apiRequestFull, cancelSignalOf, getRetryPolicy, DEFAULT_TIMEOUT_MS } from './request';
 export type { ApiRequestSpec, ApiAnswer, RetryChoice, RetryMode, ExpectedAnswer } from './request';
 export type { RetryPolicy } from './retry';

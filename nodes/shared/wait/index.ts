@@ -30,7 +30,7 @@
  * repeated after a backoff wait up to `maxTransientErrors` in a row (by default the transport policy's retries),
  * any other error ends that job only. Everything else (submits, result fetches, cancels) retries in the transport.
  *
- * Why it learns, what it was measured against, and its history: docs/waiting.md.
+ * Why it learns, and what it was measured against: docs/dev/wait-engine.md.
  */
 export { narrowRunTime, waitForAll } from './engine';
 export type { Clock } from './clock';

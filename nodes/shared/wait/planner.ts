@@ -16,7 +16,7 @@
  * - `fewestRequests`: the typical run is seen with FEW_REQUESTS requests, placed by the same cost model, and a
  *   run pays at most FEW_REQUESTS_MEAN_EXTRA more on average.
  *
- * Why each rule, and what it was measured against: docs/waiting.md, "The wait engine, for maintainers".
+ * Why each rule, and what it was measured against: docs/dev/wait-engine.md, "Why each rule".
  */
 import type { EndDistribution } from './distribution';
 

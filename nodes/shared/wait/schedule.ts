@@ -20,7 +20,7 @@
  * - Learning (successful runs only): the end lies between the last poll that saw the run going and the one that
  *   saw it finished (the sample's interval); the service's timestamps narrow it afterwards (`narrowRunTime`).
  *
- * Why each rule: docs/waiting.md, "The wait engine, for maintainers".
+ * Why each rule: docs/dev/wait-engine.md, "Why each rule".
  */
 import type { IDataObject } from 'n8n-workflow';
 
