@@ -2,7 +2,8 @@
 'use strict';
 /**
  * `npm run bench`: the benchmark suite (not a test). Measures, side by side in one run against the sandbox
- * (its own process, on loopback), and writes the figures to BENCHMARKS.md:
+ * (its own process, on loopback), and writes every section's tables to bench/results/latest.md (BENCHMARKS.md is the
+ * dated summary, whose rows are taken from such reports):
  *
  *   batch      1/10/100/500 model runs of a fixed run time: one execution with the default wait options, the
  *              same with Parallel Status Checks = 1, and one run at a time (N executions back to back)
@@ -48,7 +49,7 @@
  *   --quick      smaller sizes (for trying the script; figures are not representative)
  *   --lengths=2000,20000  detection-n8n and cold-n8n: only these run times (ms); detection-n8n then 2 rounds each
  *   --no-queue   cold-n8n without its queue-mode part (which needs Redis and PostgreSQL)
- *   --only       run some sections (BENCHMARKS.md is then only written with --out)
+ *   --only       run some sections (bench/results/latest.md is then only written with --out)
  *   --json       also save the raw figures; --from-json re-renders a saved run without measuring
  */
 const fs = require('fs');
@@ -308,12 +309,12 @@ async function main() {
 	const md = report(data);
 	console.log(md);
 	const full = SECTIONS.every((s) => opts.only.includes(s)) && !opts.quick;
-	const target = opts.out || (full ? path.join(ROOT, 'BENCHMARKS.md') : undefined);
+	const target = opts.out || (full ? path.join(ROOT, 'bench', 'results', 'latest.md') : undefined);
 	if (opts.write && target) {
 		fs.writeFileSync(target, md);
 		log(`[bench] wrote ${path.relative(process.cwd(), target) || target}`);
 	} else if (opts.write) {
-		log('[bench] partial or --quick run: BENCHMARKS.md left as it is (use --out=FILE to save these figures)');
+		log('[bench] partial or --quick run: bench/results/latest.md left as it is (use --out=FILE to save these figures)');
 	}
 	log(`[bench] done in ${fmtS(finished - started)}`);
 }

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The report of `npm run bench` (bench/run.js): BENCHMARKS.md in Markdown, from the plain figures the
+ * The report of `npm run bench` (bench/run.js): bench/results/latest.md in Markdown, from the plain figures the
  * measurements return (or a run saved with --json).
  */
 const h = require('../../scripts/e2e/n8n');
@@ -401,7 +401,7 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	if (results.parking) out.push('', parkingSection(results.parking, table));
 	if (results.fireAndForget) out.push('', fireAndForgetSection(results.fireAndForget, table));
 	if (results.fireAndForgetBurst) out.push('', fireAndForgetBurstSection(results.fireAndForgetBurst, table));
-	// How the figures are measured: kept in bench/method.md so every written BENCHMARKS.md carries it.
+	// How the figures are measured: kept in bench/method.md so every written report carries it.
 	out.push('', fs.readFileSync(path.join(__dirname, '..', 'method.md'), 'utf8').trimEnd(), '');
 	return out.join('\n');
 }
