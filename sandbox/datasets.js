@@ -401,7 +401,7 @@ function signedPut(sb, rq) {
 }
 
 const routes = [
-	{ method: 'POST', path: '/prod/v1/trainers/datasets', api: 'trainer', handler: create },
+	{ method: 'POST', path: '/prod/v1/trainers/datasets', api: 'trainer', creates: true, handler: create },
 	{ method: 'GET', path: '/prod/v1/trainers/datasets', api: 'trainer', handler: list },
 	{
 		method: 'GET',
@@ -416,7 +416,7 @@ const routes = [
 		handler: (sb, rq) => ({ body: view(sb, getDataset(sb, rq.params.id), true) }),
 	},
 	{ method: 'DELETE', path: '/prod/v1/trainers/datasets/:id', api: 'trainer', handler: remove },
-	{ method: 'POST', path: '/prod/v1/trainers/datasets/:id/upload', api: 'trainer', raw: true, handler: upload },
+	{ method: 'POST', path: '/prod/v1/trainers/datasets/:id/upload', api: 'trainer', raw: true, creates: true, handler: upload },
 	{ method: 'POST', path: '/prod/v1/trainers/datasets/:id/get-upload-endpoint', api: 'trainer', handler: getUploadEndpoint },
 	{ method: 'PUT', path: '/upload/:id/:filename', api: 'files', raw: true, handler: signedPut },
 ];

@@ -2,7 +2,8 @@
 /**
  * Fault injection with a seeded PRNG. One roll per eligible request decides: drop, 5xx, 429, slow or none.
  * Eligible: API requests (not /__sandbox, not the file host unless `pathPrefixes` names its paths), narrowed by
- * `pathPrefixes` and `methods` when given.
+ * `pathPrefixes` and `methods` when given. Not rolled: `acceptedErrorCode` (server.js) marks every accepted
+ * paid POST and dataset create/upload answer.
  */
 
 /** mulberry32: small deterministic PRNG. */

@@ -53,6 +53,11 @@ export interface SandboxFaults {
 	methods?: string[];
 	/** Deterministic seed for the fault dice. */
 	seed?: number;
+	/**
+	 * Every accepted paid POST (model submit, deployment inference, training submit/resume) and dataset create or
+	 * upload answers 2xx with this `error_code` beside its id (e.g. 0, or 500001). Not rolled: all of them. Default: none.
+	 */
+	acceptedErrorCode?: number;
 }
 
 /**

@@ -199,6 +199,9 @@ async function dispatch(sb, family, req, res) {
 		}
 		const out = await route.handler(sb, rq);
 		if (out && out.createdId) entry.createdId = out.createdId;
+		const acceptedCode = sb.faults.faults.acceptedErrorCode;
+		const marks = acceptedCode !== undefined && acceptedCode !== null && (route.paid || route.creates);
+		if (marks && out && isPlainObject(out.body) && (out.status || 200) < 300) out.body = { ...out.body, error_code: acceptedCode };
 		if (deferFault) {
 			const ended = await applyFault(sb, rq, fault);
 			if (ended) return;

@@ -224,7 +224,7 @@ export const maxEstimatedCostOption: INodeProperties = {
 	typeOptions: { minValue: 0, maxValue: MAX_USD_SETTING, numberPrecision: 2 },
 	default: 0,
 	description:
-		"Refuse the whole batch before submitting anything when its estimated cost (the catalog's base price × the outputs or seconds asked for), added to what this node already submitted in this execution, is above this amount. Items whose cost cannot be estimated are refused while a cap is set. 0 turns the cap off; an empty value (or an expression that gives nothing) is refused, never taken as off.",
+		"Refuse the whole batch before submitting anything when its estimated cost (the catalog's base price × the outputs or seconds asked for), added to what this node already submitted in this execution (on an AI agent's or MCP tool call: that call alone), is above this amount. Items whose cost cannot be estimated are refused while a cap is set. 0 turns the cap off; an empty value (or an expression that gives nothing) is refused, never taken as off.",
 };
 
 /** "Request ID" of an earlier run (Get Status, Get Result, Cancel, ...); `placeholder` shows an id of the node's kind. */

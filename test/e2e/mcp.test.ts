@@ -198,4 +198,25 @@ describe("RunComfy tools through n8n's MCP Server Trigger", () => {
 		},
 		TEST_TIMEOUT,
 	);
+
+	it(
+		'Max Estimated Cost is per call: two client sessions, two $0.04 runs each under a $0.10 cap, every call runs',
+		async () => {
+			const sessions = [await connect(), await connect()];
+			for (let i = 0; i < 2; i++) {
+				for (const [s, session] of sessions.entries()) {
+					const run = answerOf(
+						await session.callTool({
+							name: 'Run_Model',
+							arguments: { model_id: FLUX, inputs: { prompt: `fox ${i} of session ${s}` }, max_wait_seconds: 60 },
+						}),
+					);
+					expect(run).toMatchObject({ status: 'succeeded' });
+				}
+			}
+			expect(submits()).toHaveLength(4);
+			await Promise.all(sessions.map(async (session) => await session.close()));
+		},
+		TEST_TIMEOUT,
+	);
 });

@@ -3,9 +3,11 @@
  * checked before the first paid call; over the cap the whole batch is refused with the estimate and the item
  * count, and nothing is submitted. The cap is per execution: what the node already submitted in this execution
  * counts (a later try of Retry On Fail books only what it submits anew). Items whose price cannot be derived are
- * refused while a cap is set. Proven from the sandbox log and wallet.
+ * refused while a cap is set. On an AI agent's or MCP client's tool call the cap is per call instead: n8n runs many
+ * calls in one execution, and neither earlier calls nor refused submissions count. Proven from the sandbox log and
+ * wallet.
  */
-import type { IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
 import { assertCostCap, bookedCount } from '../../nodes/shared/jobs/guards';
 import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
@@ -17,6 +19,8 @@ import { STABLE, credentialsFor, isModelSubmit, useFaultSandbox } from '../helpe
 const WAIT = { pollIntervalSeconds: 0.02, maxPollIntervalSeconds: 0.05, maxWaitSeconds: 20 };
 const WALLET = 10_000_000;
 const NO_DURATION = 'wan-ai/wan-2-2/a14b/text-to-video';
+/** $0.05 an image (flash: $0.04). */
+const PRO = 'blackforestlabs/flux-2/pro/text-to-image';
 
 const sb = useFaultSandbox();
 beforeEach(() => sb.reset({ runDurationMs: 30, queueMs: 0, walletMicrodollars: WALLET }));
@@ -94,6 +98,61 @@ describe('Max Estimated Cost (USD) on Model → Run', () => {
 	});
 });
 
+describe('Max Estimated Cost (USD) on a tool call is per call', () => {
+	afterEach(() => expect(bookedCount()).toBe(0));
+
+	/** The tool calls one after the other in one execution, through n8n-core's tool handler; each call's answer. */
+	async function toolCalls(cap: number, args: IDataObject[]): Promise<IDataObject[]> {
+		const result = await runNode({
+			node: new RunComfyModel(),
+			credentials: credentialsFor(sb),
+			viaToolHandler: true,
+			inputItems: args.map((json) => ({ json })),
+			parameters: {
+				resource: 'model',
+				operation: 'run',
+				model: { __rl: true, mode: 'id', value: "={{ $fromAI('model_id', 'The model') }}" },
+				inputMode: 'json',
+				inputsJson: "={{ JSON.stringify($fromAI('inputs', 'The inputs', 'json')) }}",
+				waitOptions: WAIT,
+				options: { maxEstimatedCostUsd: cap },
+			},
+		});
+		expect(result.status).toBe('success');
+		const driver = result.run.data.resultData.runData[result.nodeDefinition.name].find((task) => task.data?.main);
+		return (driver?.data?.main?.[0] ?? []).map((item) => item.json);
+	}
+	const call = (model: string, inputs: IDataObject) => ({ model_id: model, inputs });
+
+	it('two calls in one execution, each under the cap, both run', async () => {
+		const answers = await toolCalls(0.05, [call(STABLE.flash, { prompt: 'a red fox' }), call(STABLE.flash, { prompt: 'a blue fox' })]);
+		expect(answers.map((a) => a.toolError)).toEqual([undefined, undefined]);
+		expect(sb.log().filter(isModelSubmit)).toHaveLength(2);
+		expect(sb.state().walletMicrodollars).toBe(WALLET - 80_000);
+	});
+
+	it('a submission the service refused ($0 spent) does not count against a later call', async () => {
+		// The balance pays for the $0.04 run but not the $0.05 one: the first call is refused by RunComfy.
+		sb.configure({ walletMicrodollars: 45_000 });
+		const answers = await toolCalls(0.08, [call(PRO, { prompt: 'a red fox' }), call(STABLE.flash, { prompt: 'a blue fox' })]);
+		expect(String(answers[0].toolError)).toMatch(/InsufficientResources/);
+		expect(answers[1].toolError).toBeUndefined();
+		expect(JSON.parse(String(answers[1].response))).toMatchObject([{ status: 'succeeded' }]);
+		expect(sb.state().walletMicrodollars).toBe(5_000);
+	});
+
+	it('a call over the cap is refused, nothing paid, and the agent reads the estimate, the cap and what to change', async () => {
+		const answers = await toolCalls(0.1, [call(STABLE.flash, { prompt: 'four foxes', num_images: 4 })]);
+		expect(String(answers[0].toolError)).toBe(
+			'The estimated cost of this call is $0.16, above the "Max Estimated Cost (USD)" of $0.10 per call\n\n' +
+				'Details: Nothing was submitted or charged. Ask for less in one call (fewer outputs, a shorter duration) so the estimate is at most $0.10, ' +
+				'or ask the user to raise "Max Estimated Cost (USD)" on the node. ' +
+				"The estimate is the catalog's base price × the outputs or seconds asked for (Estimate Cost shows it).",
+		);
+		nothingPaid();
+	});
+});
+
 describe('the cap is per execution (across loops and tries of the node)', () => {
 	const node = { id: 'node-1', name: 'Run' } as INode;
 	const ctxOf = (executionId: string) => {
@@ -122,6 +181,13 @@ describe('the cap is per execution (across loops and tries of the node)', () => 
 		expect(bookedCount()).toBe(2);
 		end();
 		other.end();
+		expect(bookedCount()).toBe(0);
+	});
+
+	it('a tool call books nothing: the next call of the execution starts at zero', () => {
+		const { ctx } = ctxOf('exec-3');
+		for (let i = 0; i < 3; i++) assertCostCap(ctx, 1, usd(0.6), 'call');
+		expect(() => assertCostCap(ctx, 1, usd(0.6, 0.6), 'call')).toThrow('The estimated cost of this call is $1.20');
 		expect(bookedCount()).toBe(0);
 	});
 });

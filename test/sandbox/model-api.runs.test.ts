@@ -1,4 +1,4 @@
-/** The sandbox Model API: the run state machine, the wallet, and the errors-as-HTTP-200 quirk. */
+/** The sandbox Model API: the run state machine, the wallet, the errors-as-HTTP-200 quirk, the acceptedErrorCode fault. */
 import { STABLE_MODELS } from '../../sandbox';
 import { client, distinct, pollUntil, useStartedSandbox } from './helpers';
 
@@ -214,6 +214,17 @@ describe('sandbox Model API: runs', () => {
 			expect(unauth.data.error_code).toBe(401001);
 			sb.configure({ quirks: { errorsAsHttp200: false } });
 			expect((await client(sb).get(`${M()}/v1/models/nobody/none`)).status).toBe(404);
+		});
+	});
+
+	describe('acceptedErrorCode fault', () => {
+		it('puts the error_code beside the id of an accepted submit only; refusals and reads are unchanged', async () => {
+			sb.configure({ faults: { acceptedErrorCode: 0 } });
+			const sub = await client(sb).post(`${M()}/v1/models/${T2I}`, { prompt: 'a cat' });
+			expect(sub.status).toBe(200);
+			expect(sub.data).toMatchObject({ request_id: expect.any(String), error_code: 0 });
+			expect((await client(sb).get(sub.data.status_url)).data.error_code).toBeUndefined();
+			expect((await client(sb).post(`${M()}/v1/models/nobody/none`, { prompt: 'a cat' })).data.error_code).toBe(404001);
 		});
 	});
 });

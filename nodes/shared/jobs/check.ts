@@ -6,7 +6,7 @@
 import type { IDataObject, NodeApiError } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { failedItemOrThrow, toNodeError } from '../items';
+import { failedItemOrThrow, isToolCall, toNodeError } from '../items';
 import type { Batch, Outputs } from './batch';
 import { assertCostCap, assertMinimumBalance } from './guards';
 import type { JobItem } from './kind';
@@ -47,7 +47,7 @@ const lineOf = (itemIndex: number, message: string) => (/^Item \d+:/.test(messag
 
 /**
  * 3. The guards, before the first paid call: the cost cap (the lowest cap set on any item, against what would be
- * submitted now) and the minimum balance (the highest minimum of the checked items). Undefined when they allow
+ * submitted now; per tool call on an agent's or MCP client's call, else per execution) and the minimum balance (the highest minimum of the checked items). Undefined when they allow
  * the batch; else (Continue on Fail) every checked item's error output.
  */
 export async function refusedByGuards<P extends JobItem, O>(batch: Batch<P, O>): Promise<Outputs | undefined> {
@@ -67,6 +67,7 @@ export async function refusedByGuards<P extends JobItem, O>(batch: Batch<P, O>):
 					ctx,
 					caps.reduce((a, b) => Math.min(a, b)),
 					fresh.map((c) => ({ itemIndex: c.p.itemIndex, estimate: estimate(c.p) })),
+					isToolCall(ctx) ? 'call' : 'execution',
 				);
 		}
 		await assertMinimumBalance(ctx, minimum);

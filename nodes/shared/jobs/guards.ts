@@ -38,7 +38,7 @@ export function formatUsd(microdollars: number): string {
 	return `${sign}$${whole}.${fraction}`;
 }
 
-/** What each execution's node has already submitted, in estimated US dollars (the cap is per execution). */
+/** What each execution's node has already submitted, in estimated US dollars (the canvas cap is per execution). */
 const ledger = new Map<string, { usd: number; touched: number }>();
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -48,14 +48,22 @@ const ledgerKey = (ctx: IExecuteFunctions): string => {
 };
 
 /**
+ * What "Max Estimated Cost (USD)" limits: on the canvas, what the node submits in one `execution` (loops and
+ * tries of the node count); for an AI agent's or MCP client's tool `call`, that call alone, since n8n runs many
+ * calls in one long execution.
+ */
+export type CapScope = 'execution' | 'call';
+
+/**
  * "Max Estimated Cost (USD)": refuses the batch, before anything is paid, when the estimate of what it would
- * submit now plus what this node already submitted in this execution is above the cap, or when some of it
- * cannot be estimated. On success the estimate is booked against the cap.
+ * submit now (plus, per execution, what this node already submitted in it) is above the cap, or when some of it
+ * cannot be estimated. Per execution, the estimate is booked against the cap on success; a tool call books nothing.
  */
 export function assertCostCap(
 	ctx: IExecuteFunctions,
 	capUsd: number,
 	estimates: Array<{ itemIndex: number; estimate: CostEstimate }>,
+	scope: CapScope = 'execution',
 ): void {
 	if (!(capUsd > 0) || estimates.length === 0) return;
 	const now = Date.now();
@@ -72,11 +80,14 @@ export function assertCostCap(
 			},
 		);
 	}
-	const key = ledgerKey(ctx);
-	const before = ledger.get(key)?.usd ?? 0;
 	const batchMicro = estimates.reduce((sum, e) => sum + toMicrodollars(e.estimate.usd as number), 0);
-	const beforeMicro = toMicrodollars(before);
 	const capMicro = toMicrodollars(capUsd);
+	if (scope === 'call') {
+		if (batchMicro > capMicro) throw overCapForCall(ctx, estimates[0].itemIndex, batchMicro, capMicro);
+		return;
+	}
+	const key = ledgerKey(ctx);
+	const beforeMicro = toMicrodollars(ledger.get(key)?.usd ?? 0);
 	if (beforeMicro + batchMicro > capMicro) {
 		const already = beforeMicro ? `, plus ${formatUsd(beforeMicro)} this node already submitted in this execution,` : '';
 		throw new NodeOperationError(
@@ -91,6 +102,18 @@ export function assertCostCap(
 	}
 	if (!ledger.has(key)) freeAtExecutionEnd(ctx, key);
 	ledger.set(key, { usd: (beforeMicro + batchMicro) / MICRODOLLARS_PER_USD, touched: now });
+}
+
+/** The refusal an agent reads as the tool's answer: the estimate, the cap, and what to change. */
+function overCapForCall(ctx: IExecuteFunctions, itemIndex: number, estimateMicro: number, capMicro: number): NodeOperationError {
+	return new NodeOperationError(
+		ctx.getNode(),
+		`The estimated cost of this call is ${formatUsd(estimateMicro)}, above the "Max Estimated Cost (USD)" of ${formatUsd(capMicro)} per call`,
+		{
+			itemIndex,
+			description: `Nothing was submitted or charged. Ask for less in one call (fewer outputs, a shorter duration) so the estimate is at most ${formatUsd(capMicro)}, or ask the user to raise "Max Estimated Cost (USD)" on the node. The estimate is the catalog's base price × the outputs or seconds asked for (Estimate Cost shows it).`,
+		},
+	);
 }
 
 /** The booking lives as long as its execution (the sweep above is the fallback where n8n has no such hook). */

@@ -4,7 +4,8 @@
  * - Authenticated with `helpers.httpRequestWithAuthentication('runComfyApi', …)` against the credential's base
  *   URL of the family; JSON in and out; redirects are not followed (the token stays on the API host).
  * - Every failure becomes a NodeApiError with a hint (see errors.ts); a 2xx answer carrying an `error_code`
- *   is a failure too. No error keeps n8n's request options, and every text is scrubbed of the token.
+ *   is a failure too, except for a submission whose answer names the id of what it made (`acceptedById`).
+ *   No error keeps n8n's request options, and every text is scrubbed of the token.
  * - Retries: 429 (Retry-After honoured), 5xx and dropped connections, with bounded exponential backoff and
  *   jitter, sleeping with the execution cancel signal. A paid submission (or any request marked
  *   `retry: 'notAccepted'`) is only repeated when the service provably did not take it (429, connection
@@ -64,6 +65,11 @@ export interface ApiRequestSpec {
 	body?: unknown;
 	/** A paid submission: never retried unless the service provably did not accept it; not cut off by Stop once sent. */
 	paid?: boolean;
+	/**
+	 * A 2xx answer that names an id (request, job, dataset) is the accepted submission, whatever `error_code` it
+	 * also carries: only an answer without an id can be a refusal. Default: `paid`.
+	 */
+	acceptedById?: boolean;
 	/** Item index for error attribution. */
 	itemIndex?: number;
 	/** Retry mode; default `auto`, or `notAccepted` when `paid`. */
@@ -213,6 +219,21 @@ async function attemptOnce(ctx: RunComfyContext, options: IHttpRequestOptions, s
 	}
 }
 
+/** Where a submission's answer names what the service made: a run or request, a training job, a dataset. */
+const ACCEPTED_ID_FIELDS = ['request_id', 'job_id', 'dataset_id', 'id'] as const;
+
+/** The first id a 2xx answer names (field and value), if any. */
+export function acceptedIdOf(body: unknown): { field: string; id: string } | undefined {
+	if (!isPlainObject(body)) return undefined;
+	for (const field of ACCEPTED_ID_FIELDS) {
+		const value = body[field];
+		if ((typeof value === 'string' && value.trim() !== '') || (typeof value === 'number' && Number.isFinite(value))) {
+			return { field, id: String(value) };
+		}
+	}
+	return undefined;
+}
+
 const isEmptyBody = (body: unknown): boolean => body === undefined || body === null || (typeof body === 'string' && body.trim() === '');
 
 function checkExpected(body: unknown, expect: ExpectedAnswer): { ok: true; value: unknown } | { ok: false } {
@@ -300,8 +321,19 @@ async function send(
 		let delay: number;
 		if (outcome.kind === 'answer') {
 			const { statusCode, body } = outcome;
-			const code = errorCodeOf(body);
-			const success = statusCode >= 200 && statusCode < 300 && code === undefined;
+			const said = errorCodeOf(body);
+			const submission = spec.acceptedById ?? spec.paid === true;
+			// For a submission, error_code 0 is no refusal: without an id it is an unconfirmed acceptance (below).
+			const code = submission && said === '0' ? undefined : said;
+			const ok = statusCode >= 200 && statusCode < 300;
+			const named = ok && submission ? acceptedIdOf(body) : undefined;
+			if (named && said !== undefined) {
+				ctx.logger.warn(
+					`RunComfy: the ${operation} answered HTTP ${statusCode} with ${named.field} ${named.id} and error_code ${said}; taken as accepted (it may be charged)`,
+					{ node: node.name, itemIndex: spec.itemIndex, [named.field]: named.id, error_code: said },
+				);
+			}
+			const success = ok && (code === undefined || named !== undefined);
 			if (success) {
 				const checked = checkExpected(body, spec.expect ?? 'json');
 				if (checked.ok) {

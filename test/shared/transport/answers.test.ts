@@ -2,8 +2,8 @@
  * The transport against a scripted API host on loopback: the token is scrubbed before any text is cut (a token
  * at the cut leaves no prefix) on every error path, the dataset and account endpoints included; a 3xx from an
  * API host never takes the token to its target (not through our transport, not through n8n's own request
- * helper as the HTTP Request node uses it); and a paused deployment answered with HTTP 200 + 10002 names no
- * made-up status.
+ * helper as the HTTP Request node uses it); a paused deployment answered with HTTP 200 + 10002 names no
+ * made-up status; and a paid submission answered 2xx with error_code 0 and no id may have been accepted.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
@@ -175,6 +175,19 @@ describe('HTTP 200 with an error_code', () => {
 		);
 		expect(error.message).toBe('RunComfy API error (404001 ResourceNotFound): Model not found');
 		expect(error.httpCode).toBe('404');
+	});
+
+	it('error_code 0 on a paid submission without an id is no refusal: it may have been accepted', async () => {
+		answer = { status: 200, body: { error_code: 0, error_message: 'ok' } };
+		const error = await caught(async (ctx) => await submitModelRun(ctx, 'a/b', { prompt: 'x' }, 0));
+		expect(error.message).toBe('The model run of "a/b" was probably accepted, but the answer carries no request id');
+		expect(error.context).toMatchObject({ mayHaveBeenAccepted: true });
+	});
+
+	it('an id beside an error_code makes no other request a success (only submissions)', async () => {
+		answer = { status: 200, body: { request_id: 'r-1', error_code: 404001, error_message: 'Request not found' } };
+		const error = await caught(async (ctx) => await apiRequest(ctx, { family: 'model', method: 'GET', path: '/v1/requests/r-1/status' }));
+		expect(error.message).toBe('RunComfy API error (404001 ResourceNotFound): Request not found');
 	});
 
 	it('a real HTTP error keeps its status in the message', async () => {

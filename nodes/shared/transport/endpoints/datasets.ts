@@ -29,6 +29,7 @@ export const createDataset = async (ctx: RunComfyContext, name?: string): Promis
 		path: BASE,
 		body: trimmed ? { name: trimmed } : {},
 		retry: 'notAccepted',
+		acceptedById: true,
 		operation: 'dataset creation',
 		checkHint: 'list your datasets (Dataset → Get Many) to see whether it was created.',
 	});
@@ -110,6 +111,7 @@ async function uploadPart(ctx: RunComfyContext, id: string, fileName: string, bo
 				}
 			: {}),
 		subject: { kind: 'dataset', id: decodeURIComponent(seg) },
+		acceptedById: true,
 		operation: `upload of "${fileName}"`,
 		expect: 'jsonOrEmpty',
 		timeoutMs: 15 * 60 * 1000,
