@@ -54,7 +54,7 @@ function mcpWorkflow(runcomfy: { id: string; name: string }): object {
 	// A Run Model with Retry On Fail: a retry of one MCP call must not pay again. A node of its own, because the
 	// cost cap counts what a node already paid across MCP calls (docs/ai-agents.md).
 	const run = modelTools().find((t) => t.name === 'Run Model') as ToolNode;
-	const tools = [...modelTools(), { ...run, name: 'Run Model Retried', extra: { retryOnFail: true, maxTries: 3, waitBetweenTries: 100 } }];
+	const tools = [...modelTools(), { ...run, name: 'Run Model Retried', extra: { retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 } }];
 	attachTools(nodes, connections, tools, runcomfy, trigger);
 	return { name: 'RunComfy MCP server', nodes, connections, settings: { executionOrder: 'v1' } };
 }
@@ -194,6 +194,28 @@ describe("RunComfy tools through n8n's MCP Server Trigger", () => {
 					.map((e) => `${e.api} ${e.path} ${e.status}`),
 			).toEqual([`model /v1/models/${FLUX} 500`]);
 			expect(sandbox.state().runs.filter((r) => (r.body as { prompt?: string }).prompt === 'a lost fox over MCP')).toHaveLength(1);
+			await session.close();
+		},
+		TEST_TIMEOUT,
+	);
+	it(
+		'Retry On Fail, 1 s between tries, the connection closed before any byte after the run was taken: one submit',
+		async () => {
+			sandbox.configure({ faults: { rateDrop: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
+			const session = await connect();
+			const failed = await session.callTool({
+				name: 'Run_Model_Retried',
+				arguments: { model_id: FLUX, inputs: { prompt: 'a dropped fox over MCP' }, max_wait_seconds: 30 },
+			});
+			// n8n runs the tool inside the MCP request, before the execution has an id: the tries are still one call.
+			expect(failed.content.map((c) => c.text ?? '').join('')).toMatch(/is not submitted again: on an earlier try/);
+			expect(
+				sandbox
+					.log()
+					.filter((e) => e.method === 'POST')
+					.map((e) => `${e.api} ${e.path} ${e.fault ?? ''}`),
+			).toEqual([`model /v1/models/${FLUX} drop`]);
+			expect(sandbox.state().runs.filter((r) => (r.body as { prompt?: string }).prompt === 'a dropped fox over MCP')).toHaveLength(1);
 			await session.close();
 		},
 		TEST_TIMEOUT,

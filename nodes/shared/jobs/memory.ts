@@ -13,7 +13,9 @@
  * run index. There "the same call" is the execution, the node and the call's input (the agent's arguments):
  * a retry has the same input, two calls with different inputs are two memories (both paid). A call whose
  * memory is in use by a running try is another call made at the same time (a try never overlaps the one
- * before it): it gets a memory of its own.
+ * before it): it gets a memory of its own. The handler runs the node again only when it throws: any output is
+ * the call's answer, and frees the memory. The MCP Server Trigger's calls have no execution id yet: there the
+ * request stands for the execution.
  *
  * In a sub-workflow (Execute Workflow, Call n8n Workflow Tool) the caller's Retry On Fail runs the whole
  * sub-workflow again as a new execution. There "the same call" is the calling execution (n8n passes its id to the
