@@ -52,9 +52,13 @@ function mcpWorkflow(runcomfy: { id: string; name: string }): object {
 	];
 	const connections: Record<string, object> = {};
 	// A Run Model with Retry On Fail: a retry of one MCP call must not pay again. A node of its own, because the
-	// cost cap counts what a node already paid across MCP calls (docs/ai-agents.md).
+	// cost cap counts what a node already paid across MCP calls (docs/ai-agents.md). On Error stays at its default
+	// (a failed try throws): with Continue, the error item would be the call's answer and nothing retried.
 	const run = modelTools().find((t) => t.name === 'Run Model') as ToolNode;
-	const tools = [...modelTools(), { ...run, name: 'Run Model Retried', extra: { retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 } }];
+	const tools = [
+		...modelTools(),
+		{ ...run, name: 'Run Model Retried', continueOnFail: false, extra: { retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 } },
+	];
 	attachTools(nodes, connections, tools, runcomfy, trigger);
 	return { name: 'RunComfy MCP server', nodes, connections, settings: { executionOrder: 'v1' } };
 }
@@ -66,6 +70,9 @@ function answerOf(result: McpCallResult): Record<string, unknown> {
 	const first = Array.isArray(value) ? (value[0] as unknown) : value;
 	return (first && typeof first === 'object' && 'json' in first ? (first as { json: unknown }).json : first) as Record<string, unknown>;
 }
+
+/** What a retry that found a lost answer says (the last try's error is the call's answer). */
+const NOT_AGAIN = /is not submitted again: on an earlier try of this node its run may have been accepted/;
 
 const submits = () => sandbox.log().filter((e) => e.api === 'model' && e.method === 'POST' && /^\/v1\/models\//.test(e.path));
 
@@ -186,7 +193,7 @@ describe("RunComfy tools through n8n's MCP Server Trigger", () => {
 				arguments: { model_id: FLUX, inputs: { prompt: 'a lost fox over MCP' }, max_wait_seconds: 30 },
 			});
 			// The client is told the run may have been accepted, and that it was not sent again.
-			expect(failed.content.map((c) => c.text ?? '').join('')).toMatch(/may have been accepted.*NOT sent again/);
+			expect(failed.content.map((c) => c.text ?? '').join('')).toMatch(NOT_AGAIN);
 			expect(
 				sandbox
 					.log()
@@ -208,7 +215,7 @@ describe("RunComfy tools through n8n's MCP Server Trigger", () => {
 				arguments: { model_id: FLUX, inputs: { prompt: 'a dropped fox over MCP' }, max_wait_seconds: 30 },
 			});
 			// n8n runs the tool inside the MCP request, before the execution has an id: the tries are still one call.
-			expect(failed.content.map((c) => c.text ?? '').join('')).toMatch(/is not submitted again: on an earlier try/);
+			expect(failed.content.map((c) => c.text ?? '').join('')).toMatch(NOT_AGAIN);
 			expect(
 				sandbox
 					.log()
