@@ -183,14 +183,19 @@ describe("RunComfy tools through n8n's MCP Server Trigger", () => {
 		TEST_TIMEOUT,
 	);
 
-	it(
-		'Retry On Fail on the tool with every submit answer lost: one submit for the call',
-		async () => {
-			sandbox.configure({ faults: { rate5xx: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
+	// n8n runs the tool inside the MCP request, before the execution has an id: the tries are still one call.
+	it.each([
+		['a 500 answer', { rate5xx: 1 }, '5xx'],
+		['the connection closed before any byte', { rateDrop: 1 }, 'drop'],
+	])(
+		'Retry On Fail, 1 s between tries, %s after the run was taken: one submit for the call',
+		async (_, fault, seen) => {
+			sandbox.configure({ faults: { ...fault, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
+			const prompt = `a lost fox over MCP (${seen})`;
 			const session = await connect();
 			const failed = await session.callTool({
 				name: 'Run_Model_Retried',
-				arguments: { model_id: FLUX, inputs: { prompt: 'a lost fox over MCP' }, max_wait_seconds: 30 },
+				arguments: { model_id: FLUX, inputs: { prompt }, max_wait_seconds: 30 },
 			});
 			// The client is told the run may have been accepted, and that it was not sent again.
 			expect(failed.content.map((c) => c.text ?? '').join('')).toMatch(NOT_AGAIN);
@@ -198,31 +203,9 @@ describe("RunComfy tools through n8n's MCP Server Trigger", () => {
 				sandbox
 					.log()
 					.filter((e) => e.method === 'POST')
-					.map((e) => `${e.api} ${e.path} ${e.status}`),
-			).toEqual([`model /v1/models/${FLUX} 500`]);
-			expect(sandbox.state().runs.filter((r) => (r.body as { prompt?: string }).prompt === 'a lost fox over MCP')).toHaveLength(1);
-			await session.close();
-		},
-		TEST_TIMEOUT,
-	);
-	it(
-		'Retry On Fail, 1 s between tries, the connection closed before any byte after the run was taken: one submit',
-		async () => {
-			sandbox.configure({ faults: { rateDrop: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
-			const session = await connect();
-			const failed = await session.callTool({
-				name: 'Run_Model_Retried',
-				arguments: { model_id: FLUX, inputs: { prompt: 'a dropped fox over MCP' }, max_wait_seconds: 30 },
-			});
-			// n8n runs the tool inside the MCP request, before the execution has an id: the tries are still one call.
-			expect(failed.content.map((c) => c.text ?? '').join('')).toMatch(NOT_AGAIN);
-			expect(
-				sandbox
-					.log()
-					.filter((e) => e.method === 'POST')
-					.map((e) => `${e.api} ${e.path} ${e.fault ?? ''}`),
-			).toEqual([`model /v1/models/${FLUX} drop`]);
-			expect(sandbox.state().runs.filter((r) => (r.body as { prompt?: string }).prompt === 'a dropped fox over MCP')).toHaveLength(1);
+					.map((e) => `${e.api} ${e.path} ${e.fault}`),
+			).toEqual([`model /v1/models/${FLUX} ${seen}`]);
+			expect(sandbox.state().runs.filter((r) => (r.body as { prompt?: string }).prompt === prompt)).toHaveLength(1);
 			await session.close();
 		},
 		TEST_TIMEOUT,
