@@ -13,7 +13,8 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
  */
 export const isToolCall = (ctx: IExecuteFunctions): boolean => toolExecution(ctx) || (ctx.getNode().type ?? '').endsWith('Tool');
 
-function toolExecution(ctx: IExecuteFunctions): boolean {
+/** The node runs inside n8n-core's tool invocation handler, which runs it again only when it throws. */
+export function toolExecution(ctx: IExecuteFunctions): boolean {
 	try {
 		return ctx.isToolExecution?.() === true;
 	} catch {

@@ -51,10 +51,13 @@ function mcpWorkflow(runcomfy: { id: string; name: string }): object {
 		},
 	];
 	const connections: Record<string, object> = {};
-	// A Run Model with Retry On Fail: a retry of one MCP call must not pay again. A node of its own, because the
-	// cost cap counts what a node already paid across MCP calls (docs/ai-agents.md).
+	// A Run Model with Retry On Fail: a retry of one MCP call must not pay again. On Error stays at its default
+	// (a failed try throws): with Continue, the error item would be the call's answer and nothing retried.
 	const run = modelTools().find((t) => t.name === 'Run Model') as ToolNode;
-	const tools = [...modelTools(), { ...run, name: 'Run Model Retried', extra: { retryOnFail: true, maxTries: 3, waitBetweenTries: 100 } }];
+	const tools = [
+		...modelTools(),
+		{ ...run, name: 'Run Model Retried', continueOnFail: false, extra: { retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 } },
+	];
 	attachTools(nodes, connections, tools, runcomfy, trigger);
 	return { name: 'RunComfy MCP server', nodes, connections, settings: { executionOrder: 'v1' } };
 }
@@ -66,6 +69,9 @@ function answerOf(result: McpCallResult): Record<string, unknown> {
 	const first = Array.isArray(value) ? (value[0] as unknown) : value;
 	return (first && typeof first === 'object' && 'json' in first ? (first as { json: unknown }).json : first) as Record<string, unknown>;
 }
+
+/** What a retry that found a lost answer says (the last try's error is the call's answer). */
+const NOT_AGAIN = /is not submitted again: on an earlier try of this node its run may have been accepted/;
 
 const submits = () => sandbox.log().filter((e) => e.api === 'model' && e.method === 'POST' && /^\/v1\/models\//.test(e.path));
 
@@ -176,24 +182,29 @@ describe("RunComfy tools through n8n's MCP Server Trigger", () => {
 		TEST_TIMEOUT,
 	);
 
-	it(
-		'Retry On Fail on the tool with every submit answer lost: one submit for the call',
-		async () => {
-			sandbox.configure({ faults: { rate5xx: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
+	// n8n runs the tool inside the MCP request, before the execution has an id: the tries are still one call.
+	it.each([
+		['a 500 answer', { rate5xx: 1 }, '5xx'],
+		['the connection closed before any byte', { rateDrop: 1 }, 'drop'],
+	])(
+		'Retry On Fail, 1 s between tries, %s after the run was taken: one submit for the call',
+		async (_, fault, seen) => {
+			sandbox.configure({ faults: { ...fault, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
+			const prompt = `a lost fox over MCP (${seen})`;
 			const session = await connect();
 			const failed = await session.callTool({
 				name: 'Run_Model_Retried',
-				arguments: { model_id: FLUX, inputs: { prompt: 'a lost fox over MCP' }, max_wait_seconds: 30 },
+				arguments: { model_id: FLUX, inputs: { prompt }, max_wait_seconds: 30 },
 			});
 			// The client is told the run may have been accepted, and that it was not sent again.
-			expect(failed.content.map((c) => c.text ?? '').join('')).toMatch(/may have been accepted.*NOT sent again/);
+			expect(failed.content.map((c) => c.text ?? '').join('')).toMatch(NOT_AGAIN);
 			expect(
 				sandbox
 					.log()
 					.filter((e) => e.method === 'POST')
-					.map((e) => `${e.api} ${e.path} ${e.status}`),
-			).toEqual([`model /v1/models/${FLUX} 500`]);
-			expect(sandbox.state().runs.filter((r) => (r.body as { prompt?: string }).prompt === 'a lost fox over MCP')).toHaveLength(1);
+					.map((e) => `${e.api} ${e.path} ${e.fault}`),
+			).toEqual([`model /v1/models/${FLUX} ${seen}`]);
+			expect(sandbox.state().runs.filter((r) => (r.body as { prompt?: string }).prompt === prompt)).toHaveLength(1);
 			await session.close();
 		},
 		TEST_TIMEOUT,

@@ -5,9 +5,9 @@
  * Counted in the sandbox log over the whole execution: one submit for three tries of the same call, and one per
  * call when the agent calls the tool twice with different inputs (both are paid, neither is taken for the other).
  */
-import type { IDataObject, INodeParameters, INodeType } from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters, INodeType } from 'n8n-workflow';
 
-import { rememberedCount } from '../../nodes/shared/jobs/memory';
+import { PICKED_UP, rememberedCount } from '../../nodes/shared/jobs/memory';
 import { RunComfyDeployment } from '../../nodes/RunComfyDeployment/RunComfyDeployment.node';
 import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
 import { runNode } from '../helpers/engine';
@@ -31,14 +31,19 @@ const MODEL_RUN: INodeParameters = {
 	waitOptions: WAIT,
 };
 
-/** Each call's arguments, one tool call after the other through the handler. */
-async function calls(node: INodeType, parameters: INodeParameters, args: IDataObject[]): Promise<IDataObject[]> {
+/** Each call's arguments, one tool call after the other through the handler (or as the MCP Server Trigger calls). */
+async function calls(
+	node: INodeType,
+	parameters: INodeParameters,
+	args: IDataObject[],
+	how: { overrides?: Partial<INode>; mcpTrigger?: boolean } = {},
+): Promise<IDataObject[]> {
 	const result = await runNode({
 		node,
 		parameters,
 		credentials: credentialsFor(sb),
-		nodeOverrides: RETRY,
-		viaToolHandler: true,
+		nodeOverrides: how.overrides ?? RETRY,
+		viaToolHandler: how.mcpTrigger ? 'mcpTrigger' : true,
 		inputItems: args.map((json) => ({ json })),
 	});
 	expect(result.status).toBe('success');
@@ -97,6 +102,64 @@ describe('Retry On Fail through the agent tool handler (a new run index per try)
 		expect(runs.map((r) => (r.body as IDataObject).prompt).sort()).toEqual(['a blue fox', 'a red fox']);
 		const answered = answers.map((answer) => JSON.parse(String(answer.response)) as IDataObject[]);
 		expect(answered.map((a) => a[0].request_id)).toEqual(runs.map((r) => r.id));
+		expect(rememberedCount()).toBe(0);
+	});
+
+	it('MCP Server Trigger (no execution id yet): the connection closed after the run was taken, 1 s between tries: paid once', async () => {
+		sb.configure({ faults: { rateDrop: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: ['/v1/models/'] } });
+		const answers = await calls(new RunComfyModel(), MODEL_RUN, [{ prompt: 'a red fox' }], {
+			overrides: { ...RETRY, waitBetweenTries: 1000 },
+			mcpTrigger: true,
+		});
+		expect(sb.log().filter(isModelSubmit)).toHaveLength(1);
+		expect(sb.state().runs).toHaveLength(1);
+		expect(String(answers[0].toolError)).toMatch(NOT_AGAIN);
+		expect(rememberedCount()).toBe(0);
+	});
+
+	it('MCP Server Trigger: two calls with the same arguments, answers not lost, are two paid runs', async () => {
+		const answers = await calls(new RunComfyModel(), MODEL_RUN, [{ prompt: 'a red fox' }, { prompt: 'a red fox' }], {
+			mcpTrigger: true,
+		});
+		const runs = sb.state().runs;
+		expect(runs).toHaveLength(2);
+		const answered = answers.map((answer) => (JSON.parse(String(answer.response)) as IDataObject[])[0]);
+		expect(answered.map((a) => a.request_id)).toEqual(runs.map((r) => r.id));
+		for (const a of answered) expect(a).not.toHaveProperty(PICKED_UP);
+		expect(rememberedCount()).toBe(0);
+	});
+});
+
+describe('A retry of a failed try versus a new call with the same arguments', () => {
+	/** Each try waits less than the run takes and then fails (On Timeout = Fail). */
+	const SHORT_WAIT: INodeParameters = { ...MODEL_RUN, waitOptions: { ...WAIT, maxWaitSeconds: 0.4, onTimeout: 'fail' } };
+
+	it('a retry follows the run its failed try submitted, and the compact answer says so', async () => {
+		sb.configure({ modelDurations: { [STABLE.flash]: 1000 } });
+		const answers = await calls(new RunComfyModel(), SHORT_WAIT, [{ prompt: 'a red fox' }], {
+			overrides: { retryOnFail: true, maxTries: 5, waitBetweenTries: 10 },
+		});
+		const runs = sb.state().runs;
+		expect(runs).toHaveLength(1);
+		const answer = (JSON.parse(String(answers[0].response)) as IDataObject[])[0];
+		expect(answer).toMatchObject({ request_id: runs[0].id, status: 'succeeded', [PICKED_UP]: true });
+		expect(String(answer.summary)).toMatch(/earlier try of this call: followed, not paid again/);
+		expect(rememberedCount()).toBe(0);
+	});
+
+	it('On Error = Continue: an error item delivered as the answer ends the call; the same call again is paid', async () => {
+		sb.configure({ modelDurations: { [STABLE.flash]: 60_000 } });
+		const answers = await calls(new RunComfyModel(), SHORT_WAIT, [{ prompt: 'a red fox' }, { prompt: 'a red fox' }], {
+			overrides: { ...RETRY, onError: 'continueRegularOutput' },
+		});
+		const runs = sb.state().runs;
+		expect(runs).toHaveLength(2);
+		const answered = answers.map((answer) => (JSON.parse(String(answer.response)) as IDataObject[])[0]);
+		expect(answered.map((a) => a.request_id)).toEqual(runs.map((r) => r.id));
+		for (const a of answered) {
+			expect(String(a.error)).toMatch(/did not finish|timed out|Max Wait/i);
+			expect(a).not.toHaveProperty(PICKED_UP);
+		}
 		expect(rememberedCount()).toBe(0);
 	});
 });

@@ -50,7 +50,7 @@ export async function runNode(opts: RunNodeOptions): Promise<RunNodeResult> {
 	const observation: ExecuteObservation = { unpairedItems: 0 };
 	const underTest = wrapNodeType(
 		NodeHelpers.getVersionedNodeType(opts.node, typeVersion),
-		{ asTool: opts.asTool === true, viaToolHandler: opts.viaToolHandler === true },
+		{ asTool: opts.asTool === true, viaToolHandler: opts.viaToolHandler },
 		observation,
 	);
 	const nodeTypes = new HarnessNodeTypes({

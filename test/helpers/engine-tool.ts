@@ -17,7 +17,7 @@ import type {
 	Workflow,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, createEmptyRunExecutionData } from 'n8n-workflow';
 
 /** The fields of n8n-core's ExecuteContext that a SupplyDataContext for a tool call is built from. */
 export interface ExecuteContextFields {
@@ -30,31 +30,46 @@ export interface ExecuteContextFields {
 	executeData: IExecuteData;
 }
 
-/** The canvas output of the driver: per call `{ response }` (the handler's JSON string) or `{ toolError }`. */
-export async function callThroughToolHandler(executeContext: IExecuteFunctions, nodeType: INodeType): Promise<INodeExecutionData[][]> {
+/**
+ * The canvas output of the driver: per call `{ response }` (the handler's JSON string) or `{ toolError }`.
+ * `mcpTrigger`: each call as the MCP Server Trigger makes it in its webhook request (n8n-core's WebhookContext
+ * `getInputConnectionData`): no execution id yet, and a handler, execute data and run data of its own.
+ */
+export async function callThroughToolHandler(
+	executeContext: IExecuteFunctions,
+	nodeType: INodeType,
+	mcpTrigger = false,
+): Promise<INodeExecutionData[][]> {
 	const ctx = executeContext as unknown as ExecuteContextFields;
 	const signal = executeContext.getExecutionCancelSignal();
-	// n8n-core's contextFactory: a fresh context per try, with no input until the handler adds the arguments.
-	const contextFor = (runIndex: number) =>
-		new SupplyDataContext(
-			ctx.workflow,
-			ctx.node,
-			ctx.additionalData,
-			ctx.mode,
-			ctx.runExecutionData,
-			runIndex,
-			[],
-			{},
-			NodeConnectionTypes.AiTool,
-			ctx.executeData,
-			[],
-			signal,
-		);
-	const handle = makeHandleToolInvocation(contextFor, ctx.node, nodeType, ctx.runExecutionData as never);
+	const handlerFor = (args: IDataObject) => {
+		const additionalData = mcpTrigger ? { ...ctx.additionalData, executionId: undefined, hooks: undefined } : ctx.additionalData;
+		const runExecutionData = mcpTrigger ? createEmptyRunExecutionData() : ctx.runExecutionData;
+		const executeData: IExecuteData = mcpTrigger ? { data: { main: [[{ json: args }]] }, node: ctx.node, source: null } : ctx.executeData;
+		// n8n-core's contextFactory: a fresh context per try, with no input until the handler adds the arguments.
+		const contextFor = (runIndex: number) =>
+			new SupplyDataContext(
+				ctx.workflow,
+				ctx.node,
+				additionalData,
+				ctx.mode,
+				runExecutionData,
+				runIndex,
+				[],
+				{},
+				NodeConnectionTypes.AiTool,
+				executeData,
+				[],
+				signal,
+			);
+		return makeHandleToolInvocation(contextFor, ctx.node, nodeType, runExecutionData as never);
+	};
+	const shared = mcpTrigger ? undefined : handlerFor({});
 	const out: INodeExecutionData[] = [];
 	for (const [index, item] of executeContext.getInputData().entries()) {
 		let json: IDataObject;
 		try {
+			const handle = shared ?? handlerFor(item.json);
 			json = { response: (await handle(item.json)) as string };
 		} catch (error) {
 			// Not `error`: n8n's canvas loop would run the driver again (its checkFailure).

@@ -75,9 +75,11 @@ export interface RunNodeOptions {
 	/**
 	 * Run each input item as one tool call through n8n-core's real tool invocation handler (AI Agent 2.x, MCP
 	 * Server Trigger): the handler applies Retry On Fail with a new run index per try (engine-tool.ts). The
-	 * items returned are one per call: `{ response }` or `{ toolError }`.
+	 * items returned are one per call: `{ response }` or `{ toolError }`. 'mcpTrigger': as the MCP Server Trigger
+	 * calls it, inside the webhook request before n8n creates the execution (no execution id; every call its own
+	 * handler, execute data and run data).
 	 */
-	viaToolHandler?: boolean;
+	viaToolHandler?: boolean | 'mcpTrigger';
 	/** Execution mode; default 'manual' (the user clicked "Execute workflow"). */
 	mode?: 'manual' | 'trigger';
 	/** Extra workflow settings (timezone, binaryMode, ...). executionOrder is 'v1'. */

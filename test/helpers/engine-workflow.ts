@@ -102,7 +102,7 @@ export interface ExecuteObservation {
  */
 export function wrapNodeType(
 	nodeType: INodeType,
-	options: { asTool: boolean; viaToolHandler?: boolean },
+	options: { asTool: boolean; viaToolHandler?: boolean | 'mcpTrigger' },
 	observation: ExecuteObservation,
 ): INodeType {
 	const execute = nodeType.execute;
@@ -112,7 +112,7 @@ export function wrapNodeType(
 	}
 	const wrapper = Object.create(nodeType) as INodeType;
 	wrapper.execute = async function (this: IExecuteFunctions, ...args: unknown[]) {
-		if (options.viaToolHandler) return await callThroughToolHandler(this, nodeType);
+		if (options.viaToolHandler) return await callThroughToolHandler(this, nodeType, options.viaToolHandler === 'mcpTrigger');
 		const context = options.asTool ? toolContext(this) : this;
 		const result = (await (execute as (...a: unknown[]) => Promise<unknown>).apply(context, args)) as INodeExecutionData[][] | null;
 		if (Array.isArray(result)) {

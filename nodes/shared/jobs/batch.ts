@@ -13,6 +13,7 @@ import { DownloadHosts } from '../outputs';
 import { withPublicStatus } from '../status';
 import type { JobItem, JobKind, Tracked } from './kind';
 import { LastSteps } from './lastSteps';
+import { keepPickedUp } from './memory';
 import type { Remembered } from './memory';
 import type { ReadWaitOptions } from './options';
 import { jobTexts } from './texts';
@@ -70,6 +71,7 @@ export function newBatch<P extends JobItem, O>(
 	items: INodeExecutionData[],
 	how: { earlier?: (itemIndex: number) => Remembered | undefined; resumed?: boolean } = {},
 ): Batch<P, O> {
+	const toolJson = kind.toolJson;
 	return {
 		ctx,
 		kind,
@@ -81,7 +83,7 @@ export function newBatch<P extends JobItem, O>(
 		texts: jobTexts(kind.noun),
 		hosts: new DownloadHosts(ctx),
 		lastSteps: new LastSteps(),
-		shape: how.resumed ? (json) => json : (json) => forCaller(ctx, json, kind.toolJson),
+		shape: how.resumed ? (json) => json : (json) => forCaller(ctx, json, toolJson && ((j) => keepPickedUp(j, toolJson(j)))),
 		publish: (json) => (kind.keepServiceStatus ? json : withPublicStatus(json)),
 	};
 }

@@ -44,9 +44,10 @@ export async function runJobs<P extends JobItem, O = undefined>(
 	let mayRunAgain = true;
 	try {
 		const out = await run(batch, new Output(items.length, memory));
-		mayRunAgain = firstItemFailed(out);
+		const rerun = memory.mayRerun(firstItemFailed(out));
+		mayRunAgain = rerun !== undefined;
 		// What cannot be undone waits for an output n8n keeps: not one it may throw away to run the node again.
-		await batch.lastSteps.finish(memory.mayRerun(mayRunAgain), batch.signal);
+		await batch.lastSteps.finish(rerun, batch.signal);
 		return out;
 	} finally {
 		memory.settle(mayRunAgain);

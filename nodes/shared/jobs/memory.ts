@@ -13,7 +13,9 @@
  * run index. There "the same call" is the execution, the node and the call's input (the agent's arguments):
  * a retry has the same input, two calls with different inputs are two memories (both paid). A call whose
  * memory is in use by a running try is another call made at the same time (a try never overlaps the one
- * before it): it gets a memory of its own.
+ * before it): it gets a memory of its own. The handler runs the node again only when it throws: any output is
+ * the call's answer, and frees the memory. The MCP Server Trigger's calls have no execution id yet: there the
+ * request stands for the execution.
  *
  * In a sub-workflow (Execute Workflow, Call n8n Workflow Tool) the caller's Retry On Fail runs the whole
  * sub-workflow again as a new execution. There "the same call" is the calling execution (n8n passes its id to the
@@ -21,10 +23,20 @@
  * from inside, so such a memory outlives a failed try until it is picked up, succeeds, or is left for an hour
  * (n8n waits at most 5 s between tries).
  */
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { isToolCall } from '../items';
+import { isToolCall, toolExecution } from '../items';
 import type { Accepted, JobItem } from './kind';
+
+/** Marks an output of a job an earlier try submitted (followed, not paid again), also in the agent's compact answer. */
+export const PICKED_UP = 'submitted_by_earlier_try';
+
+/** The agent form of a job's JSON (`toolJson`), keeping the mark of a picked-up job and saying it in the summary. */
+export function keepPickedUp(json: IDataObject, compact: IDataObject): IDataObject {
+	if (json[PICKED_UP] !== true) return compact;
+	const note = 'Submitted by an earlier try of this call: followed, not paid again.';
+	return { ...compact, [PICKED_UP]: true, summary: typeof compact.summary === 'string' ? `${compact.summary} ${note}` : note };
+}
 
 export type Remembered =
 	/** The service took it; follow this id. `prepared` is the checked item of that try (not checked again). */
@@ -107,6 +119,30 @@ function callingExecutionId(ctx: IExecuteFunctions): string | undefined {
 	}
 }
 
+const callTokens = new WeakMap<object, string>();
+let lastCallToken = 0;
+
+/**
+ * The MCP Server Trigger runs its tools inside the webhook request, before n8n creates the execution: there is no
+ * execution id. Every try of one MCP call gets the same execute data (made once per request, shared by the tool
+ * invocation handler's contexts), and each request new ones: that object stands for the call.
+ */
+function callOutsideExecution(ctx: IExecuteFunctions): string | undefined {
+	let data: unknown;
+	try {
+		data = ctx.getExecuteData?.();
+	} catch {
+		return undefined;
+	}
+	if (data === null || typeof data !== 'object') return undefined;
+	let token = callTokens.get(data);
+	if (token === undefined) {
+		token = `call:${++lastCallToken}`;
+		callTokens.set(data, token);
+	}
+	return token;
+}
+
 /** What identifies one call of the node: its execution (or its caller's) and node, and the run index or input. */
 function memoryKey(ctx: IExecuteFunctions): { prefix: string; key: string; inSubWorkflow: boolean } | undefined {
 	const node = ctx.getNode();
@@ -116,7 +152,7 @@ function memoryKey(ctx: IExecuteFunctions): { prefix: string; key: string; inSub
 		const prefix = `sub\u0000${caller}\u0000${ctx.getWorkflow?.().id ?? ''}\u0000${nodeKey}`;
 		return { prefix, key: `${prefix}\u0000${runIndexOf(ctx)}\u0000${inputKey(ctx)}`, inSubWorkflow: true };
 	}
-	const executionId = ctx.getExecutionId?.();
+	const executionId = ctx.getExecutionId?.() || callOutsideExecution(ctx);
 	if (!executionId) return undefined;
 	const prefix = `${executionId}\u0000${nodeKey}`;
 	const call = isToolCall(ctx) ? `tool\u0000${inputKey(ctx)}` : String(runIndexOf(ctx));
@@ -194,7 +230,8 @@ export class SubmissionMemory {
 	 * seen, so a first item that failed always counts.
 	 */
 	mayRerun(firstFailed: boolean): string | undefined {
-		if (!firstFailed) return undefined;
+		// n8n-core's tool invocation handler runs the node again only when it throws: an output is the call's answer.
+		if (!firstFailed || toolExecution(this.ctx)) return undefined;
 		if (this.memory.inSubWorkflow) return 'the first item failed, and the workflow that called this one may run it again (Retry On Fail)';
 		if (this.ctx.getNode().retryOnFail === true && this.memory.tries < triesAllowed(this.ctx)) {
 			return 'the first item failed, and Retry On Fail may run this node again';
@@ -203,8 +240,8 @@ export class SubmissionMemory {
 	}
 
 	/**
-	 * After this try. `mayRunAgain`: the node threw, or its first output item carries `error` (then n8n runs it
-	 * again when Retry On Fail is on). The memory is kept only while n8n may still run the node again.
+	 * After this try. `mayRunAgain`: the node threw, or `mayRerun` gave a reason for its output. The memory is kept
+	 * only while n8n may still run the node again: an answer delivered to its caller ends the call.
 	 */
 	settle(mayRunAgain: boolean): void {
 		this.memory.active = false;

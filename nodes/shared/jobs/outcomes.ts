@@ -14,6 +14,7 @@ import { isTerminal, normaliseStatus } from '../status';
 import { asList, firstOfEach, groupsOf, optionsOf } from './batch';
 import type { Batch, Outputs } from './batch';
 import type { JobItem, PresentContext, Tracked } from './kind';
+import { PICKED_UP } from './memory';
 import type { ReadWaitOptions } from './options';
 import type { JobEnd } from './waiting';
 import { cancelOutcomeOf } from './waiting';
@@ -204,10 +205,12 @@ function planOf<P extends JobItem, O>(batch: Batch<P, O>, t: Tracked<P>, end: Jo
 				return { kind: 'error', t, error, extra: { ...base, ...kind.current(t, o.record) } };
 			}
 			const verdict = kind.verdict(t, o.record, result);
-			if (verdict.ok) return { kind: 'item', t, json: verdict.json, succeeded: true, record: result };
+			// A verdict builds its JSON from the result: keep the mark of a job an earlier try submitted.
+			const json = t.accepted[PICKED_UP] === true ? { ...verdict.json, [PICKED_UP]: true } : verdict.json;
+			if (verdict.ok) return { kind: 'item', t, json, succeeded: true, record: result };
 			// Definitively failed or cancelled on the service: a retry of the node may submit it again.
 			const error = new NodeOperationError(ctx.getNode(), verdict.message, { itemIndex: t.itemIndex, description: verdict.description });
-			return { kind: 'error', t, error, extra: verdict.json, ended: Boolean(kind.submit) };
+			return { kind: 'error', t, error, extra: json, ended: Boolean(kind.submit) };
 		}
 	}
 }

@@ -18,6 +18,7 @@ import { realClock } from '../wait';
 import type { Batch, Outputs } from './batch';
 import { STOP_GRACE_MS } from './defaults';
 import type { Accepted, JobItem, Tracked } from './kind';
+import { PICKED_UP } from './memory';
 import type { Remembered } from './memory';
 import { recordPaid } from './paidRecord';
 import { cancelOutcomeOf } from './waiting';
@@ -67,7 +68,7 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 				itemIndex: p.itemIndex,
 				[kind.noun.idField]: earlier.accepted.id,
 			});
-			track(p, { id: earlier.accepted.id, json: { ...earlier.accepted.json, submitted_by_earlier_try: true } });
+			track(p, { id: earlier.accepted.id, json: { ...earlier.accepted.json, [PICKED_UP]: true } });
 		} else if (earlier?.state === 'maybe') {
 			const error = new NodeOperationError(
 				ctx.getNode(),

@@ -213,3 +213,40 @@ describe('whether n8n may throw a try’s output away (mayRerun: what cannot be 
 		done();
 	});
 });
+
+describe("a tool call through n8n-core's tool invocation handler (AI Agent 2.x, MCP Server Trigger)", () => {
+	/** A try of a tool call: the handler's context, with the execute data of the request (MCP: no execution id). */
+	function toolTry(executionId: string | undefined, executeData: object, args: object): IExecuteFunctions {
+		return {
+			getExecutionId: () => executionId,
+			getExecuteData: () => executeData,
+			getExecutionContext: () => undefined,
+			getInputData: () => [{ json: args }],
+			getNode: () => ({ id: 'node-1', name: 'Run', type: 'runComfyModelTool', ...retrying }) as INode,
+			getWorkflowDataProxy: () => ({ $runIndex: 0 }),
+			isToolExecution: () => true,
+		} as unknown as IExecuteFunctions;
+	}
+
+	it('MCP (no execution id): the tries of one request share a memory; another request with the same arguments does not', () => {
+		const request = { node: 'MCP Server Trigger' };
+		const first = beginTry(toolTry(undefined, request, { prompt: 'a fox' }));
+		first.set(0, accepted);
+		first.settle(true);
+		const retry = beginTry(toolTry(undefined, request, { prompt: 'a fox' }));
+		expect(retry.get(0)).toEqual(accepted);
+		const other = beginTry(toolTry(undefined, { node: 'MCP Server Trigger' }, { prompt: 'a fox' }));
+		expect(other.get(0)).toBeUndefined();
+		other.settle(false);
+		retry.settle(false);
+	});
+
+	it('an output is the answer (the handler runs the node again only when it throws): a first item that failed frees the memory', () => {
+		const first = beginTry(toolTry('e-tool', {}, { prompt: 'a fox' }));
+		first.set(0, accepted);
+		const rerun = first.mayRerun(true);
+		expect(rerun).toBeUndefined();
+		first.settle(rerun !== undefined);
+		expect(rememberedCount()).toBe(0);
+	});
+});

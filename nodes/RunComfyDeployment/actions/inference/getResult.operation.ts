@@ -52,8 +52,9 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 				out.push(failedItemOrThrow(this, error, itemIndex));
 			}
 		}
-		mayRunAgain = firstItemFailed(out);
-		await lastSteps.finish(memory.mayRerun(mayRunAgain), this.getExecutionCancelSignal?.());
+		const rerun = memory.mayRerun(firstItemFailed(out));
+		mayRunAgain = rerun !== undefined;
+		await lastSteps.finish(rerun, this.getExecutionCancelSignal?.());
 		return out;
 	} finally {
 		memory.settle(mayRunAgain);
