@@ -12,7 +12,7 @@
  * of the last RETENTION_MS), so duplicates after a restart, or arriving at another n8n process, are still
  * recognised when the copy was saved before they came.
  *
- * The copy is one string of fixed-width records (a hash of the request id, the stage, the time in seconds), kept
+ * The copy is one string of fixed-width records (a hash of the request id, the stage, the minute), kept
  * up to date as requests are recorded, so a delivery neither builds nor scans it: n8n loads and writes the row
  * whole on each request anyway, and a string is the cheapest thing for it to parse and write. A copy is read
  * record by record only when another process (or this one before a restart) saved it, once per saved copy.
@@ -41,17 +41,18 @@ interface Entry {
 	at: number;
 }
 
-/** A record of the copy: the request id's hash (KEY_CHARS), its stage (one digit), the time in seconds (base 36). */
-const KEY_CHARS = 16;
-const TIME_CHARS = 7;
+/** A record of the copy: the request id's hash (KEY_CHARS), its stage (one digit), the minute (base 36). */
+export const KEY_CHARS = 12;
+const TIME_CHARS = 5;
+const MINUTE_MS = 60_000;
 export const RECORD_CHARS = KEY_CHARS + 1 + TIME_CHARS;
 
-/** The request id as the ledger keys it: 96 bits of its SHA-256 (the copy never holds the id itself). */
+/** The request id as the ledger keys it: 72 bits of its SHA-256 (the copy never holds the id itself). */
 export const keyOf = (requestId: string): string => createHash('sha256').update(requestId).digest('base64url').slice(0, KEY_CHARS);
 
 /** The time is rounded up, so a request is remembered a little longer, never shorter. */
 const recordOf = (key: string, { rank, at }: Entry): string =>
-	`${key}${rank}${Math.max(0, Math.ceil(at / 1000))
+	`${key}${rank}${Math.max(0, Math.ceil(at / MINUTE_MS))
 		.toString(36)
 		.padStart(TIME_CHARS, '0')}`;
 
@@ -92,7 +93,17 @@ function ledgerOf(scope: string): Ledger {
 	let ledger = ledgers.get(scope);
 	if (!ledger) {
 		const tag = randomBytes(9).toString('base64url');
-		ledger = { tag, entries: new Map(), text: '', records: 0, rebuild: false, version: 0, released: new Map(), merged: undefined, issued: undefined };
+		ledger = {
+			tag,
+			entries: new Map(),
+			text: '',
+			records: 0,
+			rebuild: false,
+			version: 0,
+			released: new Map(),
+			merged: undefined,
+			issued: undefined,
+		};
 		ledgers.set(scope, ledger);
 	}
 	return ledger;
@@ -138,8 +149,8 @@ function merge(ledger: Ledger, loaded: unknown, now: number): void {
 	if (typeof deliveries === 'string' && deliveries.length % RECORD_CHARS === 0) {
 		for (let i = 0; i < deliveries.length; i += RECORD_CHARS) {
 			const rank = deliveries.charCodeAt(i + KEY_CHARS) - 48;
-			const seconds = parseInt(deliveries.slice(i + KEY_CHARS + 1, i + RECORD_CHARS), 36);
-			if (rank >= 1 && rank <= 9) take(ledger, deliveries.slice(i, i + KEY_CHARS), rank, seconds * 1000, now);
+			const minute = parseInt(deliveries.slice(i + KEY_CHARS + 1, i + RECORD_CHARS), 36);
+			if (rank >= 1 && rank <= 9) take(ledger, deliveries.slice(i, i + KEY_CHARS), rank, minute * MINUTE_MS, now);
 		}
 	} else if (typeof deliveries === 'object' && deliveries !== null) {
 		for (const [requestId, value] of Object.entries(deliveries as IDataObject)) {
