@@ -26,8 +26,7 @@
  *              its second run of a model) vs HTTP Request + Wait 1 s / 5 s + IF loops, runs of 2 s to 5 min with ±20 %
  *              spread and the sandbox's queueing; delay and status requests per run from the sandbox's log
  *   cold-n8n   batches of 10 runs of 2 s, 20 s and 60 s in the real n8n with nothing learned (`n8n execute`, the first
- *              execution after `n8n start`), warm (its second), after a restart with Remember Run Times, and in queue
- *              mode learned on one worker and run on the other, next to the Wait 1 s / 5 s loops: batch wall time
+ *              execution after `n8n start`) and warm (its second), next to the Wait 1 s / 5 s loops: batch wall time
  *              and status + result requests (bench/lib/cold-n8n.js)
  *   parking    queue-mode n8n (Redis + PostgreSQL, main + 1 worker of concurrency 2): N executions of one
  *              deployment run each, parked until RunComfy calls back vs waited for in the execution; status
@@ -37,18 +36,19 @@
  *              workflow, each request exactly once, deliveries made, time to the last execution, n8n's RSS;
  *              and a burst (every result within seconds) to the trigger with n8n's defaults, to the trigger with
  *              lazy expression isolates, and to n8n's plain Webhook node: late answers, time, RSS
+ *   webhook-ledger  ms per delivery to the RunComfy Webhook Trigger with 1,000 and 50,000 requests in its copy of
+ *              the dedupe ledger, in n8n-core's engine (bench/lib/webhook-ledger.js; needs neither sandbox nor n8n)
  *
  * The nodes run as built (dist/, rebuilt first when stale) inside n8n-core's engine in this process
  * (bench/lib/harness.js), or inside the real n8n (scripts/e2e/n8n.js) for `real`; bench/lib/report.js writes the
  * Markdown.
  *
- * Usage: npm run bench [-- --only=batch,downloads,cpu,items,memory,pickers,real,detection,detection-n8n,cold-n8n,parking,fire-and-forget]
- *                          [--quick] [--lengths=2000,20000] [--no-queue]
+ * Usage: npm run bench [-- --only=batch,downloads,cpu,items,memory,pickers,real,detection,detection-n8n,cold-n8n,parking,fire-and-forget,webhook-ledger]
+ *                          [--quick] [--lengths=2000,20000]
  *                          [--out=FILE] [--no-write]
  *                          [--json=FILE] [--from-json=FILE]
  *   --quick      smaller sizes (for trying the script; figures are not representative)
  *   --lengths=2000,20000  detection-n8n and cold-n8n: only these run times (ms); detection-n8n then 2 rounds each
- *   --no-queue   cold-n8n without its queue-mode part (which needs Redis and PostgreSQL)
  *   --only       run some sections (bench/results/latest.md is then only written with --out)
  *   --json       also save the raw figures; --from-json re-renders a saved run without measuring
  */
@@ -68,6 +68,7 @@ const { detectionInN8n } = require('./lib/detection-n8n');
 const { coldInN8n } = require('./lib/cold-n8n');
 const { parkingAtScale } = require('./lib/parking');
 const { fireAndForget, fireAndForgetBurst } = require('./lib/fire-and-forget');
+const { webhookLedger } = require('./lib/webhook-ledger');
 const { memory } = require('./lib/memory');
 const { itemsAtScale } = require('./lib/items');
 const { machine, fmtS, GiB, MiB } = require('./lib/measure');
@@ -87,6 +88,7 @@ const SECTIONS = [
 	'cold-n8n',
 	'parking',
 	'fire-and-forget',
+	'webhook-ledger',
 ];
 
 function parseArgs(argv) {
@@ -98,14 +100,12 @@ function parseArgs(argv) {
 		json: undefined,
 		fromJson: undefined,
 		lengths: undefined,
-		queue: true,
 	};
 	for (const arg of argv) {
 		if (arg === '--quick') opts.quick = true;
 		else if (arg.startsWith('--json=')) opts.json = path.resolve(arg.slice(7));
 		else if (arg.startsWith('--from-json=')) opts.fromJson = path.resolve(arg.slice(12));
 		else if (arg === '--no-write') opts.write = false;
-		else if (arg === '--no-queue') opts.queue = false;
 		else if (arg.startsWith('--only='))
 			opts.only = arg
 				.slice(7)
@@ -286,8 +286,8 @@ async function main() {
 			results.detectionN8n = await detectionInN8n(sb, { ...cfg.detectionN8n, log });
 		}
 		if (opts.only.includes('cold-n8n')) {
-			log('[bench] cold batches and restarts in the real n8n (n8n execute, n8n start and restart, queue mode)');
-			results.coldN8n = await coldInN8n(sb, { ...cfg.coldN8n, queue: opts.queue, log });
+			log('[bench] cold batches in the real n8n (n8n execute, n8n start)');
+			results.coldN8n = await coldInN8n(sb, { ...cfg.coldN8n, log });
 		}
 		if (opts.only.includes('parking')) {
 			log('[bench] parking at scale (queue mode)');
@@ -297,6 +297,10 @@ async function main() {
 			log('[bench] fire-and-forget (Deliver Results To → RunComfy Webhook Trigger)');
 			results.fireAndForget = await fireAndForget(sb, { ...cfg.fireAndForget, log });
 			results.fireAndForgetBurst = await fireAndForgetBurst(sb, { ...cfg.fireAndForgetBurst, log });
+		}
+		if (opts.only.includes('webhook-ledger')) {
+			log('[bench] the Webhook Trigger dedupe ledger at 1,000 and 50,000 requests');
+			results.webhookLedger = await webhookLedger({ log, loaded: harnessLoaded });
 		}
 	} finally {
 		await sb.close();

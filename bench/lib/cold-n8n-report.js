@@ -1,6 +1,6 @@
 'use strict';
 /**
- * BENCHMARKS.md's section of bench/lib/cold-n8n.js's figures: cold batches and restarts in the real n8n.
+ * BENCHMARKS.md's section of bench/lib/cold-n8n.js's figures: cold batches in the real n8n.
  */
 const h = require('../../scripts/e2e/n8n');
 
@@ -19,27 +19,15 @@ function batchesOf(d, meanMs) {
 	const s = d.start || {};
 	const at = (round, key) => s[round]?.[meanMs]?.[key];
 	return [
-		['Node, `n8n execute`, first process (nothing learned)', cli.first],
-		['Node, `n8n execute`, second process (Remember Run Times: what the first saved)', cli.second],
+		['Node, `n8n execute` (nothing learned)', cli.first],
 		['Node, `n8n start`, first execution after the start (nothing learned)', at('cold', 'node')],
-		['Node with Remember Run Times, `n8n start`, first execution (nothing learned; it saves what it learns)', at('cold', 'remember')],
 		['Node, `n8n start`, second execution (learned in the process)', at('warm', 'node')],
-		['Node with Remember Run Times, after a restart (learned by the first process)', at('restart', 'remember')],
-		['Node, after a restart (third execution, nothing remembered)', at('restart', 'node')],
 		['HTTP Request + Wait 1 s + IF loop, beside the first executions', at('cold', 'wait1')],
 		['HTTP Request + Wait 1 s + IF loop, beside the second executions', at('warm', 'wait1')],
 		['HTTP Request + Wait 5 s + IF loop, beside the first executions', at('cold', 'wait5')],
 		['HTTP Request + Wait 5 s + IF loop, beside the second executions', at('warm', 'wait5')],
 	];
 }
-
-/**
- * A batch polls "as learned" when its first request comes nearer the learned batch's (planned around the expected end)
- * than the cold one's (First Poll Interval after the submit). Wall time and requests tell less: a batch ends with its
- * last run, and a cold batch spends fewer requests than a learned one aiming at a 0.3 s delay per run.
- */
-const asLearned = (b, learned, cold) =>
-	!!(b && learned && cold) && Math.abs(b.firstRequestMs - learned.firstRequestMs) < Math.abs(b.firstRequestMs - cold.firstRequestMs);
 
 /** The done-when of issue 28, per run time. */
 function verdicts(d) {
@@ -56,15 +44,7 @@ function verdicts(d) {
 						text: `${sec(b.wallMs)} (${b.wallMs >= wait1.wallMs ? '+' : '−'}${sec(Math.abs(b.wallMs - wait1.wallMs))} against the Wait 1 s loop's ${sec(wait1.wallMs)}) with ${b.requests} requests (the Wait 5 s loop ${wait5.requests})`,
 					}
 				: undefined;
-		const warm = at('warm', 'node');
-		const first = at('cold', 'node');
-		return {
-			meanMs,
-			start: cold(first),
-			cli: cold(d.cli?.[meanMs]?.first),
-			restart: asLearned(at('restart', 'remember'), warm, at('cold', 'remember')),
-			cliAgain: asLearned(d.cli?.[meanMs]?.second, warm, d.cli?.[meanMs]?.first),
-		};
+		return { meanMs, start: cold(at('cold', 'node')), cli: cold(d.cli?.[meanMs]?.first) };
 	});
 }
 
@@ -74,19 +54,6 @@ const ok = (c) =>
 			? 'met'
 			: `NOT met (${c.within ? '' : 'more than 1 s behind the Wait 1 s loop'}${!c.within && !c.cheaper ? ', ' : ''}${c.cheaper ? '' : 'more requests than the Wait 5 s loop'})`
 		: '—';
-
-function queueRows(d) {
-	const qm = d.queue;
-	if (!qm || qm.error) return [];
-	const learnedOn = Object.fromEntries(qm.learn.map((x) => [x.meanMs, x.worker]));
-	const row = (x, what) => [secs(x.meanMs), `#${x.execution}`, what, x.worker, String(x.savedKeysAtStart), ...cells(x)];
-	return [
-		...qm.learn.map((x) => row(x, 'learns (only worker-1 running)')),
-		...qm.after.map((x) => row(x, x.worker === learnedOn[x.meanMs] ? 'next, on the worker that learned' : 'next, on the other worker')),
-	];
-}
-
-const savedOf = (d, ms) => (typeof d.start?.savedKeys === 'object' ? d.start.savedKeys[ms] : d.start?.savedKeys) ?? '?';
 
 function coldN8nSection(d, table) {
 	const rows = d.lengthsMs.flatMap((meanMs) => batchesOf(d, meanMs).map(([label, b]) => [secs(meanMs), label, ...cells(b)]));
@@ -105,18 +72,16 @@ function coldN8nSection(d, table) {
 		'Requests',
 	];
 	const out = [
-		'## Cold batches and restarts in the real n8n',
+		'## Cold batches in the real n8n',
 		'',
 		`n8n ${h.N8N_VERSION} with the package installed as a community package; batches of ${d.n} runs of one model, each run's time drawn within ±${d.spread * 100} % of the mean ` +
 			`after ${d.queueMs} ms in the sandbox's queue; the n-th run of every model gets the same draw (the sandbox's \`drawsPerTarget\`, restarted for each part below), so a batch and the loops beside it wait for the same run times. **Wall time**: from the batch's first submit to the last result fetch that found its run ended (what the workflow waits for), from the sandbox's log; ` +
 			"**last end → last result**: from the last run's end to that fetch; **first request**: the batch's first status or result request after its run's submit; " +
 			"**requests**: the batch's status and result requests (every run needs one result fetch). " +
-			'`n8n execute` (mode cli): the Model node with Wait Options → Remember Run Times on, executed twice per run time, each a process of its own (one user folder per run time, side by side). ' +
-			'`n8n start`: workflows behind webhooks — the Model node with default wait options, the same with Remember Run Times (one workflow per run time: n8n writes back the static data an execution ' +
-			'loaded at its start, so of overlapping executions of one workflow only the last to end keeps its run times), and the HTTP Request + Wait 1 s / 5 s + IF loops — ' +
-			'every run time and workflow with a model of its own, all started together: right after the start every workflow once, then the node and the loops again; ' +
-			`then n8n is stopped (run-time keys then in each Remember workflow's static data: ${d.lengthsMs.map((ms) => `${secs(ms)} ${savedOf(d, ms)}`).join(', ')}) ` +
-			'and started again on the same database, and the node workflows run once more. ' +
+			'`n8n execute` (mode cli): the Model node, a process of its own per run time (one user folder each, side by side). ' +
+			'`n8n start`: workflows behind webhooks — the Model node with default wait options and the HTTP Request + Wait 1 s / 5 s + IF loops — ' +
+			'every run time and workflow with a model of its own, all started together: right after the start every workflow once, then all again. ' +
+			'What the node learns stays in its n8n process, so a restart, another `n8n execute` or another queue-mode worker starts like the first execution. ' +
 			`Executions succeeded: ${exText}; the section took ${(d.sectionMs / 1000).toFixed(0)} s.`,
 		'',
 		table(head, rows),
@@ -125,45 +90,8 @@ function coldN8nSection(d, table) {
 	for (const v of verdicts(d)) {
 		out.push(
 			`- ${secs(v.meanMs)}: first execution after \`n8n start\`: ${v.start?.text ?? '—'}: ${ok(v.start)}; ` +
-				`first \`n8n execute\`: ${v.cli?.text ?? '—'}: ${ok(v.cli)}. ` +
-				`With Remember Run Times, after a restart the node polls ${v.restart ? 'as learned' : 'NOT as learned'}, and in a second \`n8n execute\` ${v.cliAgain ? 'as learned' : 'NOT as learned'} ` +
-				'(its first request nearer that of the second execution in one process than that of the first).',
+				`\`n8n execute\`: ${v.cli?.text ?? '—'}: ${ok(v.cli)}.`,
 		);
-	}
-	const qm = d.queue;
-	if (qm?.error) out.push('', `Queue mode: not measured (${qm.error}).`);
-	else if (qm) {
-		out.push(
-			'',
-			`**Queue mode** (Redis + PostgreSQL, a main and ${qm.workers} workers of concurrency ${qm.concurrency}; the Remember Run Times workflows behind webhooks, one per run time): the first execution per run time ` +
-				"with only worker-1 running, then worker-2 started and two executions per run time queued; the worker that ran each is read from the workers' logs. " +
-				`Run-time keys in each workflow's static data in PostgreSQL after the first executions: ${d.lengthsMs.map((ms) => `${secs(ms)} ${typeof qm.savedAfterLearning === 'object' ? qm.savedAfterLearning[ms] : qm.savedAfterLearning}`).join(', ')}. ` +
-				'"Saved keys at start": the run-time keys in the static data the execution was queued with (what a worker gets). ' +
-				`Executions succeeded: ${qm.executions.succeeded}/${qm.executions.total}.`,
-			'',
-			table(['Run time', 'Execution', 'Which', 'Worker', 'Saved keys at start', ...head.slice(2)], queueRows(d)),
-		);
-		const other = qm.after.filter((x) => x.worker !== qm.learn.find((l) => l.meanMs === x.meanMs)?.worker);
-		const same = (x) => qm.after.find((y) => y.meanMs === x.meanMs && y !== x && !other.includes(y));
-		const learnOf = (x) => qm.learn.find((l) => l.meanMs === x.meanMs);
-		out.push(
-			'',
-			...other.map(
-				(x) =>
-					`- ${secs(x.meanMs)}: on the other worker the node polls ${asLearned(x, same(x), learnOf(x)) ? 'as learned' : 'NOT as learned'} ` +
-					`(first request ${sec(x.firstRequestMs)}, wall ${sec(x.wallMs)}, ${x.requests} requests; on the worker that learned ` +
-					`${same(x) ? `${sec(same(x).firstRequestMs)}, ${sec(same(x).wallMs)}, ${same(x).requests}` : '—'}; ` +
-					`the learning execution ${sec(learnOf(x).firstRequestMs)}, ${sec(learnOf(x).wallMs)}, ${learnOf(x).requests}).`,
-			),
-		);
-		if (other.some((x) => x.savedKeysAtStart === 0))
-			out.push(
-				'',
-				`n8n ${h.N8N_VERSION} does not hand a workflow's static data to a worker with a new execution: the execution's stored copy of the workflow keeps only id, name, nodes, ` +
-					'connections and settings (`toWorkflowSnapshot`, executions/execution-data/types.js), and the worker reloads the static data from the database only for an execution that resumes ' +
-					'(`loadStaticData` in the job, `workflow-runner.js`). What one worker saved is therefore not read by the other.' +
-					" No other store shared by the workers is open to a community node (n8n's data tables serve only its own nodes: `ALLOWED_NODES` in modules/data-table/data-table-proxy.service.js), so each worker's first batch of a model is a cold batch, as on the other worker here.",
-			);
 	}
 	return out.join('\n');
 }
@@ -173,12 +101,7 @@ function coldN8nSummary(d) {
 	const v = verdicts(d);
 	return (
 		`Cold batches in the real n8n (${d.n} runs): ` +
-		v
-			.map(
-				(x) =>
-					`${secs(x.meanMs)}: first execution after \`n8n start\` ${x.start?.text ?? '—'} — ${ok(x.start)}; after a restart with Remember Run Times ${x.restart ? 'as learned' : 'NOT as learned'}`,
-			)
-			.join('; ') +
+		v.map((x) => `${secs(x.meanMs)}: first execution after \`n8n start\` ${x.start?.text ?? '—'} — ${ok(x.start)}`).join('; ') +
 		'.'
 	);
 }

@@ -12,6 +12,7 @@ const { detectionBatchSection } = require('./detection-batch');
 const { trainingWaitSection, trainingWaitSummary } = require('./training-wait');
 const { detectionN8nSection, detectionN8nSummary } = require('./detection-n8n');
 const { coldN8nSection, coldN8nSummary } = require('./cold-n8n-report');
+const { webhookLedgerSection, webhookLedgerSummary } = require('./webhook-ledger');
 const { parkingSection } = require('./parking');
 const { fireAndForgetBurstSection, fireAndForgetBurstSummary, fireAndForgetSection, fireAndForgetSummary } = require('./fire-and-forget');
 const inproc = require('./inprocess');
@@ -336,6 +337,7 @@ function summaryLines(results) {
 	if (results.trainingWait) lines.push(trainingWaitSummary(results.trainingWait));
 	if (results.detectionN8n) lines.push(detectionN8nSummary(results.detectionN8n));
 	if (results.coldN8n) lines.push(coldN8nSummary(results.coldN8n));
+	if (results.webhookLedger) lines.push(webhookLedgerSummary(results.webhookLedger));
 	if (results.real) {
 		for (const row of results.real.rows) {
 			lines.push(
@@ -401,6 +403,7 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	if (results.parking) out.push('', parkingSection(results.parking, table));
 	if (results.fireAndForget) out.push('', fireAndForgetSection(results.fireAndForget, table));
 	if (results.fireAndForgetBurst) out.push('', fireAndForgetBurstSection(results.fireAndForgetBurst, table));
+	if (results.webhookLedger) out.push('', webhookLedgerSection(results.webhookLedger, table));
 	// How the figures are measured: kept in bench/method.md so every written report carries it.
 	out.push('', fs.readFileSync(path.join(__dirname, '..', 'method.md'), 'utf8').trimEnd(), '');
 	return out.join('\n');

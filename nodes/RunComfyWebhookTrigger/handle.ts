@@ -12,7 +12,7 @@ import type { DownloadChoice, FileLayout } from '../shared/params';
 import { FINAL_RANK, OUTPUT_KEYS, deliveryItem, parseDelivery } from './delivery';
 import type { Delivery } from './delivery';
 import { judge, truthOf } from './confirm';
-import { admit, copyParts, copyToSave, peek, release } from './ledger';
+import { admit, copyToSave, peek, release } from './ledger';
 import type { Verdict } from './ledger';
 import { PATH_TOKEN_PATTERN } from './properties';
 
@@ -74,21 +74,20 @@ export async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookRe
 	const global = ctx.getWorkflowStaticData('global');
 	const key = ledgerKeyOf(node);
 	const loaded = global[key];
-	const stored = copyParts(loaded).deliveries;
 	const alreadyKnown = (verdict: Verdict) =>
 		ignore(verdict === 'duplicate' ? 'already delivered' : 'the request is already further along (late delivery)', delivery.requestId);
 	try {
 		let fired = delivery;
 		if (delivery.rank === FINAL_RANK) {
 			// Known ones are answered without asking the API; the others are recorded only once the API confirmed them.
-			const early = peek(scope, stored, delivery.requestId, delivery.rank, Date.now());
+			const early = peek(scope, loaded, delivery.requestId, delivery.rank, Date.now());
 			if (early !== 'new') return alreadyKnown(early);
 			const confirmation = await confirmWithApi(ctx, scope, delivery);
 			if ('ignored' in confirmation) return confirmation.ignored;
 			fired = confirmation.delivery;
 		}
 		// Synchronous from here to the record (see ledger.ts): of parallel copies exactly one is admitted.
-		const verdict = admit(scope, stored, delivery.requestId, delivery.rank, Date.now());
+		const verdict = admit(scope, loaded, delivery.requestId, delivery.rank, Date.now());
 		if (verdict !== 'new') return alreadyKnown(verdict);
 		return await fireOrAnswer(ctx, fired, () => release(scope, delivery.requestId, delivery.rank));
 	} finally {

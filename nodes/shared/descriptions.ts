@@ -87,7 +87,7 @@ export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefa
 					default: concurrency,
 					description: 'How many status requests may be in flight at once across all items',
 				},
-				...(defaults.learnsRunTimes ? [POLLING_GOAL, REMEMBER_RUN_TIMES] : []),
+				...(defaults.learnsRunTimes ? [POLLING_GOAL] : []),
 			],
 		},
 	];
@@ -122,20 +122,7 @@ const LEARN_RUN_TIMES: INodeProperties = {
 	type: 'boolean',
 	default: true,
 	description:
-		'Whether to place status checks around the end that earlier runs of this model or deployment showed (in this n8n process, or saved with Remember Run Times). Off: checks follow First Poll Interval growing to Max Poll Interval, and these runs teach nothing.',
-};
-
-/**
- * Off by default: n8n writes a workflow's static data back whole when an execution ends, which can move a polling
- * trigger's cursor back (docs/waiting.md, "Remember Run Times").
- */
-const REMEMBER_RUN_TIMES: INodeProperties = {
-	displayName: 'Remember Run Times',
-	name: 'rememberRunTimes',
-	type: 'boolean',
-	default: false,
-	description:
-		"Whether to keep learned run times in the workflow's saved data, so that they are known after an n8n restart and in n8n execute (not saved by manual runs). Leave off in queue mode and in a workflow with a polling trigger from another package (Gmail, RSS…): n8n saves that data whole when an execution ends, which can make such a trigger fire again. Nothing is saved while a RunComfy trigger keeps its state there.",
+		'Whether to place status checks around the end that earlier runs of this model or deployment showed (in this n8n process). Off: checks follow First Poll Interval growing to Max Poll Interval, and these runs teach nothing.',
 };
 
 const LEARN_STEP_PACE: INodeProperties = {

@@ -16,10 +16,10 @@ export interface WebhookCall {
 	items: Array<Record<string, unknown>>;
 }
 
-/** `pollingGoal`: Wait Options → Polling Goal of the item's run (default Lowest Delay); `rememberRunTimes`: Remember Run Times (default off). */
+/** `pollingGoal`: Wait Options → Polling Goal of the item's run (default Lowest Delay). */
 export function runModels(
 	baseUrl: string,
-	items: Array<{ model: string; prompt: string; pollingGoal?: 'lowestDelay' | 'fewestRequests'; rememberRunTimes?: boolean }>,
+	items: Array<{ model: string; prompt: string; pollingGoal?: 'lowestDelay' | 'fewestRequests' }>,
 ): Promise<WebhookCall>;
 export function train(
 	baseUrl: string,

@@ -5,8 +5,7 @@
  *
  *   model      Webhook (POST /webhook/runcomfy-model-run) → Items (Split Out body.items) →
  *              Run (RunComfy Model, Model → Run on each item's `model` with its `prompt`, no downloads, Wait
- *              Options → Polling Goal from the item's `pollingGoal`, by default Lowest Delay, and Remember Run
- *              Times from its `rememberRunTimes`, by default off) → Done
+ *              Options → Polling Goal from the item's `pollingGoal`, by default Lowest Delay) → Done
  *   training   Webhook (POST /webhook/runcomfy-training) → Items → Run (RunComfy Training, Submit on each item's
  *              `dataset` with `steps` steps, Wait for Completion polling from `pollSeconds` up to
  *              `maxPollSeconds`) → Done
@@ -38,7 +37,6 @@ const WORKFLOWS = {
 			...MODEL_RUN_PARAMETERS,
 			waitOptions: {
 				pollingGoal: '={{ $json.pollingGoal || "lowestDelay" }}',
-				rememberRunTimes: '={{ $json.rememberRunTimes === true }}',
 			},
 		},
 	},

@@ -9,6 +9,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import type { Sandbox } from '../../sandbox';
 import { deliveryItem, parseDelivery } from '../../nodes/RunComfyWebhookTrigger/delivery';
 import { ledgerKeyOf } from '../../nodes/RunComfyWebhookTrigger/handle';
+import { storedStages } from './storedCopy';
 import { DEFAULT_WEBHOOK_ID, deliver } from '../helpers/engine-trigger';
 import type { DeliveryResult, StaticDataStore } from '../helpers/engine-trigger';
 import { cancelledRequest, credentialsFor, failedRequest, finishedRequests, openSandbox, resultOf, webhookTrigger } from './setup';
@@ -154,7 +155,7 @@ describe('RunComfy Webhook Trigger: deliveries', () => {
 		// The copy in static data (what survives a restart, see node.test.ts) lacked the requests fired after its
 		// save; the later deliveries saved it whole again.
 		const stored = (store.data.global as IDataObject)[ledgerKeyOf({ id: 'trigger-node', name: 'RunComfy Webhook Trigger' })] as IDataObject;
-		expect(Object.keys(stored.deliveries as IDataObject).sort()).toEqual([...ids].sort());
+		expect(Object.keys(storedStages(stored, ids)).sort()).toEqual([...ids].sort());
 	});
 
 	it('ignores queued and running events unless "Include Queued and Running Events" is on', async () => {

@@ -3,8 +3,7 @@
  * ways it lands its polls where a run ends:
  * - Model → Run learns a model's run time in the n8n process, so from the model's second execution on each run
  *   is seen by the one result request it needs (the learned state lives as long as the process, across
- *   executions); with Polling Goal "Fewest Requests", runs of half a minute that vary are seen with three; with
- *   Remember Run Times, what was learned survives a restart of n8n (the workflow's static data);
+ *   executions); with Polling Goal "Fewest Requests", runs of half a minute that vary are seen with three;
  * - Training → Submit with Wait for Completion reads the job's step progress and polls where the last step ends.
  * Workflows: scripts/e2e/polling.js. In-process tests of the details: test/RunComfyModel/resultPolls.test.ts,
  * test/RunComfyTraining/submit.test.ts, test/shared/wait/.
@@ -118,27 +117,6 @@ describe('polled waiting in a real n8n', () => {
 				.sort((a, b) => a - b);
 			expect(paid).toHaveLength(10);
 			expect((paid[4] + paid[5]) / 2).toBeLessThanOrEqual(3);
-		},
-		TEST_TIMEOUT,
-	);
-
-	it(
-		'Model → Run with Remember Run Times: after a restart, the first execution of a model polls as learned',
-		async () => {
-			const [, model] = await promptOnlyModels();
-			const batch = (tag: string) => [0, 1, 2].map((i) => ({ model, prompt: `${tag} ${i}`, rememberRunTimes: true }));
-			const first = await runModels(n8n.url, batch('before restart'));
-			expect(first.items.map((item) => item.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-
-			// A restart: the learned run times are gone from process memory; n8n saved the workflow's static data.
-			await n8n.stop();
-			n8n = await h.startN8n(userFolder);
-			// Runs end sooner than learned, so the planned result request finds them ended however late it is sent;
-			// with nothing learned the batch would ask for a status first (the first test above).
-			sandbox.configure({ runDurationMs: CONFIG.runDurationMs! / 2 });
-			const second = await runModels(n8n.url, batch('after restart'));
-			expect(second.items.map((item) => item.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-			expect(requestsPerRun(sandbox.log(), second.items)).toEqual([0, 1, 2].map(() => ({ status: 0, result: 1 })));
 		},
 		TEST_TIMEOUT,
 	);

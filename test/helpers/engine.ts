@@ -29,6 +29,6 @@ export type {
 } from './engine-types';
 export { runNode, withExecuteContext } from './engine-run';
 export { listSearch, loadOptions, resourceMapping, testCredential } from './engine-editor';
-export { poll } from './engine-trigger';
+export { deliver, poll } from './engine-trigger';
 
 registerCleanup();

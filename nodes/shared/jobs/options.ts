@@ -24,8 +24,7 @@ const TIMEOUT_CHOICES: TimeoutBehaviour[] = ['fail', 'returnRunning', 'cancel'];
  */
 export type WaitMode = 'inProcess' | 'park';
 
-/** `remember`: keep learned run times in the workflow's static data ("Remember Run Times", ./savedRunTimes). */
-export type ReadWaitOptions = WaitOptions & { enabled: boolean; mode: WaitMode; remember: boolean };
+export type ReadWaitOptions = WaitOptions & { enabled: boolean; mode: WaitMode };
 
 /** "Wait Mode" of one item: `park` only where the kind can park, the wait is on and no agent is calling. */
 export function readWaitMode(ctx: IExecuteFunctions, itemIndex: number, parkable: boolean, enabled: boolean): WaitMode {
@@ -134,12 +133,10 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 		);
 	}
 	const learning = offersLearningSwitch(defaults) ? readSwitch(ctx, raw, itemIndex, LEARN_SWITCH, expressionOf('learnRunTimes')) : true;
-	const remember = defaults.learnsRunTimes === true && readSwitch(ctx, raw, itemIndex, REMEMBER_SWITCH, expressionOf('rememberRunTimes'));
 	return {
 		enabled,
 		mode,
 		learning,
-		remember: learning && remember,
 		...(defaults.learnsRunTimes && goal === 'fewestRequests' ? { pollingGoal: 'fewestRequests' as const } : {}),
 		initialIntervalMs: Math.min(MAX_TIMER_MS, Math.round(initial * 1000)),
 		maxIntervalMs: Math.min(MAX_TIMER_MS, Math.round(max * 1000)),
@@ -151,12 +148,11 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 }
 
 interface Switch {
-	name: 'learnRunTimes' | 'rememberRunTimes';
+	name: 'learnRunTimes';
 	label: string;
 	fallback: boolean;
 }
 const LEARN_SWITCH: Switch = { name: 'learnRunTimes', label: 'Learn Run Times', fallback: true };
-const REMEMBER_SWITCH: Switch = { name: 'rememberRunTimes', label: 'Remember Run Times', fallback: false };
 
 /** A wait switch of one item: its default when not set; an empty expression or anything but true/false is refused. */
 function readSwitch(ctx: IExecuteFunctions, raw: IDataObject, itemIndex: number, which: Switch, expression: string | undefined): boolean {

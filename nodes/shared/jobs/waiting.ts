@@ -8,7 +8,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { normaliseStatus } from '../status';
-import { learningOn, sharedDurations, waitForAll } from '../wait';
+import { waitForAll } from '../wait';
 import type { PollResult, WaitJob, WaitOutcome } from '../wait';
 import { firstOfEach } from './batch';
 import type { Batch } from './batch';
@@ -16,7 +16,6 @@ import type { RetryChoice } from '../transport';
 import { CANCEL_FOLLOW_MS } from './defaults';
 import type { JobItem, Tracked } from './kind';
 import type { ReadWaitOptions } from './options';
-import { loadSavedRunTimes, storeSavedRunTimes } from './savedRunTimes';
 
 /** The engine owns the retries of its status requests (../wait/engine.ts): the transport sends each one once. */
 const SENT_ONCE: RetryChoice = { retry: 'never' };
@@ -58,10 +57,6 @@ export async function waitForJobs<P extends JobItem, O>(
 		// The transport sends this cancel even after Stop (it is not bound to the aborted cancel signal).
 		...(kind.cancel ? { cancel: async () => await (kind.cancel as (t: Tracked<P>) => Promise<IDataObject>)(t) } : {}),
 	}));
-	const keys = [...new Set(jobs.map((j) => j.timingKey).filter((k): k is string => k !== undefined))];
-	// "Remember Run Times": the saved copy in the workflow's static data, never while learning is off.
-	const saved = learningOn(wait) && wait.remember ? (wait.durations ?? sharedDurations) : undefined;
-	if (saved) loadSavedRunTimes(batch.ctx, saved, keys);
 	const early = new Map<string, JobEnd>();
 	const { onEnded } = how;
 	const onDone = onEnded
@@ -85,7 +80,6 @@ export async function waitForJobs<P extends JobItem, O>(
 			)
 		: [];
 	const ends = new Map<string, JobEnd>(outcomes.map((outcome) => [outcome.job.id, early.get(outcome.job.id) ?? { outcome }]));
-	if (saved) storeSavedRunTimes(batch.ctx, saved, keys);
 
 	// A timeout cancelled on the live service may be only "cancellation_requested": follow it until it has ended.
 	const toFollow = outcomes.filter((o) => o.kind === 'timeout' && o.cancel && normaliseStatus(cancelOutcomeOf(o.cancel)) === 'cancelling');

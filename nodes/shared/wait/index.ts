@@ -11,7 +11,6 @@
  *                    plans cached per key, re-planned from the runs still going
  *   distribution.ts  endDistribution: a log-normal fitted to interval-censored samples
  *   planner.ts       planPolls: where to poll a distribution (cost model, budgets, polling goals)
- *   persist.ts       a compact copy of the store for workflow static data (no node switches it on)
  *   options.ts (resolveOptions, learningOn) · clock.ts · errors.ts · types.ts
  *
  * Invariants (tests in test/shared/wait/):
@@ -21,7 +20,7 @@
  * - Learning only moves polls: the deadline, Stop, concurrency and `firstPollDelayMs` hold whatever it says,
  *   and an error in learning means the plain backoff, never a failed wait.
  * - `learning: false` (Learn Run Times off) or no timing key: the plain backoff, no cold batch, and the store
- *   (and its saved copy) is neither read nor written. `learningOn` is the one check of that switch.
+ *   is neither read nor written. `learningOn` is the one check of that switch.
  * - distribution.ts and planner.ts are pure: the same samples give the same plan, number for number
  *   (plannerFixture.test.ts pins them; CONTRIBUTING.md says how to change wait/).
  *
@@ -48,8 +47,6 @@ export type { DurationSample, EndDistribution } from './distribution';
 export { endDistribution } from './distribution';
 export type { DurationSource, DurationStoreOptions, LivePlan, LiveRun, PlanSource } from './learning';
 export { DurationStore, sharedDurations, timingKey } from './learning';
-export type { SavedRunTimes } from './persist';
-export { keyHash, PERSISTED_KEYS, PERSISTED_SAMPLES, restoreRunTimes, saveRunTimes } from './persist';
 export { DEFAULT_TARGET_DELAY_MS, FEW_REQUESTS, FEW_REQUESTS_SHARE, planPolls, POLLING_GOALS } from './planner';
 export type { PlanSettings, PollingGoal } from './planner';
 export type { EndForecast, StepProgress } from './steps';

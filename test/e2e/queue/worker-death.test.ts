@@ -7,18 +7,13 @@
  * submitted again. What the user is left with is the paid ids in the dead worker's log (docs/queue-mode.md, "A
  * worker that dies mid-run"). The test shortens n8n's job lock and stall check (QUEUE_WORKER_* below) so that
  * the stall is seen sooner; the path is the one of the defaults.
- *
- * Then what a fresh worker (as a replaced worker container) gets of what an earlier worker learned with Remember
- * Run Times: nothing. n8n 2.41.1 gives a worker's new execution the workflow as the main process stored it with the
- * execution, without its static data (execution-persistence.js `toWorkflowSnapshot`, job-processor.js reloads
- * it only for resumed executions), so docs/queue-mode.md says not to turn the option on in queue mode.
  */
 import { startSandbox } from '../../../sandbox';
 import type { RequestLogEntry, Sandbox } from '../../../sandbox';
 import * as h from '../../../scripts/e2e/n8n';
 import type { N8nInstance, UserFolder, WorkflowJson } from '../../../scripts/e2e/n8n';
 import { waitFor, waitForStatus } from '../../../scripts/e2e/parking';
-import { modelRunWorkflow, requestsPerRun, runModels } from '../../../scripts/e2e/polling';
+import { modelRunWorkflow } from '../../../scripts/e2e/polling';
 import * as q from '../../../scripts/queue/queue';
 import type { QueueServices, QueueWorker } from '../../../scripts/queue/queue';
 
@@ -129,38 +124,6 @@ describe('a queue-mode worker killed while Model → Run waits for 10 runs', () 
 			// Those runs are still going on the service, where the ids reach them (Get Result, Cancel).
 			const runs = sb.state().runs.filter((r) => paid.some((p) => p.id === r.id));
 			expect(runs.map((r) => r.status)).toEqual(Array(RUNS).fill('in_progress'));
-		},
-		10 * 60 * 1000,
-	);
-});
-
-describe('a fresh queue-mode worker with Remember Run Times', () => {
-	it(
-		"polls a model cold: n8n 2.41.1 does not hand the workflow's static data to a worker's new execution",
-		async () => {
-			const sb = sandbox as Sandbox;
-			const n8n = main as N8nInstance;
-			for (const worker of workers.splice(0)) await worker.stop();
-			sb.configure({ runDurationMs: 2000 });
-			const batch = (tag: string) =>
-				[0, 1, 2].map((i) => ({ model: sb.stable.models.textToImage, prompt: `${tag} ${i}`, rememberRunTimes: true }));
-
-			const learner = await startWorker('worker-c');
-			const first = await runModels(n8n.url, batch('learn'));
-			expect(first.items.map((item) => item.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-			expect(learner.executions()).toHaveLength(1);
-			await learner.stop();
-
-			// A new worker process, nothing learned in its memory. Had the saved copy reached it, each run would be seen
-			// by its one result request (test/e2e/polling.test.ts, a restarted n8n); cold, the batch asks for a status first.
-			const fresh = await startWorker('worker-d');
-			sb.configure({ runDurationMs: 1000 });
-			sb.clearLog();
-			const second = await runModels(n8n.url, batch('fresh'));
-			expect(second.items.map((item) => item.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-			expect(fresh.executions()).toHaveLength(1);
-			const statusRequests = requestsPerRun(sb.log(), second.items).reduce((n, run) => n + run.status, 0);
-			expect(statusRequests).toBeGreaterThanOrEqual(1);
 		},
 		10 * 60 * 1000,
 	);

@@ -87,7 +87,6 @@ export function resumedBatch<P extends JobItem, O>(
 		concurrency,
 		onTimeout: caller.on_timeout === 'returnRunning' ? 'returnRunning' : 'fail',
 		cancelOnStop: false,
-		remember: false,
 	};
 	const batch = newBatch(view, kind, entries, { resumed: true });
 	batch.checked.push(
