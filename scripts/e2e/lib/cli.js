@@ -205,7 +205,7 @@ async function publishWorkflow(userFolder, workflowId, opts = {}) {
  * Starts `n8n start` on 127.0.0.1 (free port unless given) and waits for /healthz/readiness.
  * Resolves with { url, port, process, logs(), rest (RestClient), stop() }.
  */
-async function startN8n(userFolder, { port, home, env = {}, readyTimeoutMs = 120000, log, echo = false } = {}) {
+async function startN8n(userFolder, { port, home, env = {}, readyTimeoutMs = 5 * 60 * 1000, log, echo = false } = {}) {
 	const n8nHome = home || (await ensureN8n({ log }));
 	const listenPort = port || (await freePort());
 	const brokerPort = await freePort();
@@ -251,17 +251,24 @@ async function startN8n(userFolder, { port, home, env = {}, readyTimeoutMs = 120
 }
 
 /**
- * The start of a suite that needs published workflows: publishes each of `workflowIds` (`n8n publish:workflow`,
- * before n8n runs), starts `n8n start` (`startOpts` as startN8n's), creates the owner account and waits until
- * n8n's (asynchronous) publication of each has settled. Resolves with the instance and each workflow's
- * publication status, in order ('published' when it worked).
+ * The start of a suite that needs published workflows: starts `n8n start` (`startOpts` as startN8n's), creates the
+ * owner account and publishes each of `workflowIds` as the editor's "Publish" button does, waiting until n8n's
+ * (asynchronous) publication of each has settled. Resolves with the instance and each workflow's publication
+ * status, in order ('published' when it worked, else 'failed: <why>').
  */
 async function startN8nWithPublished(userFolder, workflowIds, { publicationTimeoutMs = 60000, ...startOpts } = {}) {
-	for (const id of workflowIds) await publishWorkflow(userFolder, id);
 	const n8n = await startN8n(userFolder, startOpts);
 	await n8n.rest.setupOwner();
 	const statuses = [];
-	for (const id of workflowIds) statuses.push((await n8n.rest.waitForPublication(id, { timeoutMs: publicationTimeoutMs })).status);
+	for (const id of workflowIds) {
+		try {
+			const { versionId } = await n8n.rest.activateWorkflow(id);
+			const st = await n8n.rest.waitForPublication(id, { versionId, timeoutMs: publicationTimeoutMs });
+			statuses.push(st.status === 'published' ? st.status : `${st.status}: ${JSON.stringify(st.triggers)}`);
+		} catch (error) {
+			statuses.push(`failed: ${error.message}`);
+		}
+	}
 	return { n8n, statuses };
 }
 
