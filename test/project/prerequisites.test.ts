@@ -65,3 +65,29 @@ describe('jest sequencer', () => {
 		expect(sorted[5]).toBe('test/e2e/versions.test.ts');
 	});
 });
+
+describe('npm test phases (jest.config.js, RUNCOMFY_TEST_PHASE)', () => {
+	const ignoredIn = (phase: string | undefined, file: string): boolean => {
+		const saved = process.env.RUNCOMFY_TEST_PHASE;
+		if (phase === undefined) delete process.env.RUNCOMFY_TEST_PHASE;
+		else process.env.RUNCOMFY_TEST_PHASE = phase;
+		try {
+			let config: { testPathIgnorePatterns: string[] } = { testPathIgnorePatterns: [] };
+			jest.isolateModules(() => {
+				// eslint-disable-next-line @typescript-eslint/no-require-imports
+				config = require('../../jest.config.js') as typeof config;
+			});
+			return config.testPathIgnorePatterns.some((p) => new RegExp(p).test(join(ROOT, file)));
+		} finally {
+			if (saved === undefined) delete process.env.RUNCOMFY_TEST_PHASE;
+			else process.env.RUNCOMFY_TEST_PHASE = saved;
+		}
+	};
+	const files = ['test/e2e/engine.test.ts', 'test/e2e/queue/queue-mode.test.ts', 'test/shared/wait/engine.test.ts', 'sandbox/x.test.js'];
+
+	it('unit runs every suite outside test/e2e, e2e only those inside, together every suite', () => {
+		expect(files.filter((f) => !ignoredIn('unit', f))).toEqual(['test/shared/wait/engine.test.ts', 'sandbox/x.test.js']);
+		expect(files.filter((f) => !ignoredIn('e2e', f))).toEqual(['test/e2e/engine.test.ts', 'test/e2e/queue/queue-mode.test.ts']);
+		expect(files.filter((f) => !ignoredIn(undefined, f))).toEqual(files);
+	});
+});
