@@ -128,12 +128,7 @@ export class RestClient {
 	setupOwner(owner?: Owner): Promise<unknown>;
 	login(owner?: Owner): Promise<unknown>;
 	createCredential(cred: Omit<CredentialJson, 'id'> & { id?: string }): Promise<{ id: string; name: string; type: string }>;
-	testCredential(cred: {
-		id?: string;
-		name: string;
-		type: string;
-		data: Record<string, string>;
-	}): Promise<{ status: string; message: string }>;
+	testCredential(cred: { id?: string; name: string; type: string; data: Record<string, string> }): Promise<{ status: string; message: string }>;
 	resourceLocatorResults(req: DynamicParametersRequest & { filter?: string; paginationToken?: string }): Promise<{
 		results: Array<{ name: string; value: string; url?: string; description?: string }>;
 		paginationToken?: string;
@@ -143,20 +138,14 @@ export class RestClient {
 	/** POST /rest/workflows (the editor's save): no n8n CLI process, unlike importWorkflow(). */
 	createWorkflow(workflow: object): Promise<StoredWorkflowJson>;
 	/** POST /rest/workflows/:id/run (the editor's "Execute workflow"), then waits for the execution to end. */
-	runManually(
-		workflowId: string,
-		opts?: { trigger?: string; timeoutMs?: number; intervalMs?: number },
-	): Promise<RunJson & { id: string; workflowId?: string; mode: string }>;
+	runManually(workflowId: string, opts?: { trigger?: string; timeoutMs?: number; intervalMs?: number }): Promise<RunJson & { id: string; workflowId?: string; mode: string }>;
 	getWorkflow(workflowId: string): Promise<StoredWorkflowJson>;
 	/** POST /rest/workflows/:id/activate (the editor's "Publish"): a polling trigger runs its first poll before this answers. */
 	activateWorkflow(workflowId: string, opts?: { versionId?: string }): Promise<StoredWorkflowJson>;
 	deactivateWorkflow(workflowId: string): Promise<StoredWorkflowJson>;
 	publicationStatus(workflowId: string): Promise<PublicationStatus>;
 	/** Waits until the (asynchronous, outbox-driven) publication settled; with versionId, until that version is live. */
-	waitForPublication(
-		workflowId: string,
-		opts?: { versionId?: string; timeoutMs?: number; intervalMs?: number },
-	): Promise<PublicationStatus>;
+	waitForPublication(workflowId: string, opts?: { versionId?: string; timeoutMs?: number; intervalMs?: number }): Promise<PublicationStatus>;
 	/** GET /rest/executions (newest first), optionally of one workflow. */
 	listExecutions(opts?: { workflowId?: string; limit?: number }): Promise<ExecutionSummary[]>;
 	/** GET /rest/executions/:id, its flatted data decoded (works with nodeItems()/nodeError()). */
@@ -244,32 +233,21 @@ export function importCredential<T extends CredentialJson | CredentialJson[]>(
 	credentials: T,
 	opts?: { home?: string; timeoutMs?: number },
 ): Promise<T>;
-export function prepareWorkflow(
-	fileOrObject: string | object,
-	opts?: { credential?: { id: string; name: string }; id?: string },
-): WorkflowJson;
+export function prepareWorkflow(fileOrObject: string | object, opts?: { credential?: { id: string; name: string }; id?: string }): WorkflowJson;
 export function importWorkflow<T extends string | object | Array<string | object>>(
 	userFolder: UserFolder,
 	workflows: T,
 	opts?: { credential?: { id: string; name: string }; home?: string; timeoutMs?: number },
 ): Promise<T extends unknown[] ? WorkflowJson[] : WorkflowJson>;
 /** `n8n publish:workflow --id` (n8n not running): the next `n8n start` activates the workflow. */
-export function publishWorkflow(
-	userFolder: UserFolder,
-	workflowId: string,
-	opts?: { home?: string; timeoutMs?: number },
-): Promise<CliResult>;
+export function publishWorkflow(userFolder: UserFolder, workflowId: string, opts?: { home?: string; timeoutMs?: number }): Promise<CliResult>;
 export function parseRunOutput(stdout: string): RunJson | undefined;
 export function execute(
 	userFolder: UserFolder,
 	workflowId: string,
 	opts?: { home?: string; env?: Record<string, string>; timeoutMs?: number },
 ): Promise<CliResult & { run: RunJson | undefined }>;
-export function nodeItems(
-	run: RunJson | undefined,
-	nodeName: string,
-	opts?: { run?: number; output?: number },
-): ExecutionItem[] | undefined;
+export function nodeItems(run: RunJson | undefined, nodeName: string, opts?: { run?: number; output?: number }): ExecutionItem[] | undefined;
 export function nodeError(run: RunJson | undefined, nodeName: string, runIndex?: number): Record<string, unknown> | undefined;
 /** Signals a detached child's whole process group (falls back to the child alone). */
 export function killGroup(child: import('child_process').ChildProcess, signal: NodeJS.Signals): void;
@@ -285,21 +263,13 @@ export function startN8n(
 	opts?: { port?: number; home?: string; env?: Record<string, string>; readyTimeoutMs?: number; log?: Log; echo?: boolean },
 ): Promise<N8nInstance>;
 /**
- * Starts `n8n start`, creates the owner account and publishes each workflow through the REST API (the editor's
- * "Publish"), waiting until each publication settled; `statuses` in the order of `workflowIds` ('published' when it worked).
+ * Publishes each workflow (`n8n publish:workflow`), starts `n8n start`, creates the owner account and waits until
+ * each publication settled; `statuses` in the order of `workflowIds` ('published' when it worked).
  */
 export function startN8nWithPublished(
 	userFolder: UserFolder,
 	workflowIds: string[],
-	opts?: {
-		port?: number;
-		home?: string;
-		env?: Record<string, string>;
-		readyTimeoutMs?: number;
-		log?: Log;
-		echo?: boolean;
-		publicationTimeoutMs?: number;
-	},
+	opts?: { port?: number; home?: string; env?: Record<string, string>; readyTimeoutMs?: number; log?: Log; echo?: boolean; publicationTimeoutMs?: number },
 ): Promise<{ n8n: N8nInstance; statuses: string[] }>;
 export function run(
 	command: string,

@@ -16,7 +16,7 @@
 import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
-import type { N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
+import type { CredentialJson, N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
 import { JOBS, client, jobReaches, jobState, readyDataset, runReaches, submitInference, submitJob } from '../helpers/sandboxCalls';
 import { triggerKit } from './triggerKit';
 
@@ -33,7 +33,7 @@ const N8N_ENV = { DB_PING_TIMEOUT_MS: '60000' };
 
 let sandbox: Sandbox;
 let userFolder: UserFolder;
-let credential: { id: string; name: string };
+let credential: CredentialJson;
 let n8n: N8nInstance;
 
 const { executionsOf, items, publish, unpublish, renameNode, postDelivery } = triggerKit(() => n8n);
@@ -48,9 +48,9 @@ beforeAll(
 		await h.ensureBuilt();
 		userFolder = h.createUserFolder();
 		sandbox = await startSandbox({ runDurationMs: 50, queueMs: 0, trainingStepMs: 1, trainingQueueMs: 0, datasetReadyMs: 10 });
+		credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
 		n8n = await h.startN8n(userFolder, { env: N8N_ENV });
 		await n8n.rest.setupOwner();
-		credential = await n8n.rest.createCredential(h.sandboxCredential(sandbox));
 	},
 	15 * 60 * 1000,
 );
@@ -85,7 +85,7 @@ describe('RunComfy Trigger in a real n8n: an activated workflow polling the sand
 			expect(triggerNode?.parameters.jobIds).toBe('YOUR_TRAINING_JOB_ID');
 			expect(triggerNode?.parameters.fireForExisting).toBeUndefined();
 			if (triggerNode) triggerNode.parameters.jobIds = `${jobA}, ${jobB}, ${jobC}`;
-			const wf = await n8n.rest.createWorkflow(example);
+			const wf = await h.importWorkflow(userFolder, example, { credential });
 			sandbox.clearLog();
 
 			// Publish: n8n polls at once. A finished and C stopped early before: recorded, not fired (checked at the
@@ -176,8 +176,9 @@ describe('RunComfy Trigger in a real n8n: an activated workflow polling the sand
 	it(
 		'balance below threshold: fires once when crossing below, not again while below, again after going back above',
 		async () => {
-			const wf = await n8n.rest.createWorkflow(
-				h.prepareWorkflow({
+			const wf = await h.importWorkflow(
+				userFolder,
+				{
 					name: 'e2e: balance below $1',
 					nodes: [
 						{
@@ -200,7 +201,8 @@ describe('RunComfy Trigger in a real n8n: an activated workflow polling the sand
 					],
 					connections: { 'RunComfy Trigger': { main: [[{ node: 'Top Up Alert', type: 'main', index: 0 }]] } },
 					settings: { executionOrder: 'v1' },
-				}),
+				},
+				{ credential },
 			);
 			const balancePolls = () => sandbox.log().filter((e) => e.api === 'serverless' && e.method === 'GET' && e.path === '/prod/v2/balance');
 			/** Sets the wallet, then unpublishes and publishes again: one poll (the activation poll) sees it. */
@@ -273,7 +275,7 @@ describe('RunComfy Webhook Trigger in a real n8n: deliveries POSTed to the publi
 		async () => {
 			const token = `e2e_${h.newId()}`;
 			const webhookId = '9d3c1f2e-7a4b-4c5d-8e6f-0a1b2c3d4e5f';
-			const wf = await n8n.rest.createWorkflow({
+			const wf = await h.importWorkflow(userFolder, {
 				name: 'e2e: RunComfy webhook deliveries',
 				nodes: [
 					{

@@ -251,24 +251,17 @@ async function startN8n(userFolder, { port, home, env = {}, readyTimeoutMs = 5 *
 }
 
 /**
- * The start of a suite that needs published workflows: starts `n8n start` (`startOpts` as startN8n's), creates the
- * owner account and publishes each of `workflowIds` as the editor's "Publish" button does, waiting until n8n's
- * (asynchronous) publication of each has settled. Resolves with the instance and each workflow's publication
- * status, in order ('published' when it worked, else 'failed: <why>').
+ * The start of a suite that needs published workflows: publishes each of `workflowIds` (`n8n publish:workflow`,
+ * before n8n runs), starts `n8n start` (`startOpts` as startN8n's), creates the owner account and waits until
+ * n8n's (asynchronous) publication of each has settled. Resolves with the instance and each workflow's
+ * publication status, in order ('published' when it worked).
  */
 async function startN8nWithPublished(userFolder, workflowIds, { publicationTimeoutMs = 60000, ...startOpts } = {}) {
+	for (const id of workflowIds) await publishWorkflow(userFolder, id);
 	const n8n = await startN8n(userFolder, startOpts);
 	await n8n.rest.setupOwner();
 	const statuses = [];
-	for (const id of workflowIds) {
-		try {
-			const { versionId } = await n8n.rest.activateWorkflow(id);
-			const st = await n8n.rest.waitForPublication(id, { versionId, timeoutMs: publicationTimeoutMs });
-			statuses.push(st.status === 'published' ? st.status : `${st.status}: ${JSON.stringify(st.triggers)}`);
-		} catch (error) {
-			statuses.push(`failed: ${error.message}`);
-		}
-	}
+	for (const id of workflowIds) statuses.push((await n8n.rest.waitForPublication(id, { timeoutMs: publicationTimeoutMs })).status);
 	return { n8n, statuses };
 }
 
