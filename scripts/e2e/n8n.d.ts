@@ -135,6 +135,10 @@ export class RestClient {
 	}>;
 	resourceMapperFields(req: DynamicParametersRequest): Promise<{ fields: ResourceMapperFieldJson[]; emptyFieldsNotice?: string }>;
 	loadOptions(req: DynamicParametersRequest): Promise<Array<{ name: string; value: string | number | boolean; description?: string }>>;
+	/** POST /rest/workflows (the editor's save): no n8n CLI process, unlike importWorkflow(). */
+	createWorkflow(workflow: object): Promise<StoredWorkflowJson>;
+	/** POST /rest/workflows/:id/run (the editor's "Execute workflow"), then waits for the execution to end. */
+	runManually(workflowId: string, opts?: { trigger?: string; timeoutMs?: number; intervalMs?: number }): Promise<RunJson & { id: string; workflowId?: string; mode: string }>;
 	getWorkflow(workflowId: string): Promise<StoredWorkflowJson>;
 	/** POST /rest/workflows/:id/activate (the editor's "Publish"): a polling trigger runs its first poll before this answers. */
 	activateWorkflow(workflowId: string, opts?: { versionId?: string }): Promise<StoredWorkflowJson>;

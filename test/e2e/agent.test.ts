@@ -1,5 +1,6 @@
 /**
- * n8n's AI Agent calling the RunComfy tools in a REAL n8n (the pinned version, through `n8n execute`): the agent's
+ * n8n's AI Agent calling the RunComfy tools in a REAL n8n (the pinned version, one `n8n start` for the file, each
+ * workflow saved and executed through n8n's REST API as the editor's "Execute workflow" does): the agent's
  * OpenAI Chat Model node talks to a scripted stand-in model on loopback (test/helpers/fakeLlm.ts), which records
  * what n8n offered the model and what each tool answered. Both agent versions n8n ships run a tool differently
  * (3.x as a workflow node, 2.x in-process); each is driven here.
@@ -8,7 +9,7 @@ import example from '../../examples/agent-generate-images.json';
 import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
-import type { CredentialJson, UserFolder } from '../../scripts/e2e/n8n';
+import type { N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
 import { answer, lastToolResult, startFakeLlm, textOf, toolResults } from '../helpers/fakeLlm';
 import { jobReaches, readyDataset, submitJob } from '../helpers/sandboxCalls';
 import type { ChatRequest, FakeLlm, Reply } from '../helpers/fakeLlm';
@@ -30,8 +31,9 @@ const TEST_TIMEOUT = 4 * 60 * 1000;
 let sandbox: Sandbox;
 let llm: FakeLlm;
 let userFolder: UserFolder;
-let runcomfy: CredentialJson;
-let openAi: CredentialJson;
+let n8n: N8nInstance;
+let runcomfy: { id: string; name: string };
+let openAi: { id: string; name: string };
 
 /** A tool call by node name, resolved against the tools n8n offered in this request. */
 const call =
@@ -42,18 +44,19 @@ const call =
 
 const submits = () => sandbox.log().filter((e) => e.api === 'model' && e.method === 'POST' && /^\/v1\/models\//.test(e.path));
 
-async function runAgent(agentVersion: number, prompt: string, tools: ToolNode[] = modelTools()) {
-	const wf = await h.importWorkflow(
-		userFolder,
-		agentWorkflow({ name: `Agent ${agentVersion}`, prompt, agentVersion, tools, runcomfy, openAi }),
-	);
+/** Saves the workflow, runs it as the editor does and waits for its end; neither n8n's log nor the execution holds the token. */
+async function execute(workflow: object) {
+	const wf = await n8n.rest.createWorkflow(h.prepareWorkflow(workflow, { credential: runcomfy }));
 	sandbox.clearLog();
 	llm.requests.length = 0;
-	const res = await h.execute(userFolder, wf.id, { timeoutMs: TEST_TIMEOUT });
-	const printed = `${res.stdout}\n${res.stderr}`;
+	const run = await n8n.rest.runManually(wf.id, { timeoutMs: TEST_TIMEOUT });
+	const printed = `${JSON.stringify(run)}\n${n8n.logs()}`;
 	expect(printed.includes(sandbox.token)).toBe(false);
-	if (!res.run) throw new Error(`n8n printed no execution:\n${printed.slice(-3000)}`);
-	return { run: res.run, printed };
+	return { run, printed };
+}
+
+async function runAgent(agentVersion: number, prompt: string, tools: ToolNode[] = modelTools()) {
+	return await execute(agentWorkflow({ name: `Agent ${agentVersion}`, prompt, agentVersion, tools, runcomfy, openAi }));
 }
 
 // The sandbox merges fault settings: switch off the one a retry test sets.
@@ -66,13 +69,16 @@ beforeAll(
 		userFolder = h.createUserFolder();
 		sandbox = await startSandbox({ runDurationMs: 300, queueMs: 20, modelDurations: { [FLUX_PRO]: 10 * 60 * 1000 } });
 		llm = await startFakeLlm();
-		runcomfy = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
-		openAi = await h.importCredential(userFolder, openAiCredential(llm.baseUrl));
+		n8n = await h.startN8n(userFolder);
+		await n8n.rest.setupOwner();
+		runcomfy = await n8n.rest.createCredential(h.sandboxCredential(sandbox));
+		openAi = await n8n.rest.createCredential(openAiCredential(llm.baseUrl));
 	},
 	15 * 60 * 1000,
 );
 
 afterAll(async () => {
+	await n8n?.stop();
 	await llm?.close();
 	await sandbox?.close();
 	userFolder?.cleanup();
@@ -228,7 +234,7 @@ describe('examples/agent-generate-images.json in a real n8n', () => {
 	it(
 		'a chat message: the agent prices and runs the image and answers with its URL (one submit)',
 		async () => {
-			// `n8n execute` cannot start at a chat trigger: a Manual Trigger feeds the chat message in its place.
+			// A chat trigger waits for a chat message: a Manual Trigger feeds the message in its place.
 			const wf = JSON.parse(JSON.stringify(example)) as { nodes: Array<Record<string, unknown>>; connections: Record<string, unknown> };
 			const chat = wf.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.chatTrigger') as Record<string, unknown>;
 			Object.assign(chat, {
@@ -246,14 +252,11 @@ describe('examples/agent-generate-images.json in a real n8n', () => {
 				call('Run Model', { model_id: FLUX, inputs: { prompt: 'a red fox' } }),
 				(req) => answer(`Here it is: ${lastToolResult(req)}`),
 			]);
-			const imported = await h.importWorkflow(userFolder, wf, { credential: runcomfy });
-			sandbox.clearLog();
-			llm.requests.length = 0;
-			const res = await h.execute(userFolder, imported.id, { timeoutMs: TEST_TIMEOUT });
-			expect(res.run?.status).toBe('success');
+			const { run } = await execute(wf);
+			expect(run.status).toBe('success');
 			expect(llm.requests[0].messages.map((m) => m.role)).toEqual(['system', 'user']);
 			expect(textOf(llm.requests[0].messages[1])).toBe('Make a red fox picture');
-			const output = h.nodeItems(res.run, 'AI Agent')?.[0]?.json.output;
+			const output = h.nodeItems(run, 'AI Agent')?.[0]?.json.output;
 			expect(String(output)).toMatch(/^Here it is: .*http:\/\/127\.0\.0\.1:\d+\/files\//);
 			expect(submits()).toHaveLength(1);
 		},

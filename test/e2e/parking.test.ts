@@ -96,14 +96,11 @@ beforeAll(
 		flux = sandbox.stable.deployments.imageToImage;
 		userFolder = h.createUserFolder();
 		const credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
-		workflow = await h.importWorkflow(userFolder, parkingWorkflow({ credential }));
-		await h.publishWorkflow(userFolder, workflow.id);
-		twoParks = await h.importWorkflow(userFolder, twoParksWorkflow({ credential }));
-		await h.publishWorkflow(userFolder, twoParks.id);
+		[workflow, twoParks] = await h.importWorkflow(userFolder, [parkingWorkflow({ credential }), twoParksWorkflow({ credential })]);
 		port = await h.freePort();
-		await startN8n();
-		await n8n.rest.waitForPublication(workflow.id, { timeoutMs: 60_000 });
-		await n8n.rest.waitForPublication(twoParks.id, { timeoutMs: 60_000 });
+		const started = await h.startN8nWithPublished(userFolder, [workflow.id, twoParks.id], { port });
+		n8n = started.n8n;
+		expect(started.statuses).toEqual(['published', 'published']);
 	},
 	15 * 60 * 1000,
 );

@@ -81,12 +81,12 @@ beforeAll(
 		userFolder = h.createUserFolder();
 		sandbox = await startSandbox({ runDurationMs: 200, queueMs: 20 });
 		llm = await startFakeLlm();
-		runcomfy = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
-		openAi = await h.importCredential(userFolder, openAiCredential(llm.baseUrl));
-		for (const field of ['prompt', 'query']) {
-			const wf = await h.importWorkflow(userFolder, subWorkflow(field));
+		[runcomfy, openAi] = await h.importCredential(userFolder, [h.sandboxCredential(sandbox), openAiCredential(llm.baseUrl)]);
+		const fields = ['prompt', 'query'];
+		const subs = await h.importWorkflow(userFolder, fields.map(subWorkflow));
+		for (const [i, wf] of subs.entries()) {
 			await h.publishWorkflow(userFolder, wf.id);
-			subWorkflowIds[field] = wf.id;
+			subWorkflowIds[fields[i]] = wf.id;
 		}
 		// Every submit's answer is lost: the run exists and is paid, the node cannot know it.
 		sandbox.configure({ faults: { rate5xx: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });

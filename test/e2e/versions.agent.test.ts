@@ -33,8 +33,7 @@ beforeAll(
 		userFolder = h.createUserFolder();
 		sandbox = await startSandbox({ runDurationMs: 300, queueMs: 20, modelDurations: { [FLUX_PRO]: 10 * 60 * 1000 } });
 		llm = await startFakeLlm();
-		runcomfy = await h.importCredential(userFolder, h.sandboxCredential(sandbox), { home });
-		openAi = await h.importCredential(userFolder, openAiCredential(llm.baseUrl), { home });
+		[runcomfy, openAi] = await h.importCredential(userFolder, [h.sandboxCredential(sandbox), openAiCredential(llm.baseUrl)], { home });
 	},
 	20 * 60 * 1000,
 );

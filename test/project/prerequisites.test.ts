@@ -46,9 +46,10 @@ describe('test prerequisites', () => {
 });
 
 describe('jest sequencer', () => {
-	it('runs the real-n8n suites (test/e2e, queue mode included) after every in-process suite', () => {
+	it('runs the real-n8n suites (test/e2e, queue mode included) after every in-process suite, those on n8n 1.x last', () => {
 		const context = { config: { cache: false, rootDir: ROOT }, hasteFS: { getSize: () => 1000 } };
 		const files = [
+			'test/e2e/versions.test.ts',
 			'test/e2e/editor.test.ts',
 			'test/shared/wait/engine.test.ts',
 			'test/e2e/queue/queue-mode.test.ts',
@@ -59,6 +60,34 @@ describe('jest sequencer', () => {
 			.sort(files.map((f) => ({ path: join(ROOT, f), context })))
 			.map((t) => t.path.slice(ROOT.length + 1));
 		expect(sorted.slice(0, 2).sort()).toEqual(['sandbox/x.test.js', 'test/shared/wait/engine.test.ts']);
-		expect(sorted.slice(2).sort()).toEqual(['test/e2e/editor.test.ts', 'test/e2e/engine.test.ts', 'test/e2e/queue/queue-mode.test.ts']);
+		expect(sorted.slice(2, 5).sort()).toEqual(['test/e2e/editor.test.ts', 'test/e2e/engine.test.ts', 'test/e2e/queue/queue-mode.test.ts']);
+		// The n8n 1.x suites last: that n8n is installed after the pinned one.
+		expect(sorted[5]).toBe('test/e2e/versions.test.ts');
+	});
+});
+
+describe('npm test phases (jest.config.js, RUNCOMFY_TEST_PHASE)', () => {
+	const ignoredIn = (phase: string | undefined, file: string): boolean => {
+		const saved = process.env.RUNCOMFY_TEST_PHASE;
+		if (phase === undefined) delete process.env.RUNCOMFY_TEST_PHASE;
+		else process.env.RUNCOMFY_TEST_PHASE = phase;
+		try {
+			let config: { testPathIgnorePatterns: string[] } = { testPathIgnorePatterns: [] };
+			jest.isolateModules(() => {
+				// eslint-disable-next-line @typescript-eslint/no-require-imports
+				config = require('../../jest.config.js') as typeof config;
+			});
+			return config.testPathIgnorePatterns.some((p) => new RegExp(p).test(join(ROOT, file)));
+		} finally {
+			if (saved === undefined) delete process.env.RUNCOMFY_TEST_PHASE;
+			else process.env.RUNCOMFY_TEST_PHASE = saved;
+		}
+	};
+	const files = ['test/e2e/engine.test.ts', 'test/e2e/queue/queue-mode.test.ts', 'test/shared/wait/engine.test.ts', 'sandbox/x.test.js'];
+
+	it('unit runs every suite outside test/e2e, e2e only those inside, together every suite', () => {
+		expect(files.filter((f) => !ignoredIn('unit', f))).toEqual(['test/shared/wait/engine.test.ts', 'sandbox/x.test.js']);
+		expect(files.filter((f) => !ignoredIn('e2e', f))).toEqual(['test/e2e/engine.test.ts', 'test/e2e/queue/queue-mode.test.ts']);
+		expect(files.filter((f) => !ignoredIn(undefined, f))).toEqual(files);
 	});
 });

@@ -205,7 +205,7 @@ async function publishWorkflow(userFolder, workflowId, opts = {}) {
  * Starts `n8n start` on 127.0.0.1 (free port unless given) and waits for /healthz/readiness.
  * Resolves with { url, port, process, logs(), rest (RestClient), stop() }.
  */
-async function startN8n(userFolder, { port, home, env = {}, readyTimeoutMs = 120000, log, echo = false } = {}) {
+async function startN8n(userFolder, { port, home, env = {}, readyTimeoutMs = 5 * 60 * 1000, log, echo = false } = {}) {
 	const n8nHome = home || (await ensureN8n({ log }));
 	const listenPort = port || (await freePort());
 	const brokerPort = await freePort();

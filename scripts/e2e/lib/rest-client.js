@@ -138,6 +138,39 @@ class RestClient {
 		});
 	}
 
+	/**
+	 * Saves a new workflow as the editor does (POST /rest/workflows): a workflow object as prepareWorkflow() returns
+	 * it (the id it carries is kept). Resolves with the stored workflow. Costs no n8n CLI process, unlike importWorkflow().
+	 */
+	async createWorkflow(workflow) {
+		return this.post('/rest/workflows', workflow);
+	}
+
+	/**
+	 * Runs a saved workflow as the editor's "Execute workflow" button does (POST /rest/workflows/:id/run, a manual
+	 * execution from `trigger`, by default its first trigger node) and waits until it has ended. Resolves with the
+	 * execution as getExecution() gives it; fails when n8n started none or it did not end within `timeoutMs`.
+	 */
+	async runManually(workflowId, { trigger, timeoutMs = 4 * 60 * 1000, intervalMs = 200 } = {}) {
+		const name = trigger || (await this.getWorkflow(workflowId)).nodes.find((n) => /trigger$/i.test(n.type))?.name;
+		const started = await this.post(`/rest/workflows/${encodeURIComponent(workflowId)}/run`, { triggerToStartFrom: { name } });
+		if (!started || !started.executionId) throw new Error(`n8n started no execution of workflow ${workflowId}: ${JSON.stringify(started)}`);
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const exec = await this.getExecution(started.executionId).catch((error) => {
+				// Not stored yet: n8n saves a manual execution once it has begun.
+				if (error.status === 404) return undefined;
+				throw error;
+			});
+			if (exec && !['new', 'running', 'waiting', 'unknown'].includes(exec.status)) return exec;
+			if (Date.now() > deadline)
+				throw new Error(
+					`execution ${started.executionId} of workflow ${workflowId} did not end in ${timeoutMs} ms: ${exec && exec.status}`,
+				);
+			await new Promise((r) => setTimeout(r, intervalMs));
+		}
+	}
+
 	/** GET /rest/workflows/:id — the stored workflow (nodes, versionId, activeVersionId, active, staticData...). */
 	async getWorkflow(workflowId) {
 		return this.get(`/rest/workflows/${encodeURIComponent(workflowId)}`);
