@@ -42,12 +42,13 @@
  * Markdown.
  *
  * Usage: npm run bench [-- --only=batch,downloads,cpu,items,memory,pickers,real,detection,detection-n8n,cold-n8n,parking,fire-and-forget]
- *                          [--quick] [--lengths=2000,20000] [--no-queue]
+ *                          [--quick] [--lengths=2000,20000] [--no-queue] [--cold-parts=shares]
  *                          [--out=FILE] [--no-write]
  *                          [--json=FILE] [--from-json=FILE]
  *   --quick      smaller sizes (for trying the script; figures are not representative)
  *   --lengths=2000,20000  detection-n8n and cold-n8n: only these run times (ms); detection-n8n then 2 rounds each
  *   --no-queue   cold-n8n without its queue-mode part (which needs Redis and PostgreSQL)
+ *   --cold-parts=shares  cold-n8n: only these parts (cli, start, queue, shares)
  *   --only       run some sections (BENCHMARKS.md is then only written with --out)
  *   --json       also save the raw figures; --from-json re-renders a saved run without measuring
  */
@@ -98,6 +99,7 @@ function parseArgs(argv) {
 		fromJson: undefined,
 		lengths: undefined,
 		queue: true,
+		coldParts: undefined,
 	};
 	for (const arg of argv) {
 		if (arg === '--quick') opts.quick = true;
@@ -105,6 +107,7 @@ function parseArgs(argv) {
 		else if (arg.startsWith('--from-json=')) opts.fromJson = path.resolve(arg.slice(12));
 		else if (arg === '--no-write') opts.write = false;
 		else if (arg === '--no-queue') opts.queue = false;
+		else if (arg.startsWith('--cold-parts=')) opts.coldParts = arg.slice(13).split(',').filter(Boolean);
 		else if (arg.startsWith('--only='))
 			opts.only = arg
 				.slice(7)
@@ -286,7 +289,12 @@ async function main() {
 		}
 		if (opts.only.includes('cold-n8n')) {
 			log('[bench] cold batches and restarts in the real n8n (n8n execute, n8n start and restart, queue mode)');
-			results.coldN8n = await coldInN8n(sb, { ...cfg.coldN8n, queue: opts.queue, log });
+			results.coldN8n = await coldInN8n(sb, {
+				...cfg.coldN8n,
+				queue: opts.queue,
+				...(opts.coldParts ? { parts: opts.coldParts } : {}),
+				log,
+			});
 		}
 		if (opts.only.includes('parking')) {
 			log('[bench] parking at scale (queue mode)');

@@ -30,6 +30,10 @@ const { behindWebhook, httpLoopWorkflow, nodeWorkflow, promptOnlyModels } = requ
 
 const SPREAD = 0.2;
 const QUEUE_MS = 300;
+/** Share of each run's time `in_queue` in the parts above: on RunComfy a run often waits a good part of its time. */
+const QUEUE_SHARE = 0.4;
+/** The queue-share part: these shares side by side, and runs queued one after another (one instance of the model). */
+const QUEUE_SHARES = [0, 0.4, 0.8, 'one after another'];
 const SEED = 28;
 const REMEMBER = { rememberRunTimes: true };
 const NODE_NAME = 'RunComfy Model';
@@ -379,13 +383,68 @@ async function queuePhase(sb, watch, { lengthsMs, n, modelFor, log }) {
 	}
 }
 
+/**
+ * Queue shares: one `n8n start`; for every (run time, queue share) a batch of the Model node (default wait options,
+ * its first execution of a model of its own) and of the Wait 1 s and 5 s loops, all at once. A share queues that
+ * part of each run's time (`in_queue`, `queue_position`); 'one after another' queues the runs behind each other on
+ * one instance (`capacities: 1`), each of `meanMs / n`, so the batch lasts about `meanMs`.
+ */
+async function sharesPhase(sb, watch, { lengthsMs, n, shares, models, log }) {
+	const keys = ['node', 'wait1', 'wait5'];
+	const cells = lengthsMs.flatMap((meanMs) => shares.flatMap((share) => keys.map((key) => ({ meanMs, share, key }))));
+	if (models.length < cells.length)
+		throw new Error(`the queue-share part needs ${cells.length} prompt-only models, the sandbox has ${models.length}`);
+	cells.forEach((c, i) => (c.model = models[i]));
+	const serial = (c) => typeof c.share !== 'number';
+	await sb.configure({
+		modelDurations: Object.fromEntries(cells.map((c) => [c.model, serial(c) ? c.meanMs / n : c.meanMs])),
+		queueShares: Object.fromEntries(cells.filter((c) => !serial(c)).map((c) => [c.model, c.share])),
+		capacities: Object.fromEntries(cells.filter(serial).map((c) => [c.model, 1])),
+	});
+	const uf = h.createUserFolder();
+	let n8n;
+	try {
+		const credential = h.sandboxCredential(sb);
+		const header = headerCredential(sb);
+		await h.importCredential(uf, [credential, header]);
+		const specs = WEBHOOKS.filter((p) => keys.includes(p.key)).map((p) => ({ ...p, path: `bench-cold-share-${p.key}` }));
+		const workflows = await h.importWorkflow(
+			uf,
+			specs.map((p) => webhookWorkflow(p, { sb, credential, header })),
+		);
+		n8n = await h.startN8n(uf, { readyTimeoutMs: 180_000 });
+		await n8n.rest.setupOwner();
+		for (const wf of workflows) {
+			await n8n.rest.activateWorkflow(wf.id);
+			const st = await n8n.rest.waitForPublication(wf.id);
+			if (st.status !== 'published') throw new Error(`publishing "${wf.name}" ended ${st.status}`);
+		}
+		log(
+			`  cold-n8n: queue shares ${shares.join(', ')} for ${lengthsMs.map((ms) => `${ms / 1000} s`).join(', ')}: ${cells.length} batches at once`,
+		);
+		const tag = (c) => `cold-n8n share ${c.key} ${c.meanMs} ${String(c.share).replace(/ /g, '-')}`;
+		await Promise.all(cells.map((c) => post(`${n8n.url}/webhook/${specs.find((p) => p.key === c.key).path}`, itemsOf(c.model, tag(c), n))));
+		const figures = await Promise.all(cells.map((c) => watch.batch(tag(c), withTag(c.model, tag(c)), n, c.meanMs)));
+		await untilEnded(
+			n8n.rest,
+			workflows.map((wf) => wf.id),
+		);
+		return cells.map((c, i) => ({ meanMs: c.meanMs, share: c.share, key: c.key, ...figures[i] }));
+	} finally {
+		await n8n?.stop();
+		uf.cleanup();
+		await sb.configure({ queueShares: Object.fromEntries(cells.map((c) => [c.model, null])) });
+	}
+}
+
 // ------------------------------------------------------------------------------------------------------------
 
 /**
  * The section; `sb` is the benchmark's sandbox process. `lengthsMs`: mean run times; `n`: runs per batch;
- * `queue`: also the queue-mode part (needs Redis and PostgreSQL).
+ * `queue`: also the queue-mode part (needs Redis and PostgreSQL); `parts`: which of cli, start, queue, shares to run;
+ * `shares`: the queue shares of the shares part.
  */
-async function coldInN8n(sb, { lengthsMs, n, queue = true, log }) {
+async function coldInN8n(sb, { lengthsMs, n, queue = true, parts = ['cli', 'start', 'queue', 'shares'], shares = QUEUE_SHARES, log }) {
 	await h.ensureN8n({ log });
 	const usable = await promptOnlyModels(sb);
 	// One model per (run time, `n8n start` workflow); the `n8n execute` folders and the queue-mode database are
@@ -395,7 +454,7 @@ async function coldInN8n(sb, { lengthsMs, n, queue = true, log }) {
 		throw new Error(`cold-n8n needs ${lengthsMs.length * keys.length} prompt-only models, the sandbox has ${usable.length}`);
 	const modelFor = (meanMs, key) => usable[lengthsMs.indexOf(meanMs) * keys.length + keys.indexOf(key === 'queue' ? 'remember' : key)];
 	const modelDurations = Object.fromEntries(lengthsMs.flatMap((ms) => keys.map((key) => [modelFor(ms, key), ms])));
-	await sb.reset({ spread: SPREAD, queueMs: QUEUE_MS, seed: SEED, drawsPerTarget: true, modelDurations });
+	await sb.reset({ spread: SPREAD, queueMs: QUEUE_MS, queueShare: QUEUE_SHARE, seed: SEED, drawsPerTarget: true, modelDurations });
 	const watch = sandboxWatcher(sb);
 	const started = Date.now();
 	const opts = { lengthsMs, n, modelFor, log };
@@ -405,10 +464,10 @@ async function coldInN8n(sb, { lengthsMs, n, queue = true, log }) {
 		return run(sb, watch, opts);
 	};
 	try {
-		const cli = await part(cliPhase);
-		const start = await part(startPhase);
+		const cli = parts.includes('cli') ? await part(cliPhase) : undefined;
+		const start = parts.includes('start') ? await part(startPhase) : undefined;
 		let queueMode;
-		if (queue) {
+		if (queue && parts.includes('queue')) {
 			try {
 				queueMode = await part(queuePhase);
 			} catch (error) {
@@ -416,7 +475,23 @@ async function coldInN8n(sb, { lengthsMs, n, queue = true, log }) {
 				queueMode = { error: String(error.message).split('\n')[0] };
 			}
 		}
-		return { n, lengthsMs, spread: SPREAD, queueMs: QUEUE_MS, seed: SEED, cli, start, queue: queueMode, sectionMs: Date.now() - started };
+		// Last: it sets its own models' durations, queue shares and capacities.
+		const byShare = parts.includes('shares')
+			? await part((s, w) => sharesPhase(s, w, { lengthsMs, n, shares, models: usable, log }))
+			: undefined;
+		return {
+			n,
+			lengthsMs,
+			spread: SPREAD,
+			queueMs: QUEUE_MS,
+			queueShare: QUEUE_SHARE,
+			seed: SEED,
+			cli,
+			start,
+			shares: byShare,
+			queue: queueMode,
+			sectionMs: Date.now() - started,
+		};
 	} finally {
 		await sb.reset({});
 	}
