@@ -114,7 +114,16 @@ const fetchedAll = (view, runs, count) =>
 function sandboxWatcher(sb) {
 	const view = new SandboxView(sb);
 	let chain = Promise.resolve();
-	const refresh = () => (chain = chain.then(() => view.refresh()));
+	// Once more on a failed request (the sandbox may close an idle keep-alive socket as it is reused); the view
+	// changes only once both of its requests were answered, so nothing is counted twice.
+	const once = async () => {
+		try {
+			await view.refresh();
+		} catch {
+			await view.refresh();
+		}
+	};
+	const refresh = () => (chain = chain.catch(() => undefined).then(once));
 	return {
 		view,
 		refresh,
@@ -204,13 +213,24 @@ function savedKeys(staticData) {
 	return k ? Object.keys(k).length : 0;
 }
 
-async function startPhase(sb, watch, { lengthsMs, n, modelFor, log }) {
+/** A user folder with the node's credential and the loops' header credential (cleaned up if the import fails). */
+async function folderWithCredentials(sb) {
 	const uf = h.createUserFolder();
+	const credential = h.sandboxCredential(sb);
+	const header = headerCredential(sb);
+	try {
+		await h.importCredential(uf, [credential, header]);
+	} catch (error) {
+		uf.cleanup();
+		throw error;
+	}
+	return { uf, credential, header };
+}
+
+async function startPhase(sb, watch, { lengthsMs, n, modelFor, log }) {
+	const { uf, credential, header } = await folderWithCredentials(sb);
 	let n8n;
 	try {
-		const credential = h.sandboxCredential(sb);
-		const header = headerCredential(sb);
-		await h.importCredential(uf, [credential, header]);
 		// The Remember workflow once per run time: n8n writes back the static data an execution loaded at its start,
 		// so of overlapping executions of one workflow only the last to end would keep its run times.
 		const specs = WEBHOOKS.flatMap((p) =>
@@ -398,15 +418,13 @@ async function sharesPhase(sb, watch, { lengthsMs, n, shares, models, log }) {
 	const serial = (c) => typeof c.share !== 'number';
 	await sb.configure({
 		modelDurations: Object.fromEntries(cells.map((c) => [c.model, serial(c) ? c.meanMs / n : c.meanMs])),
-		queueShares: Object.fromEntries(cells.filter((c) => !serial(c)).map((c) => [c.model, c.share])),
+		// One after another: all of each run's time on the instance, none in the shared queue before it.
+		queueShares: Object.fromEntries(cells.map((c) => [c.model, serial(c) ? 0 : c.share])),
 		capacities: Object.fromEntries(cells.filter(serial).map((c) => [c.model, 1])),
 	});
-	const uf = h.createUserFolder();
+	const { uf, credential, header } = await folderWithCredentials(sb);
 	let n8n;
 	try {
-		const credential = h.sandboxCredential(sb);
-		const header = headerCredential(sb);
-		await h.importCredential(uf, [credential, header]);
 		const specs = WEBHOOKS.filter((p) => keys.includes(p.key)).map((p) => ({ ...p, path: `bench-cold-share-${p.key}` }));
 		const workflows = await h.importWorkflow(
 			uf,
