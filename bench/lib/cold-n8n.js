@@ -430,7 +430,8 @@ async function sharesPhase(sb, watch, { lengthsMs, n, shares, models, log }) {
 			uf,
 			specs.map((p) => webhookWorkflow(p, { sb, credential, header })),
 		);
-		n8n = await h.startN8n(uf, { readyTimeoutMs: 180_000 });
+		// A loaded machine (the figures are ratios side by side) may take minutes to start n8n.
+		n8n = await h.startN8n(uf, { readyTimeoutMs: 600_000 });
 		await n8n.rest.setupOwner();
 		for (const wf of workflows) {
 			await n8n.rest.activateWorkflow(wf.id);
