@@ -44,11 +44,12 @@
  * Markdown.
  *
  * Usage: npm run bench [-- --only=batch,downloads,cpu,items,memory,pickers,real,detection,detection-n8n,cold-n8n,parking,fire-and-forget,webhook-ledger]
- *                          [--quick] [--lengths=2000,20000]
+ *                          [--quick] [--lengths=2000,20000] [--cold-parts=shares]
  *                          [--out=FILE] [--no-write]
  *                          [--json=FILE] [--from-json=FILE]
  *   --quick      smaller sizes (for trying the script; figures are not representative)
  *   --lengths=2000,20000  detection-n8n and cold-n8n: only these run times (ms); detection-n8n then 2 rounds each
+ *   --cold-parts=shares  cold-n8n: only these parts (cli, start, shares)
  *   --only       run some sections (bench/results/latest.md is then only written with --out)
  *   --json       also save the raw figures; --from-json re-renders a saved run without measuring
  */
@@ -100,12 +101,14 @@ function parseArgs(argv) {
 		json: undefined,
 		fromJson: undefined,
 		lengths: undefined,
+		coldParts: undefined,
 	};
 	for (const arg of argv) {
 		if (arg === '--quick') opts.quick = true;
 		else if (arg.startsWith('--json=')) opts.json = path.resolve(arg.slice(7));
 		else if (arg.startsWith('--from-json=')) opts.fromJson = path.resolve(arg.slice(12));
 		else if (arg === '--no-write') opts.write = false;
+		else if (arg.startsWith('--cold-parts=')) opts.coldParts = arg.slice(13).split(',').filter(Boolean);
 		else if (arg.startsWith('--only='))
 			opts.only = arg
 				.slice(7)
@@ -286,8 +289,8 @@ async function main() {
 			results.detectionN8n = await detectionInN8n(sb, { ...cfg.detectionN8n, log });
 		}
 		if (opts.only.includes('cold-n8n')) {
-			log('[bench] cold batches in the real n8n (n8n execute, n8n start)');
-			results.coldN8n = await coldInN8n(sb, { ...cfg.coldN8n, log });
+			log('[bench] cold batches in the real n8n (n8n execute, n8n start, queue shares)');
+			results.coldN8n = await coldInN8n(sb, { ...cfg.coldN8n, ...(opts.coldParts ? { parts: opts.coldParts } : {}), log });
 		}
 		if (opts.only.includes('parking')) {
 			log('[bench] parking at scale (queue mode)');

@@ -19,6 +19,8 @@ const HELP = `Usage: npm run sandbox -- [flags]
                               statusSaysFailed, resultNotReady400, patchRequiresName, emptyInferenceBodyRunsDefaults
   --run-ms <n>                mean in_progress time of runs, ms (default 2000)
   --queue-ms <n>              time every run spends in_queue before it may start, ms (default 300)
+  --queue-share <f>           share of each run's time spent in_queue with queue_position, instead of
+                              --queue-ms (0 to 0.95; e.g. 0.4, as on the live service)
   --spread <f>                run times vary by up to ±f of their mean, bell-shaped (default 0.2 here;
                               0 = exact; startSandbox() defaults to 0)
   --seed <n>                  seed of the run-time draws and webhook chaos (default 1)
@@ -92,6 +94,7 @@ async function main() {
 	if (a.quirks) config.quirks = parseQuirkList(a.quirks);
 	if (a['run-ms']) config.runDurationMs = num(a['run-ms'], 'run-ms');
 	if (a['queue-ms']) config.queueMs = num(a['queue-ms'], 'queue-ms');
+	if (a['queue-share'] !== undefined) config.queueShare = num(a['queue-share'], 'queue-share');
 	if (a.spread !== undefined) config.spread = num(a.spread, 'spread');
 	if (a.seed !== undefined) config.seed = num(a.seed, 'seed');
 	if (a['catalog-means']) config.catalogMeans = true;

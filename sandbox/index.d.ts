@@ -93,7 +93,7 @@ export interface SandboxConfig {
 	token?: string;
 	/** Wallet in microdollars. */
 	walletMicrodollars?: number;
-	/** Mean time a model run / deployment request spends in_progress, ms (default 2000). Total = queueMs + capacity wait + this. */
+	/** Mean time a model run / deployment request spends in_progress, ms (default 2000). Total = queueMs + capacity wait + this (with `queueShare`: the whole time but the capacity wait). */
 	runDurationMs?: number;
 	/** Per-model (or per deployment id/name) mean in_progress time, ms; wins over the catalog means and runDurationMs. */
 	modelDurations?: Record<string, number>;
@@ -115,6 +115,13 @@ export interface SandboxConfig {
 	meanScale?: number;
 	/** How long every run stays in_queue before it may start, ms (default 300). */
 	queueMs?: number;
+	/**
+	 * Share of each run's drawn time (its mean: `modelDurations` etc., spread included) spent in_queue with
+	 * `queue_position`, the rest in_progress; replaces `queueMs`. From 0 to 0.95; default none (`queueMs`).
+	 */
+	queueShare?: number;
+	/** Per model id / deployment id / deployment name queue share, overriding `queueShare` (merged key by key). */
+	queueShares?: Record<string, number>;
 	/**
 	 * Concurrent runs per model and per deployment; later runs wait in_queue in FIFO order with `queue_position`
 	 * (counting down as runs ahead start); a run's clock starts when it leaves the queue. 0/undefined = unlimited.

@@ -35,6 +35,8 @@ const DEFAULTS = {
 	capacities: {},
 	workers: 0,
 	modelDurations: {},
+	queueShare: undefined,
+	queueShares: {},
 	trainingStepMs: 10,
 	trainingLoadMs: 0,
 	trainingSaveMs: 0,
@@ -67,7 +69,7 @@ const DEFAULTS = {
 	webhooks: { ...WEBHOOK_DEFAULTS },
 };
 
-const MERGED_KEYS = ['quirks', 'faults', 'modelDurations', 'failingModels', 'capacities', 'webhooks'];
+const MERGED_KEYS = ['quirks', 'faults', 'modelDurations', 'queueShares', 'failingModels', 'capacities', 'webhooks'];
 
 function mergeConfig(base, patch) {
 	const out = { ...base };

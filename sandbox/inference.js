@@ -5,7 +5,7 @@
  */
 const { apiError, validationError, notFound, iso, isPlainObject } = require('./util');
 const { createRun, runState, queuePosition, setCancel, spellCancelled } = require('./runs');
-const { meanRunMs, drawRunMs } = require('./timing');
+const { meanRunMs, drawRunMs, queueSplit } = require('./timing');
 const { getDeployment } = require('./deployments');
 const { validateGraph, validateOverrides, applyOverrides, buildOutputs } = require('./overrides');
 const { webhookRequest } = require('./webhooks');
@@ -83,7 +83,7 @@ function inference(sb, rq) {
 		version: rq.params.ver,
 		instanceId: d.instanceId,
 		meanMs,
-		durationMs: drawRunMs(sb, d.id, meanMs),
+		...queueSplit(sb.config, [d.id, d.name], drawRunMs(sb, d.id, meanMs)),
 		picture: graphPictureSpec(effective),
 	});
 	sb.wallet -= price;

@@ -3,7 +3,7 @@
 const { apiError, validationError, notFound, iso } = require('./util');
 const { validateInputs } = require('./schema');
 const { createRun, runState, queuePosition, setCancel, spellCancelled } = require('./runs');
-const { meanRunMs, drawRunMs } = require('./timing');
+const { meanRunMs, drawRunMs, queueSplit } = require('./timing');
 const { modelPictureSpec } = require('./picture-spec');
 
 const KINDS = ['model', 'workflow', 'inference'];
@@ -150,7 +150,7 @@ function submit(sb, rq) {
 		failure,
 		chargedMicro: price,
 		meanMs,
-		durationMs: drawRunMs(sb, id, meanMs),
+		...queueSplit(sb.config, [id], drawRunMs(sb, id, meanMs)),
 		picture: modelPictureSpec(body, model.input_schema),
 	});
 	sb.wallet -= price;

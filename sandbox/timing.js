@@ -17,6 +17,8 @@ const { mulberry32 } = require('./faults');
 
 /** Above this the lower bound would reach 0 ms. */
 const MAX_SPREAD = 0.9;
+/** A run always spends some of its time in_progress. */
+const MAX_QUEUE_SHARE = 0.95;
 
 /** Separate streams: turning webhook chaos on must not change the run times. */
 const STREAM_SALT = { runTimes: 0, webhookOrder: 0x9e3779b9, webhookDuplicates: 0x85ebca6b };
@@ -41,6 +43,26 @@ function meanRunMs(config, keys, catalogMean) {
 	for (const k of keys) if (k != null && overrides[k] != null) return Math.max(0, Number(overrides[k]) || 0);
 	if (config.catalogMeans && catalogMean > 0) return catalogMean * (config.meanScale ?? 1);
 	return Math.max(0, config.runDurationMs ?? 0);
+}
+
+/**
+ * How a run's drawn time is spent: with a queue share (`queueShares[model id | deployment id | deployment name]`,
+ * else `queueShare`, from 0 to 0.95) that share of it `in_queue` (with `queue_position`) and the rest
+ * `in_progress`, as on the live service where a run often waits a good part of its time; without one, all of it
+ * in_progress after the fixed `queueMs`. Returns the run's `durationMs` and, with a share, its `queueMs`.
+ */
+function queueSplit(config, keys, drawnMs) {
+	const shares = config.queueShares || {};
+	let share = config.queueShare;
+	for (const k of keys)
+		if (k != null && shares[k] != null) {
+			share = shares[k];
+			break;
+		}
+	const s = Number(share);
+	if (share == null || !Number.isFinite(s) || s < 0) return { durationMs: drawnMs };
+	const queueMs = Math.round(drawnMs * Math.min(s, MAX_QUEUE_SHARE));
+	return { queueMs, durationMs: drawnMs - queueMs };
 }
 
 /** The stream the next run of `target` (a model or deployment id) draws from. */
@@ -70,4 +92,4 @@ function drawRunMs(sb, target, mean) {
 	return Math.min(high, Math.max(low, Math.round(mean * (1 + spread * f))));
 }
 
-module.exports = { MAX_SPREAD, seededStream, spreadOf, meanRunMs, drawRunMs, resetDraws, bellFraction };
+module.exports = { MAX_SPREAD, seededStream, spreadOf, meanRunMs, drawRunMs, queueSplit, resetDraws, bellFraction };

@@ -55,6 +55,56 @@ const ok = (c) =>
 			: `NOT met (${c.within ? '' : 'more than 1 s behind the Wait 1 s loop'}${!c.within && !c.cheaper ? ', ' : ''}${c.cheaper ? '' : 'more requests than the Wait 5 s loop'})`
 		: '—';
 
+const shareLabel = (share) => (typeof share === 'number' ? `${share * 100} %` : share);
+
+/** The queue-share part: per (run time, queue share), the node's first execution against the loops beside it. */
+function sharesSection(d, table) {
+	const rows = [];
+	for (const meanMs of d.lengthsMs) {
+		for (const share of [...new Set(d.shares.filter((x) => x.meanMs === meanMs).map((x) => x.share))]) {
+			const b = (key) => d.shares.find((x) => x.meanMs === meanMs && x.share === share && x.key === key);
+			const [node, wait1, wait5] = [b('node'), b('wait1'), b('wait5')];
+			if (!node || !wait1 || !wait5) continue;
+			const behind = node.wallMs - wait1.wallMs;
+			const met = behind <= 1000 && node.requests <= wait5.requests;
+			rows.push([
+				secs(meanMs),
+				shareLabel(share),
+				sec(node.wallMs),
+				sec(wait1.wallMs),
+				sec(wait5.wallMs),
+				`${behind >= 0 ? '+' : '−'}${sec(Math.abs(behind))}`,
+				String(node.requests),
+				String(wait1.requests),
+				String(wait5.requests),
+				met ? 'met' : 'NOT met',
+			]);
+		}
+	}
+	return [
+		'**Queue shares**: one `n8n start`; per run time and queue share, the Model node (default wait options, its first execution of a model of its own) ' +
+			`and the Wait 1 s / 5 s loops, ${d.n} runs each, every batch started at once. A share queues that part of each run's time (\`in_queue\`, \`queue_position\`, spread included); ` +
+			'"one after another": the runs queue behind each other on one instance (`capacities: 1`), each of a tenth of the run time, so the batch lasts about the run time. ' +
+			'Goal: the node within 1 s of the Wait 1 s loop, with no more requests (status + result) than the Wait 5 s loop.',
+		'',
+		table(
+			[
+				'Run time',
+				'Queued',
+				'Node',
+				'Wait 1 s loop',
+				'Wait 5 s loop',
+				'Node − Wait 1 s',
+				'Node requests',
+				'Wait 1 s requests',
+				'Wait 5 s requests',
+				'Goal',
+			],
+			rows,
+		),
+	].join('\n');
+}
+
 function coldN8nSection(d, table) {
 	const rows = d.lengthsMs.flatMap((meanMs) => batchesOf(d, meanMs).map(([label, b]) => [secs(meanMs), label, ...cells(b)]));
 	const ex = d.start?.executions || {};
@@ -75,7 +125,7 @@ function coldN8nSection(d, table) {
 		'## Cold batches in the real n8n',
 		'',
 		`n8n ${h.N8N_VERSION} with the package installed as a community package; batches of ${d.n} runs of one model, each run's time drawn within ±${d.spread * 100} % of the mean ` +
-			`after ${d.queueMs} ms in the sandbox's queue; the n-th run of every model gets the same draw (the sandbox's \`drawsPerTarget\`, restarted for each part below), so a batch and the loops beside it wait for the same run times. **Wall time**: from the batch's first submit to the last result fetch that found its run ended (what the workflow waits for), from the sandbox's log; ` +
+			`${d.queueShare != null ? `with ${d.queueShare * 100} % of it` : `after ${d.queueMs} ms`} in the sandbox's queue (\`in_queue\`, \`queue_position\`); the n-th run of every model gets the same draw (the sandbox's \`drawsPerTarget\`, restarted for each part below), so a batch and the loops beside it wait for the same run times. **Wall time**: from the batch's first submit to the last result fetch that found its run ended (what the workflow waits for), from the sandbox's log; ` +
 			"**last end → last result**: from the last run's end to that fetch; **first request**: the batch's first status or result request after its run's submit; " +
 			"**requests**: the batch's status and result requests (every run needs one result fetch). " +
 			'`n8n execute` (mode cli): the Model node, a process of its own per run time (one user folder each, side by side). ' +
@@ -93,6 +143,7 @@ function coldN8nSection(d, table) {
 				`\`n8n execute\`: ${v.cli?.text ?? '—'}: ${ok(v.cli)}.`,
 		);
 	}
+	if (d.shares) out.push('', sharesSection(d, table));
 	return out.join('\n');
 }
 

@@ -24,6 +24,10 @@ const { behindWebhook, httpLoopWorkflow, nodeWorkflow, promptOnlyModels } = requ
 
 const SPREAD = 0.2;
 const QUEUE_MS = 300;
+/** Share of each run's time `in_queue` in the parts above: on RunComfy a run often waits a good part of its time. */
+const QUEUE_SHARE = 0.4;
+/** The queue-share part: these shares side by side, and runs queued one after another (one instance of the model). */
+const QUEUE_SHARES = [0, 0.4, 0.8, 'one after another'];
 const SEED = 28;
 const NODE_NAME = 'RunComfy Model';
 
@@ -100,7 +104,16 @@ const fetchedAll = (view, runs, count) =>
 function sandboxWatcher(sb) {
 	const view = new SandboxView(sb);
 	let chain = Promise.resolve();
-	const refresh = () => (chain = chain.then(() => view.refresh()));
+	// Once more on a failed request (the sandbox may close an idle keep-alive socket as it is reused); the view
+	// changes only once both of its requests were answered, so nothing is counted twice.
+	const once = async () => {
+		try {
+			await view.refresh();
+		} catch {
+			await view.refresh();
+		}
+	};
+	const refresh = () => (chain = chain.catch(() => undefined).then(once));
 	return {
 		view,
 		refresh,
@@ -178,13 +191,24 @@ async function cliPhase(sb, watch, { lengthsMs, n, modelFor, log }) {
 	);
 }
 
-async function startPhase(sb, watch, { lengthsMs, n, modelFor, log }) {
+/** A user folder with the node's credential and the loops' header credential (cleaned up if the import fails). */
+async function folderWithCredentials(sb) {
 	const uf = h.createUserFolder();
+	const credential = h.sandboxCredential(sb);
+	const header = headerCredential(sb);
+	try {
+		await h.importCredential(uf, [credential, header]);
+	} catch (error) {
+		uf.cleanup();
+		throw error;
+	}
+	return { uf, credential, header };
+}
+
+async function startPhase(sb, watch, { lengthsMs, n, modelFor, log }) {
+	const { uf, credential, header } = await folderWithCredentials(sb);
 	let n8n;
 	try {
-		const credential = h.sandboxCredential(sb);
-		const header = headerCredential(sb);
-		await h.importCredential(uf, [credential, header]);
 		const specs = WEBHOOKS.map((p) => ({ ...p, path: `bench-cold-${p.key}` }));
 		const workflows = await h.importWorkflow(
 			uf,
@@ -250,12 +274,66 @@ async function untilEnded(rest, workflowIds) {
 	}
 }
 
+/**
+ * Queue shares: one `n8n start`; for every (run time, queue share) a batch of the Model node (default wait options,
+ * its first execution of a model of its own) and of the Wait 1 s and 5 s loops, all at once. A share queues that
+ * part of each run's time (`in_queue`, `queue_position`); 'one after another' queues the runs behind each other on
+ * one instance (`capacities: 1`), each of `meanMs / n`, so the batch lasts about `meanMs`.
+ */
+async function sharesPhase(sb, watch, { lengthsMs, n, shares, models, log }) {
+	const keys = ['node', 'wait1', 'wait5'];
+	const cells = lengthsMs.flatMap((meanMs) => shares.flatMap((share) => keys.map((key) => ({ meanMs, share, key }))));
+	if (models.length < cells.length)
+		throw new Error(`the queue-share part needs ${cells.length} prompt-only models, the sandbox has ${models.length}`);
+	cells.forEach((c, i) => (c.model = models[i]));
+	const serial = (c) => typeof c.share !== 'number';
+	await sb.configure({
+		modelDurations: Object.fromEntries(cells.map((c) => [c.model, serial(c) ? c.meanMs / n : c.meanMs])),
+		// One after another: all of each run's time on the instance, none in the shared queue before it.
+		queueShares: Object.fromEntries(cells.map((c) => [c.model, serial(c) ? 0 : c.share])),
+		capacities: Object.fromEntries(cells.filter(serial).map((c) => [c.model, 1])),
+	});
+	const { uf, credential, header } = await folderWithCredentials(sb);
+	let n8n;
+	try {
+		const specs = WEBHOOKS.filter((p) => keys.includes(p.key)).map((p) => ({ ...p, path: `bench-cold-share-${p.key}` }));
+		const workflows = await h.importWorkflow(
+			uf,
+			specs.map((p) => webhookWorkflow(p, { sb, credential, header })),
+		);
+		// A loaded machine (the figures are ratios side by side) may take minutes to start n8n.
+		n8n = await h.startN8n(uf, { readyTimeoutMs: 600_000 });
+		await n8n.rest.setupOwner();
+		for (const wf of workflows) {
+			await n8n.rest.activateWorkflow(wf.id);
+			const st = await n8n.rest.waitForPublication(wf.id);
+			if (st.status !== 'published') throw new Error(`publishing "${wf.name}" ended ${st.status}`);
+		}
+		log(
+			`  cold-n8n: queue shares ${shares.join(', ')} for ${lengthsMs.map((ms) => `${ms / 1000} s`).join(', ')}: ${cells.length} batches at once`,
+		);
+		const tag = (c) => `cold-n8n share ${c.key} ${c.meanMs} ${String(c.share).replace(/ /g, '-')}`;
+		await Promise.all(cells.map((c) => post(`${n8n.url}/webhook/${specs.find((p) => p.key === c.key).path}`, itemsOf(c.model, tag(c), n))));
+		const figures = await Promise.all(cells.map((c) => watch.batch(tag(c), withTag(c.model, tag(c)), n, c.meanMs)));
+		await untilEnded(
+			n8n.rest,
+			workflows.map((wf) => wf.id),
+		);
+		return cells.map((c, i) => ({ meanMs: c.meanMs, share: c.share, key: c.key, ...figures[i] }));
+	} finally {
+		await n8n?.stop();
+		uf.cleanup();
+		await sb.configure({ queueShares: Object.fromEntries(cells.map((c) => [c.model, null])) });
+	}
+}
+
 // ------------------------------------------------------------------------------------------------------------
 
 /**
- * The section; `sb` is the benchmark's sandbox process. `lengthsMs`: mean run times; `n`: runs per batch.
+ * The section; `sb` is the benchmark's sandbox process. `lengthsMs`: mean run times; `n`: runs per batch;
+ * `parts`: which of cli, start, shares to run; `shares`: the queue shares of the shares part.
  */
-async function coldInN8n(sb, { lengthsMs, n, log }) {
+async function coldInN8n(sb, { lengthsMs, n, parts = ['cli', 'start', 'shares'], shares = QUEUE_SHARES, log }) {
 	await h.ensureN8n({ log });
 	const usable = await promptOnlyModels(sb);
 	// One model per (run time, `n8n start` workflow); the `n8n execute` folders are separate, so they reuse the
@@ -265,7 +343,7 @@ async function coldInN8n(sb, { lengthsMs, n, log }) {
 		throw new Error(`cold-n8n needs ${lengthsMs.length * keys.length} prompt-only models, the sandbox has ${usable.length}`);
 	const modelFor = (meanMs, key) => usable[lengthsMs.indexOf(meanMs) * keys.length + keys.indexOf(key)];
 	const modelDurations = Object.fromEntries(lengthsMs.flatMap((ms) => keys.map((key) => [modelFor(ms, key), ms])));
-	await sb.reset({ spread: SPREAD, queueMs: QUEUE_MS, seed: SEED, drawsPerTarget: true, modelDurations });
+	await sb.reset({ spread: SPREAD, queueMs: QUEUE_MS, queueShare: QUEUE_SHARE, seed: SEED, drawsPerTarget: true, modelDurations });
 	const watch = sandboxWatcher(sb);
 	const started = Date.now();
 	const opts = { lengthsMs, n, modelFor, log };
@@ -275,9 +353,24 @@ async function coldInN8n(sb, { lengthsMs, n, log }) {
 		return run(sb, watch, opts);
 	};
 	try {
-		const cli = await part(cliPhase);
-		const start = await part(startPhase);
-		return { n, lengthsMs, spread: SPREAD, queueMs: QUEUE_MS, seed: SEED, cli, start, sectionMs: Date.now() - started };
+		const cli = parts.includes('cli') ? await part(cliPhase) : undefined;
+		const start = parts.includes('start') ? await part(startPhase) : undefined;
+		// Last: it sets its own models' durations, queue shares and capacities.
+		const byShare = parts.includes('shares')
+			? await part((s, w) => sharesPhase(s, w, { lengthsMs, n, shares, models: usable, log }))
+			: undefined;
+		return {
+			n,
+			lengthsMs,
+			spread: SPREAD,
+			queueMs: QUEUE_MS,
+			queueShare: QUEUE_SHARE,
+			seed: SEED,
+			cli,
+			start,
+			shares: byShare,
+			sectionMs: Date.now() - started,
+		};
 	} finally {
 		await sb.reset({});
 	}

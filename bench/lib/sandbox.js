@@ -33,11 +33,15 @@ async function startSandboxProcess(config = {}) {
 	child.stdout.resume();
 	const control = `${info.urls.modelApi}/__sandbox`;
 	const call = async (method, p, body) => {
-		const res = await fetch(`${control}${p}`, {
-			method,
-			headers: body === undefined ? {} : { 'content-type': 'application/json' },
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
+		const send = () =>
+			fetch(`${control}${p}`, {
+				method,
+				headers: body === undefined ? {} : { 'content-type': 'application/json' },
+				body: body === undefined ? undefined : JSON.stringify(body),
+			});
+		// Once more when the connection drops before an answer (the sandbox closing an idle keep-alive socket as it
+		// is reused, on a loaded machine): every control request may be sent twice.
+		const res = await send().catch(send);
 		const text = await res.text();
 		if (!res.ok) throw new Error(`sandbox ${method} ${p} -> ${res.status} ${text.slice(0, 500)}`);
 		return text ? JSON.parse(text) : undefined;

@@ -127,6 +127,33 @@ describe('sandbox run times and queueing', () => {
 		});
 	});
 
+	describe('queue share', () => {
+		it('spends a share of each drawn run time in_queue with queue_position, per test and per model, spread included', async () => {
+			sb.configure({ runDurationMs: 600, spread: 0.2, seed: 3, queueShare: 0.5, queueShares: { [STABLE_MODELS.textToImage]: 0.8 } });
+			const ids = [await submitModel(), await submitModel(), await submitModel(STABLE_MODELS.textToImage), await submitDeployment()];
+			const status = async (id: string) => (await client(sb).get(`${M()}/v1/requests/${id}/status`)).data;
+			expect((await Promise.all(ids.slice(0, 3).map(status))).map((s) => [s.status, s.queue_position])).toEqual([
+				['in_queue', 1],
+				['in_queue', 2],
+				['in_queue', 1],
+			]);
+			const done = await pollUntil(
+				async () => ids.map(runOf),
+				(runs) => runs.every((r) => r.status === 'completed'),
+			);
+			const shares = [0.5, 0.5, 0.8, 0.5];
+			done.forEach((r, i) => {
+				const queued = (r.startedAt as number) - r.createdAt;
+				const total = (r.finishedAt as number) - r.createdAt;
+				expect(total).toBeGreaterThanOrEqual(480);
+				expect(total).toBeLessThanOrEqual(720);
+				expect(queued).toBe(Math.round(total * shares[i]));
+				expect(r.durationMs).toBe(total - queued);
+			});
+			expect((done[0].finishedAt as number) - done[0].createdAt).not.toBe((done[1].finishedAt as number) - done[1].createdAt);
+		});
+	});
+
 	describe('capacity', () => {
 		it('queues model runs beyond the capacity per model in FIFO order; other models are not held up', async () => {
 			sb.configure({ queueMs: 0, runDurationMs: 60_000, capacity: 2 });

@@ -12,8 +12,8 @@
  *
  * A run seen ended leaves at once, so the batch's ticks go on while its result is fetched; one that succeeded
  * then wakes the rest, even when nothing could be learned from it (they go on with the plain backoff); one that
- * failed or was cancelled only leaves. A run seen queued leaves and follows the queue rules, and one answered 429
- * leaves to wait out its Retry-After on its own. No run stays silent longer than SILENT_INTERVALS × Max Poll Interval, so a lost wake-up costs
+ * failed or was cancelled only leaves. A run seen queued stays (the runs of a batch queue alike, so the time from
+ * submit of the first to end teaches the rest); one answered 429 leaves to wait out its Retry-After on its own. No run stays silent longer than SILENT_INTERVALS × Max Poll Interval, so a lost wake-up costs
  * polls, never the run. A single cold run keeps the plain backoff (nothing to share).
  */
 

@@ -21,14 +21,16 @@ import { ColdGroup } from './coldBatch';
 import { resolveOptions } from './options';
 import type { DurationSample } from './distribution';
 import type { DurationStore } from './learning';
+import type { Learned } from './schedule';
 import { JobSchedule } from './schedule';
 import type { PollResult, WaitJob, WaitOptions, WaitOutcome } from './types';
 
-/** The `total` sample each finished job taught, until the service's timestamps of the run narrow it. */
-const learnedTotals = new WeakMap<WaitJob, { store: DurationStore; key: string; sample: DurationSample }>();
+/** The samples each finished job taught, until the service's timestamps of the run narrow them. */
+const learnedTotals = new WeakMap<WaitJob, { store: DurationStore; key: string; learned: Learned }>();
 
 /**
- * Narrows what a finished job taught about its run time (ms from its `submittedAt` to its end) to `window`,
+ * Narrows what a finished job taught about its run time (ms from its `submittedAt` to its end) to `window`, and
+ * its `run` time (from its start, when it was seen queued) to the same end,
  * from the service's own timestamps of the run: the polls only bracket the end between two requests (seconds
  * apart while the plain backoff runs), the timestamps place it within their resolution. Called once, after the
  * wait; a window that does not overlap what the polls saw is ignored (the timestamps then mean something else).
@@ -39,7 +41,10 @@ export function narrowRunTime(job: WaitJob, window: DurationSample): void {
 	if (!learned) return;
 	learnedTotals.delete(job);
 	try {
-		learned.store.narrow(learned.key, learned.sample, window);
+		const { total, run } = learned.learned;
+		if (total) learned.store.narrow(learned.key, total, window);
+		// The run's own time: the same end, counted from its start.
+		if (run) learned.store.narrow(learned.key, run.sample, { lo: window.lo - run.startOffset, hi: window.hi - run.startOffset }, 'run');
 	} catch {
 		// learning must never break the job flow
 	}
@@ -253,8 +258,9 @@ export async function waitForAll(
 				}
 				if (isTerminal(result.state) || (result.state === 'cancelling' && !o.followCancellation)) {
 					try {
-						const total = schedule.finished(at, result.state);
-						if (total && job.timingKey) learnedTotals.set(job, { store: o.durations, key: job.timingKey, sample: total });
+						const learned = schedule.finished(at, result.state);
+						if ((learned.total || learned.run) && job.timingKey)
+							learnedTotals.set(job, { store: o.durations, key: job.timingKey, learned });
 					} catch {
 						// learning must never break the wait
 					}
@@ -267,7 +273,7 @@ export async function waitForAll(
 				if (pollResult && result.state !== 'queued') schedule.refuseResultPolls();
 				waitMs = schedule.afterPoll(at, now, result.state, progress.record, o.learning ? result.steps : undefined);
 				if (group?.has(sleeper)) {
-					// Seen queued: the queue rules decide its polls, not the batch.
+					// Following a plan now: the plan decides its polls, not the batch.
 					if (schedule.coldKey() === undefined) group.leave(sleeper, now);
 					else {
 						group.polled(sleeper, at);
@@ -339,19 +345,22 @@ function coldGroupsOf(
 	members: ColdMember[],
 	settings: { start: number; firstPollDelayMs: number; initialIntervalMs: number; maxIntervalMs: number },
 ): Map<string, ColdGroup> {
-	const byKey = new Map<string, ColdMember[]>();
+	const byKey = new Map<string, number[]>();
 	schedules.forEach((schedule, index) => {
 		const key = schedule.coldKey();
 		if (key === undefined) return;
 		const list = byKey.get(key) ?? [];
-		list.push(members[index]);
+		list.push(index);
 		byKey.set(key, list);
 	});
 	const groups = new Map<string, ColdGroup>();
 	for (const [key, list] of byKey) {
 		if (list.length < 2) continue;
 		const group = new ColdGroup(settings);
-		for (const member of list) group.join(member);
+		for (const index of list) {
+			group.join(members[index]);
+			schedules[index].inColdBatch = true;
+		}
 		groups.set(key, group);
 	}
 	return groups;

@@ -14,7 +14,8 @@
  * rest of the batch can follow a plan that has learned from its early runs without being pulled early by them.
  *
  * Sources (all in ms):
- * - `total`: from submit to the end. Used when the run is not seen waiting in a queue.
+ * - `total`: from submit to the end. Learned from runs not seen waiting in a queue, and from the runs of a batch
+ *   that queued together (./coldBatch). Used unless a run seen queued has its `run` durations.
  * - `run`: from the start of the run (the midpoint between the last queued poll and the first in-progress
  *   poll) to the end. Used after a run was seen waiting in a queue. Only learned when that start is known
  *   closely (see `MAX_START_UNCERTAINTY`).
@@ -123,7 +124,7 @@ export class DurationStore {
 	}
 
 	/**
-	 * Narrows a `total` sample recorded earlier (the same object) to the part of it that `window` confirms, from
+	 * Narrows a `total` (or `run`) sample recorded earlier (the same object) to the part of it that `window` confirms, from
 	 * the service's own timestamps of the run. Ignored when the sample is gone or the two do not overlap. From
 	 * then on the key's plans leave out the poll at the lower end (the timestamps teach each run's time), so a
 	 * run that ended well before the lower end of what was learned means the runs got faster: the older samples
@@ -132,14 +133,21 @@ export class DurationStore {
 	 * few close samples did not expect; it is learned like any other (dropping the rest for it would leave a plan
 	 * made from that one run).
 	 */
-	narrow(key: string, sample: DurationSample, window: DurationSample): void {
+	narrow(key: string, sample: DurationSample, window: DurationSample, source: 'total' | 'run' = 'total'): void {
 		const entry = this.entries.get(key);
-		const list = entry?.samples.total;
+		const list = entry?.samples[source];
 		const index = list ? list.indexOf(sample) : -1;
 		if (!entry || !list || index < 0) return;
 		const lo = Math.max(sample.lo, window.lo);
 		const hi = Math.min(sample.hi, window.hi);
 		if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 0 || hi < lo) return;
+		if (source === 'run') {
+			// A `run` sample keeps its start's uncertainty; the timestamps only place its end.
+			entry.samples.run = list.map((s, k) => (k === index ? { lo, hi } : s));
+			entry.plans.clear();
+			entry.fits.clear();
+			return;
+		}
 		const learned = endDistribution(list.filter((_, k) => k !== index));
 		const faster = learned !== undefined && hi < learned.lo - (learned.median - learned.lo);
 		entry.samples.total = faster ? [{ lo, hi }] : list.map((s, k) => (k === index ? { lo, hi } : s));

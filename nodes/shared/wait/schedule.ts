@@ -5,7 +5,8 @@
  *   `firstPollDelayMs`, then `initialIntervalMs` growing ×`backoffFactor` up to `maxIntervalMs`, each interval
  *   spread by ±`jitter`).
  * - A key with learned durations (./learning): the job follows a plan (./planner), anchored at `submittedAt` (the
- *   `total` durations) or, once seen queued, at the start of the run (the `run` durations, else `total`). Past the
+ *   `total` durations) or, once seen queued and then going, at the start of the run when
+ *   the `run` durations are known. Past the
  *   plan's upper end, the plain backoff again from the first interval. `firstPollDelayMs` still holds;
  *   `maxIntervalMs` bounds only the backoff (a plan may stay silent longer: the run is known not to end then).
  * - Faster runs: one already finished at the plan's first poll (at the lower end) drops what the key learned.
@@ -64,6 +65,12 @@ export const REPLAN_GROWTH = 1.5;
 /** …and at least this many more. */
 export const REPLAN_MIN_NEW = 3;
 
+/** What a finished run taught (`JobSchedule.finished`). */
+export interface Learned {
+	total?: DurationSample;
+	run?: { sample: DurationSample; startOffset: number };
+}
+
 const positionOf = (record: IDataObject): number | undefined => {
 	const raw = record.queue_position;
 	const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
@@ -83,6 +90,9 @@ export class JobSchedule {
 	private lastGoingAt: number | undefined;
 
 	private seenQueued = false;
+
+	/** Waited for as part of a cold batch (./coldBatch): its runs queue alike, so a queued run teaches its time from submit. */
+	inColdBatch = false;
 
 	private firstQueued: { at: number; position: number } | undefined;
 
@@ -169,9 +179,10 @@ export class JobSchedule {
 		if (state === 'running' && !this.start) {
 			this.start = { lo: previous ?? this.submittedAt, hi: at };
 			if (key && this.seenQueued) {
-				const anchor = (this.start.lo + this.start.hi) / 2;
+				// The run's own time from its start, else the time from submit (which counts a queue like this one).
 				const run = this.planOf(key, 'run');
-				this.follow(run ?? this.planOf(key, 'total'), anchor, run ? 'run' : 'total');
+				if (run) this.follow(run, (this.start.lo + this.start.hi) / 2, 'run');
+				else if (!this.plan) this.follow(this.planOf(key, 'total'), this.submittedAt, 'total');
 			}
 		}
 		if (this.plan && key && state === 'running') this.learnFromBatch(key, at);
@@ -189,10 +200,10 @@ export class JobSchedule {
 		return state === 'running' ? this.untilStepsEnd(now, backoff) : backoff;
 	}
 
-	/** The job's key while it follows no learned plan and was not seen queued: it can wait as part of a cold batch. */
+	/** The job's key while it follows no learned plan: it can wait as part of a cold batch, queued or not. */
 	coldKey(): string | undefined {
 		const key = this.job.timingKey;
-		return key && !this.plan && !this.seenQueued ? key : undefined;
+		return key && !this.plan ? key : undefined;
 	}
 
 	/**
@@ -274,32 +285,37 @@ export class JobSchedule {
 	}
 
 	/**
-	 * The job was seen finished by the poll around `at`: learn from a successful run. Returns the `total` sample
-	 * it learned, if any, so the service's timestamps of the run can narrow it later (`narrowRunTime`).
+	 * The job was seen finished by the poll around `at`: learn from a successful run. Returns the samples it
+	 * learned, so the service's timestamps of the run can narrow them later (`narrowRunTime`): `total`, and `run`
+	 * with the ms from submit to the run's start it is counted from.
 	 */
-	finished(at: number, state: RunState): DurationSample | undefined {
+	finished(at: number, state: RunState): Learned {
 		this.dropPlan();
 		const key = this.job.timingKey;
-		if (!key || state !== 'succeeded') return undefined;
+		if (!key || state !== 'succeeded') return {};
 		const store = this.options.durations;
 		if (this.lastGoingAt === undefined && this.firstPollPlanned) {
 			// Finished before the lower end of what was learned: the runs got faster. Start learning again.
 			store.forget(key);
-			return undefined;
+			return {};
 		}
 		const endLo = this.lastGoingAt ?? this.submittedAt;
-		const total = this.seenQueued ? undefined : store.record(key, 'total', { lo: endLo - this.submittedAt, hi: at - this.submittedAt });
-		this.learnRun(key, endLo, at);
-		return total;
+		// A queued run's time from submit holds for the runs queued with it, not for runs behind another queue.
+		const total =
+			this.seenQueued && !this.inColdBatch
+				? undefined
+				: store.record(key, 'total', { lo: endLo - this.submittedAt, hi: at - this.submittedAt });
+		return { total, ...this.learnRun(key, endLo, at) };
 	}
 
 	/** Learns the `run` and `queueStep` durations of a run seen queued and then in progress. */
-	private learnRun(key: string, endLo: number, at: number): void {
+	private learnRun(key: string, endLo: number, at: number): Pick<Learned, 'run'> {
 		const store = this.options.durations;
-		if (!this.start) return;
+		if (!this.start) return {};
 		const startMid = (this.start.lo + this.start.hi) / 2;
 		const run = { lo: endLo - startMid, hi: at - startMid };
-		if (this.start.hi - this.start.lo <= MAX_START_UNCERTAINTY * ((run.lo + run.hi) / 2)) store.record(key, 'run', run);
+		const sample =
+			this.start.hi - this.start.lo <= MAX_START_UNCERTAINTY * ((run.lo + run.hi) / 2) ? store.record(key, 'run', run) : undefined;
 		if (this.firstQueued) {
 			const { at: queuedAt, position } = this.firstQueued;
 			store.record(key, 'queueStep', {
@@ -307,6 +323,7 @@ export class JobSchedule {
 				hi: Math.max(0, this.start.hi - queuedAt) / position,
 			});
 		}
+		return sample ? { run: { sample, startOffset: startMid - this.submittedAt } } : {};
 	}
 
 	private queuedWait(key: string, position: number | undefined): number {

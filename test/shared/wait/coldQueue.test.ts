@@ -1,0 +1,147 @@
+/**
+ * A cold batch whose runs wait `in_queue` first, as on RunComfy (./coldBatch.ts): a share of each run's time
+ * queued with a `queue_position`, or the runs queued one after another (one instance), against the loops a user
+ * builds without the package, side by side on the virtual clock.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { DurationStore, narrowRunTime, timingKey, waitForAll } from '../../../nodes/shared/wait';
+import type { WaitJob, WaitOutcome } from '../../../nodes/shared/wait';
+import { VirtualClock, modelRun, spreadRuns } from './helpers';
+
+const KEY = timingKey('model', 'acme/queued');
+
+/** One run: queued until `startMs` after the submit (at `position(elapsed)`), in progress until `endMs`. */
+interface QueuedRun {
+	startMs: number;
+	endMs: number;
+	position: (elapsedMs: number) => number;
+}
+
+/** Runs submitted together, each `share` of its time queued (all start at once when the queue lets them). */
+function sharedQueue(ends: number[], share: number): QueuedRun[] {
+	const starts = ends.map((end) => end * share);
+	// Positions count the runs still queued ahead, as the sandbox does.
+	return ends.map((endMs, i) => ({
+		startMs: starts[i],
+		endMs,
+		position: (t) => 1 + starts.filter((s, j) => j < i && s > t).length,
+	}));
+}
+
+/** Runs queued one after another (a deployment with one instance): run i starts when run i − 1 ends. */
+function oneAfterAnother(runMs: number[], queueMs = 300): QueuedRun[] {
+	const runs: QueuedRun[] = [];
+	let at = queueMs;
+	for (const ms of runMs) {
+		runs.push({ startMs: at, endMs: at + ms, position: () => 0 });
+		at += ms;
+	}
+	return runs.map((run, i) => ({ ...run, position: (t) => 1 + runs.filter((r, j) => j < i && r.startMs > t).length }));
+}
+
+interface Measured {
+	end: number;
+	requests: number;
+	lastEnd: number;
+}
+
+/** What the node does: wait, fetch each result when its run is seen ended, learn its time from its timestamps. */
+async function nodeBatch(runs: QueuedRun[], store = new DurationStore()): Promise<Measured & { store: DurationStore }> {
+	const clock = new VirtualClock();
+	const submittedAt = clock.now();
+	let requests = 0;
+	const seenAt: number[] = [];
+	const jobs = runs.map((run, i): WaitJob => {
+		const answer = (withResult: boolean) => {
+			requests++;
+			const t = clock.now() - submittedAt;
+			if (t < run.startMs) return { state: 'queued' as const, record: { status: 'in_queue', queue_position: run.position(t) } };
+			if (t < run.endMs) return { state: 'running' as const, record: { status: 'in_progress' } };
+			const record: IDataObject = { status: 'succeeded' };
+			return { state: 'succeeded' as const, record, ...(withResult ? { result: record } : {}) };
+		};
+		return {
+			itemIndex: i,
+			id: `run${i}`,
+			timingKey: KEY,
+			submittedAt,
+			poll: async () => answer(false),
+			pollResult: async () => answer(true),
+		};
+	});
+	const onDone = async (o: Extract<WaitOutcome, { kind: 'done' }>) => {
+		const run = runs[o.job.itemIndex];
+		if (!o.result) requests++;
+		narrowRunTime(o.job, { lo: Math.max(0, run.endMs - 50), hi: run.endMs + 50 });
+		seenAt.push(clock.now());
+	};
+	const outcomes = await clock.run(waitForAll(jobs, modelRun(store, { onDone }), undefined, clock));
+	expect(outcomes.every((o) => o.kind === 'done')).toBe(true);
+	return { end: Math.max(...seenAt), requests, lastEnd: Math.max(...runs.map((r) => r.endMs)), store };
+}
+
+/** A Wait `everyMs` loop: every pending run's status after each wait, then one result fetch per ended run. */
+function loop(runs: QueuedRun[], everyMs: number): Measured {
+	const seen = runs.map((r) => Math.ceil(r.endMs / everyMs) * everyMs);
+	return {
+		end: Math.max(...seen),
+		requests: seen.reduce((n, t) => n + t / everyMs + 1, 0),
+		lastEnd: Math.max(...runs.map((r) => r.endMs)),
+	};
+}
+
+/** Node vs loops over five seeds of 10 runs: the mean and the largest lateness behind the Wait 1 s loop. */
+async function compare(batch: (seed: number) => QueuedRun[]) {
+	const late: number[] = [];
+	const requests: number[] = [];
+	for (const seed of [1, 2, 3, 4, 5]) {
+		const runs = batch(seed);
+		const node = await nodeBatch(runs);
+		late.push(node.end - loop(runs, 1000).end);
+		requests.push(node.requests / loop(runs, 5000).requests);
+	}
+	// Requests: the most of any seed, as a share of the Wait 5 s loop's on the same runs.
+	return { meanLate: late.reduce((a, b) => a + b, 0) / late.length, maxLate: Math.max(...late), requests: Math.max(...requests) };
+}
+
+describe('a cold batch of 10 runs that queue first', () => {
+	it.each([
+		['2 s', 0.4, 2000],
+		['2 s', 0.8, 2000],
+		['20 s', 0.4, 20_000],
+		['20 s', 0.8, 20_000],
+		['60 s', 0.4, 60_000],
+		['60 s', 0.8, 60_000],
+	])(
+		'runs of %s, a share of %p queued: ends about with a Wait 1 s loop, with no more requests than a Wait 5 s loop',
+		async (_, share, meanMs) => {
+			const { meanLate, maxLate, requests } = await compare((seed) => sharedQueue(spreadRuns(meanMs, 10, seed), share));
+			expect(requests).toBeLessThanOrEqual(1);
+			expect(meanLate).toBeLessThanOrEqual(1000);
+			expect(maxLate).toBeLessThanOrEqual(2000);
+		},
+	);
+
+	it('runs seen queued are planned like the first one that ended: the queue shares leave the batch as without a queue', async () => {
+		const ends = spreadRuns(20_000, 10, 2);
+		const unqueued = await nodeBatch(sharedQueue(ends, 0));
+		for (const share of [0.4, 0.8]) {
+			const queued = await nodeBatch(sharedQueue(ends, share));
+			expect({ share, end: queued.end, requests: queued.requests }).toEqual({ share, end: unqueued.end, requests: unqueued.requests });
+		}
+	});
+
+	it('runs of 2 s queued one after another (one instance): ends about with a Wait 1 s loop, with about the requests of a Wait 5 s loop', async () => {
+		const { meanLate, maxLate, requests } = await compare((seed) => oneAfterAnother(spreadRuns(2000, 10, seed)));
+		expect(meanLate).toBeLessThanOrEqual(1000);
+		expect(maxLate).toBeLessThanOrEqual(2000);
+		// A few polls land on runs still queued behind others: at most a tenth more than the loop's.
+		expect(requests).toBeLessThanOrEqual(1.1);
+	});
+
+	it('a batch that queued teaches the time from submit to end', async () => {
+		const { store } = await nodeBatch(sharedQueue(spreadRuns(20_000, 10, 7), 0.8));
+		expect(store.plan(KEY, 'total', 300)).toBeDefined();
+	});
+});
