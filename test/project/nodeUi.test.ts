@@ -64,6 +64,12 @@ describe('the node UI', () => {
 		}
 	});
 
+	it('the editor heads each resource mapper with the field\'s own name, not "Values to Send"', () => {
+		const mappers = NODES.flatMap(([, node]) => node.description.properties.filter((p) => p.type === 'resourceMapper'));
+		expect(mappers.length).toBeGreaterThanOrEqual(2);
+		for (const p of mappers) expect([p.displayName, p.typeOptions?.resourceMapper?.valuesLabel]).toEqual([p.displayName, p.displayName]);
+	});
+
 	it('every notice is at most 200 characters', () => {
 		const long = NODES.flatMap(([folder, node]) =>
 			everyEntry(node.description.properties)

@@ -80,6 +80,8 @@ export const modelInputProperties: INodeProperties[] = [
 			resourceMapper: {
 				resourceMapperMethod: 'getModelInputs',
 				mode: 'add',
+				// The editor's heading over the fields (else "Values to Send"): the field's own name, as the docs call it.
+				valuesLabel: 'Inputs',
 				fieldWords: { singular: 'input', plural: 'inputs' },
 				addAllFields: false,
 				multiKeyMatch: false,

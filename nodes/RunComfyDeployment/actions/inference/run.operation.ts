@@ -47,6 +47,8 @@ const properties: INodeProperties[] = [
 			resourceMapper: {
 				resourceMapperMethod: 'getWorkflowInputs',
 				mode: 'add',
+				// The editor's heading over the fields (else "Values to Send"): the field's own name, as the docs call it.
+				valuesLabel: 'Overrides',
 				fieldWords: { singular: 'input', plural: 'inputs' },
 				addAllFields: false,
 				multiKeyMatch: false,
