@@ -5,7 +5,7 @@
  * error text the error tables quote is one the named operation (or the manual's node) produces: one string in
  * the code that operation reaches, or a message the code composes from the parts listed in COMPOSED.
  */
-import { readdirSync, readFileSync } from 'fs';
+import { existsSync, readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import type { ICredentialType, INodeProperties, INodePropertyOptions, INodeType } from 'n8n-workflow';
 
@@ -16,6 +16,7 @@ import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
 import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
 import { RunComfyTrigger } from '../../nodes/RunComfyTrigger/RunComfyTrigger.node';
 import { RunComfyWebhookTrigger } from '../../nodes/RunComfyWebhookTrigger/RunComfyWebhookTrigger.node';
+import { PAID_LOG_PREFIX } from '../../nodes/shared/jobs/paidRecord';
 import { closureOf, textsReachedFrom } from './codeTexts';
 
 const ROOT = join(__dirname, '..', '..');
@@ -97,6 +98,13 @@ const DOCS = [
 		.map((f) => `docs/${f}`),
 ]
 	.concat(readdirSync(join(ROOT, 'docs', 'nodes')).map((f) => `docs/nodes/${f}`))
+	.concat(
+		existsSync(join(ROOT, 'docs', 'dev'))
+			? readdirSync(join(ROOT, 'docs', 'dev'))
+					.filter((f) => f.endsWith('.md'))
+					.map((f) => `docs/dev/${f}`)
+			: [],
+	)
 	.map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
 
 const cells = (line: string) =>
@@ -245,5 +253,36 @@ describe('docs against the code', () => {
 		const stale = Object.keys(COMPOSED).filter((text) => !quoted.some((q) => q.text === text));
 		expect(stale).toEqual([]);
 		expect(missing.map(({ file, text, operation }) => `${file}${operation ? ` (${operation})` : ''}: ${text}`)).toEqual([]);
+	});
+
+	it('every paid-id log line the docs quote starts with the one prefix the code logs', () => {
+		// The code spans of each doc (fenced blocks aside), a span's line breaks as spaces.
+		const spans = (text: string) =>
+			text
+				.replace(/```[\s\S]*?```/g, '')
+				.split('`')
+				.filter((_, i) => i % 2 === 1)
+				.map((span) => span.replace(/\s*\n\s*/g, ' '));
+		const quotes = DOCS.flatMap(({ file, text }) => spans(text).map((quote) => ({ file, quote }))).filter(({ quote }) =>
+			/^RunComfy\b.*\bpaid\b/.test(quote),
+		);
+		expect(quotes.filter(({ quote }) => quote.startsWith(PAID_LOG_PREFIX)).length).toBeGreaterThan(2);
+		// What recordPaid writes: the prefix, the noun, and the node, item and id.
+		const line = new RegExp(
+			`^${PAID_LOG_PREFIX} (?:run|request|training job) submitted(?: \\(node "[^"]*", item \\S+, (?:request_id|job_id) \\S+\\))?$`,
+		);
+		expect(quotes.filter(({ quote }) => quote !== PAID_LOG_PREFIX && !line.test(quote))).toEqual([]);
+	});
+
+	it('the Wait Options table names every wait option of every node, and only those', () => {
+		const table = TABLES.find((t) => t.header[0] === 'Option' && t.header[1] === 'Model / Deployment');
+		expect(table).toBeDefined();
+		const documented = new Set(table!.rows.map((r) => strip(r[0])));
+		const inCode = new Set(
+			NODES.flatMap((n) => n.description.properties)
+				.filter((p) => p.name === 'waitOptions')
+				.flatMap((p) => (p.options as INodeProperties[]).map((o) => o.displayName)),
+		);
+		expect([...documented].sort()).toEqual([...inCode].sort());
 	});
 });
