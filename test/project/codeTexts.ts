@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
  * The texts an operation can produce, for the docs tests: the string literals (a template's placeholders as `…`,
  * literals joined by `+` as one) of every source file the operation's module imports, directly or not. Not a

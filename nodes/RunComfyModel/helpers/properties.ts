@@ -109,5 +109,5 @@ export const loraProperty: INodeProperties = {
 	default: '',
 	placeholder: 'e.g. my_lora.safetensors or https://files.runcomfy.net/…/my_lora.safetensors',
 	description:
-		'For models that accept a LoRA: the file name of one of your LoRA assets, or a public URL of a LoRA checkpoint (e.g. {{ $json.lora.path }} from the RunComfy Training node). Sent as {"lora": {"path": …}}. Leave empty for none.',
+		'For models that accept a LoRA: the file name of one of your LoRA assets, or a public URL of a LoRA checkpoint (e.g. lora.path of a RunComfy Training result). Sent as {"lora": {"path": …}}. Leave empty for none.',
 };
