@@ -73,7 +73,7 @@ export function buildBody(ctx: IExecuteFunctions, itemIndex: number, model: Mode
 			throw new NodeOperationError(node, `Item ${itemIndex}: the model ${model.model_id} does not accept a LoRA`, {
 				itemIndex,
 				description:
-					'Clear the "LoRA" field, or pick a model whose inputs include "lora" (LoRA variants of a base model, e.g. blackforestlabs/flux-1/dev/lora/text-to-image). Nothing was submitted.',
+					'Clear "LoRA" (in Options from Model → Run 1.1), or pick a model whose inputs include "lora" (LoRA variants of a base model, e.g. blackforestlabs/flux-1/dev/lora/text-to-image). Nothing was submitted.',
 			});
 		}
 		// The LoRA field wins over a `lora` given in the inputs, keeping its other keys (e.g. `scale`).
