@@ -1,11 +1,54 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
- * The texts an operation can produce, for the docs tests: the string literals (a template's placeholders as `…`,
- * literals joined by `+` as one) of every source file the operation's module imports, directly or not. Not a
- * test file itself.
+ * The texts the nodes show and produce, for the project tests: every property and option of each node, the
+ * texts they show, and the string literals (a template's placeholders as `…`, literals joined by `+` as one) of
+ * every source file an operation's module imports, directly or not. Not a test file itself.
  */
 import { existsSync, readFileSync } from 'fs';
+import type { INodeProperties, INodePropertyOptions, INodeType } from 'n8n-workflow';
 import { dirname, join, resolve } from 'path';
+
+import { RunComfyDataset } from '../../nodes/RunComfyDataset/RunComfyDataset.node';
+import { RunComfyDeployment } from '../../nodes/RunComfyDeployment/RunComfyDeployment.node';
+import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
+import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
+import { RunComfyTrigger } from '../../nodes/RunComfyTrigger/RunComfyTrigger.node';
+import { RunComfyWebhookTrigger } from '../../nodes/RunComfyWebhookTrigger/RunComfyWebhookTrigger.node';
+
+/** Every node, by its folder under nodes/. */
+export const NODES_BY_FOLDER: Record<string, INodeType> = {
+	RunComfyModel: new RunComfyModel(),
+	RunComfyDeployment: new RunComfyDeployment(),
+	RunComfyDataset: new RunComfyDataset(),
+	RunComfyTraining: new RunComfyTraining(),
+	RunComfyTrigger: new RunComfyTrigger(),
+	RunComfyWebhookTrigger: new RunComfyWebhookTrigger(),
+};
+export const ALL_NODES: INodeType[] = Object.values(NODES_BY_FOLDER);
+
+export type Entry = INodeProperties | INodePropertyOptions;
+
+/** Every property and option at any depth. */
+export const everyEntry = (entries: Entry[]): Entry[] =>
+	entries.flatMap((e) => [
+		e,
+		...('options' in e && Array.isArray(e.options) ? everyEntry(e.options as Entry[]) : []),
+		...('values' in e && Array.isArray(e.values) ? everyEntry(e.values as Entry[]) : []),
+	]);
+
+/** Every text a node shows: names, descriptions, hints, notices and tool descriptions (a string default). */
+export const NODE_TEXTS = ALL_NODES.flatMap((node) =>
+	everyEntry(node.description.properties).flatMap((e) =>
+		[
+			'displayName' in e ? e.displayName : undefined,
+			e.description,
+			'hint' in e ? e.hint : undefined,
+			'default' in e ? e.default : undefined,
+		]
+			.filter((t): t is string => typeof t === 'string')
+			.map((text) => ({ node: node.description.name, name: e.name, text })),
+	),
+);
 
 /** The string literals of one source text, comments skipped. */
 export function literalsOf(source: string): string[] {

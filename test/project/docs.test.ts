@@ -7,27 +7,14 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
-import type { ICredentialType, INodeProperties, INodePropertyOptions, INodeType } from 'n8n-workflow';
+import type { ICredentialType, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { RunComfyApi } from '../../credentials/RunComfyApi.credentials';
-import { RunComfyDataset } from '../../nodes/RunComfyDataset/RunComfyDataset.node';
-import { RunComfyDeployment } from '../../nodes/RunComfyDeployment/RunComfyDeployment.node';
-import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
-import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
-import { RunComfyTrigger } from '../../nodes/RunComfyTrigger/RunComfyTrigger.node';
-import { RunComfyWebhookTrigger } from '../../nodes/RunComfyWebhookTrigger/RunComfyWebhookTrigger.node';
 import { PAID_LOG_PREFIX } from '../../nodes/shared/jobs/paidRecord';
-import { closureOf, textsReachedFrom } from './codeTexts';
+import { ALL_NODES, NODES_BY_FOLDER, closureOf, textsReachedFrom } from './codeTexts';
 
 const ROOT = join(__dirname, '..', '..');
-const NODES: INodeType[] = [
-	new RunComfyModel(),
-	new RunComfyDeployment(),
-	new RunComfyDataset(),
-	new RunComfyTraining(),
-	new RunComfyTrigger(),
-	new RunComfyWebhookTrigger(),
-];
+const NODES = ALL_NODES;
 const CREDENTIAL: ICredentialType = new RunComfyApi();
 
 type Entry = INodeProperties | INodePropertyOptions | { displayName?: string; name?: string; values?: Entry[]; options?: Entry[] };
@@ -162,7 +149,7 @@ const NODE_FILES: Record<string, string> = {
 function producerOf(file: string, cell: string): { entries: string[]; operation?: string } {
 	const folder = NODE_FILES[file];
 	if (!folder) return { entries: Object.values(NODE_FILES).map((f) => join(ROOT, 'nodes', f, `${f}.node.ts`)) };
-	const node = NODES.find((n) => n.constructor.name === folder) as INodeType;
+	const node = NODES_BY_FOLDER[folder];
 	const outside = cell.replace(/`[^`]*`/g, '');
 	for (const [, name] of outside.matchAll(/\(([^)]+)\)/g)) {
 		for (const p of node.description.properties.filter((x) => x.name === 'operation')) {

@@ -6,25 +6,14 @@
  */
 import { existsSync, readFileSync } from 'fs';
 import { join } from 'path';
-import type { INode, INodeParameters, INodeProperties, INodePropertyOptions, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { INode, INodeParameters, INodeProperties, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
-import { RunComfyDataset } from '../../nodes/RunComfyDataset/RunComfyDataset.node';
-import { RunComfyDeployment } from '../../nodes/RunComfyDeployment/RunComfyDeployment.node';
 import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
-import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
-import { RunComfyTrigger } from '../../nodes/RunComfyTrigger/RunComfyTrigger.node';
-import { RunComfyWebhookTrigger } from '../../nodes/RunComfyWebhookTrigger/RunComfyWebhookTrigger.node';
+import { NODES_BY_FOLDER, NODE_TEXTS, everyEntry } from './codeTexts';
 
 const ROOT = join(__dirname, '..', '..');
-const NODES: Array<[string, INodeType]> = [
-	['RunComfyModel', new RunComfyModel()],
-	['RunComfyDeployment', new RunComfyDeployment()],
-	['RunComfyDataset', new RunComfyDataset()],
-	['RunComfyTraining', new RunComfyTraining()],
-	['RunComfyTrigger', new RunComfyTrigger()],
-	['RunComfyWebhookTrigger', new RunComfyWebhookTrigger()],
-];
+const NODES = Object.entries(NODES_BY_FOLDER);
 const MANUALS: Record<string, string> = {
 	RunComfyModel: 'model',
 	RunComfyDeployment: 'deployment',
@@ -33,15 +22,6 @@ const MANUALS: Record<string, string> = {
 	RunComfyTrigger: 'trigger',
 	RunComfyWebhookTrigger: 'webhook-trigger',
 };
-
-type Entry = INodeProperties | INodePropertyOptions;
-/** Every property and option at any depth. */
-const everyEntry = (entries: Entry[]): Entry[] =>
-	entries.flatMap((e) => [
-		e,
-		...('options' in e && Array.isArray(e.options) ? everyEntry(e.options as Entry[]) : []),
-		...('values' in e && Array.isArray(e.values) ? everyEntry(e.values as Entry[]) : []),
-	]);
 
 /** The top-level fields n8n shows for these parameters (notices aside), as the editor decides it. */
 function visibleFields(description: INodeTypeDescription, typeVersion: number, set: INodeParameters): INodeProperties[] {
@@ -108,19 +88,7 @@ describe('the node UI', () => {
 				operations.set(resource.name, names);
 			}
 		}
-		const texts = NODES.flatMap(([folder, node]) =>
-			everyEntry(node.description.properties).flatMap((e) =>
-				[
-					'displayName' in e ? e.displayName : undefined,
-					e.name,
-					e.description,
-					'hint' in e ? e.hint : undefined,
-					'default' in e ? e.default : undefined,
-				]
-					.filter((t): t is string => typeof t === 'string')
-					.map((text) => ({ folder, text })),
-			),
-		);
+		const texts = NODE_TEXTS.map(({ node, text }) => ({ folder: node, text }));
 		const named = texts.flatMap(({ folder, text }) =>
 			[...text.matchAll(/\b([A-Z][a-z]+) → ([A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)*)/g)].map((m) => ({
 				folder,

@@ -8,16 +8,14 @@
 import { once } from 'events';
 import http from 'http';
 import type { AddressInfo } from 'net';
-import type { IDataObject, INodeParameters, INodeProperties, INodePropertyOptions, INodeType } from 'n8n-workflow';
+import type { IDataObject, INodeParameters, INodeType } from 'n8n-workflow';
 
 import { STATUS_WORDS, wordList } from '../../nodes/shared/status';
-import { RunComfyDataset } from '../../nodes/RunComfyDataset/RunComfyDataset.node';
 import { RunComfyDeployment } from '../../nodes/RunComfyDeployment/RunComfyDeployment.node';
 import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
 import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
-import { RunComfyTrigger } from '../../nodes/RunComfyTrigger/RunComfyTrigger.node';
-import { RunComfyWebhookTrigger } from '../../nodes/RunComfyWebhookTrigger/RunComfyWebhookTrigger.node';
 import { runNode } from '../helpers/engine';
+import { NODE_TEXTS } from './codeTexts';
 import type { RunComfyCredentialData } from '../helpers/engine';
 
 /** What the service answers next: the status record and the result record (by path suffix). */
@@ -115,35 +113,8 @@ describe('the status words each Get Status returns are the listed ones', () => {
 	});
 });
 
-type Entry = INodeProperties | INodePropertyOptions;
-const everyEntry = (entries: Entry[]): Entry[] =>
-	entries.flatMap((e) => [
-		e,
-		...('options' in e && Array.isArray(e.options) ? everyEntry(e.options as Entry[]) : []),
-		...('values' in e && Array.isArray(e.values) ? everyEntry(e.values as Entry[]) : []),
-	]);
-const NODES: INodeType[] = [
-	new RunComfyModel(),
-	new RunComfyDeployment(),
-	new RunComfyDataset(),
-	new RunComfyTraining(),
-	new RunComfyTrigger(),
-	new RunComfyWebhookTrigger(),
-];
 const VOCABULARY = new Set(Object.values(STATUS_WORDS).flat());
-/** Every text a node shows: names, descriptions, hints, notices and tool descriptions (a string default). */
-const TEXTS = NODES.flatMap((node) =>
-	everyEntry(node.description.properties).flatMap((e) =>
-		[
-			'displayName' in e ? e.displayName : undefined,
-			e.description,
-			'hint' in e ? e.hint : undefined,
-			'default' in e ? e.default : undefined,
-		]
-			.filter((t): t is string => typeof t === 'string')
-			.map((text) => ({ node: node.description.name, name: e.name, text })),
-	),
-);
+const TEXTS = NODE_TEXTS;
 
 describe('every status list a node shows is one of the lists in code', () => {
 	it('a run of three or more status words, anywhere, is exactly a list of STATUS_WORDS', () => {
