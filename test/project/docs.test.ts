@@ -62,7 +62,8 @@ const COMPOSED: Record<string, string[]> = {
 		'`${p.input}: ${p.message}`',
 		"'is required but has no value.'",
 	],
-	'The estimated cost of N items is $…, above the cap of $…': ['The estimated cost of … item… is …', 'above the cap of …'],
+	// The whole template: a quote once had a comma the message has only when an earlier batch is added in.
+	'The estimated cost of N items is $… above the cap of $…': ['`The estimated cost of … item… is …… above the cap of …`'],
 	'Run … did not finish within … (status: …)': ['did not finish within … (status: …)', "one: 'run'"],
 	'Request … did not finish within …': ['did not finish within … (status: …)', "one: 'request'"],
 	'The model run of "…" may have been accepted: …': ['The … may have been accepted: …', 'model run of "…"'],
