@@ -154,7 +154,11 @@ export const learningSwitch = (defaults: WaitDefaults): INodeProperties => (defa
  * "Download Outputs" plus its options, shown for one resource/operation: how large a file may be, whether the
  * files share the result's item or get one item each, and the binary field they go to.
  */
-export function downloadProperties(show: IDisplayOptions['show'], defaultOn = true, layout: 'fields' | 'collection' = 'fields'): INodeProperties[] {
+export function downloadProperties(
+	show: IDisplayOptions['show'],
+	defaultOn = true,
+	layout: 'fields' | 'collection' = 'fields',
+): INodeProperties[] {
 	const downloadOutputs: INodeProperties = {
 		displayName: 'Download Outputs',
 		name: 'downloadOutputs',

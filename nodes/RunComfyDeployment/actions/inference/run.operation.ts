@@ -121,7 +121,9 @@ const properties: INodeProperties[] = [
 		],
 	},
 	// Wait for Completion, then the Wait Mode (and its notice), then Wait Options.
-	...waitProperties(show, INFERENCE_WAIT, CANCELS.deploymentRequest).flatMap((p) => (p.name === 'waitForCompletion' ? [p, ...waitModeProperties(show)] : [p])),
+	...waitProperties(show, INFERENCE_WAIT, CANCELS.deploymentRequest).flatMap((p) =>
+		p.name === 'waitForCompletion' ? [p, ...waitModeProperties(show)] : [p],
+	),
 	...downloadProperties({ ...show, waitForCompletion: [true] }),
 	{
 		displayName: 'Options',
