@@ -4,6 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { router } from './actions/router';
 import { versionProperties } from './actions/versionDescription';
 import { listSearch } from './methods';
+import { manualUrl } from '../shared/manuals';
 
 export class RunComfyDataset implements INodeType {
 	description: INodeTypeDescription = {
@@ -14,6 +15,7 @@ export class RunComfyDataset implements INodeType {
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Build LoRA training datasets on RunComfy: upload images, videos and captions of any size',
+		documentationUrl: manualUrl('dataset'),
 		defaults: { name: 'RunComfy Dataset' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

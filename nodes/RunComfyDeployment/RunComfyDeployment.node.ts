@@ -13,6 +13,7 @@ import { webhook as parkedRunCallback } from './actions/inference/run.operation'
 import { router } from './actions/router';
 import { versionProperties } from './actions/versionDescription';
 import { listSearch, loadOptions, resourceMapping } from './methods';
+import { manualUrl } from '../shared/manuals';
 
 export class RunComfyDeployment implements INodeType {
 	description: INodeTypeDescription = {
@@ -24,6 +25,7 @@ export class RunComfyDeployment implements INodeType {
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description:
 			'Run your own ComfyUI workflows deployed as serverless APIs on RunComfy, with overrides picked from the deployed graph, and manage the deployments',
+		documentationUrl: manualUrl('deployment'),
 		defaults: { name: 'RunComfy Deployment' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

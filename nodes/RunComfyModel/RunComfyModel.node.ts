@@ -4,6 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { router } from './actions/router';
 import { versionProperties } from './actions/versionDescription';
 import { listSearch, loadOptions, resourceMapping } from './methods';
+import { manualUrl } from '../shared/manuals';
 
 export class RunComfyModel implements INodeType {
 	description: INodeTypeDescription = {
@@ -11,9 +12,11 @@ export class RunComfyModel implements INodeType {
 		name: 'runComfyModel',
 		icon: { light: 'file:../../icons/runcomfy.svg', dark: 'file:../../icons/runcomfy.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Run RunComfy image, video and audio models, browse the catalog and check the balance',
+		documentationUrl: manualUrl('model'),
 		defaults: { name: 'RunComfy Model' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

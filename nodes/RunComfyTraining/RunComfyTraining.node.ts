@@ -4,6 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { router } from './actions/router';
 import { versionProperties } from './actions/versionDescription';
 import { listSearch } from './methods';
+import { manualUrl } from '../shared/manuals';
 
 export class RunComfyTraining implements INodeType {
 	description: INodeTypeDescription = {
@@ -14,6 +15,7 @@ export class RunComfyTraining implements INodeType {
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Train LoRAs with ai-toolkit on RunComfy GPUs and use the checkpoints in model runs',
+		documentationUrl: manualUrl('training'),
 		defaults: { name: 'RunComfy Training' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

@@ -10,6 +10,7 @@ import type { TriggerEvent } from './events/types';
 import { emit } from './events/types';
 import { searchDatasets, searchDeployments } from './methods';
 import { openWatchStore } from './state';
+import { manualUrl } from '../shared/manuals';
 
 const EVENTS: Record<string, TriggerEvent> = {
 	trainingJob: trainingJobEvent,
@@ -27,6 +28,7 @@ export class RunComfyTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{ $parameter["event"] }}',
 		description: 'Starts the workflow when a RunComfy training job, dataset, request or the balance changes',
+		documentationUrl: manualUrl('trigger'),
 		defaults: { name: 'RunComfy Trigger' },
 		polling: true,
 		inputs: [],

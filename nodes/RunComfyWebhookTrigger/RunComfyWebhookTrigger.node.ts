@@ -3,6 +3,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { handleDelivery } from './handle';
 import { PATH_TOKEN_PATTERN, webhookTriggerProperties } from './properties';
+import { manualUrl } from '../shared/manuals';
 
 /**
  * Starts a workflow for every deployment request whose result RunComfy delivers to this node's URL.
@@ -21,6 +22,7 @@ export class RunComfyWebhookTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{ "Deployment Request Finished (Webhook)" }}',
 		description: "Starts the workflow when RunComfy delivers the result of a deployment request to this node's URL",
+		documentationUrl: manualUrl('webhook-trigger'),
 		defaults: { name: 'RunComfy Webhook Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

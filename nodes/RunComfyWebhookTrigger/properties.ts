@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { downloadProperties } from '../shared/descriptions';
+import { STATUS_WORDS, wordList } from '../shared/status';
 
 export const DEPLOYMENT_REQUEST_EVENT = 'deploymentRequest';
 
@@ -20,13 +21,13 @@ export const webhookTriggerProperties: INodeProperties[] = [
 			{
 				name: 'Deployment Request Finished (Webhook)',
 				value: DEPLOYMENT_REQUEST_EVENT,
-				description: "RunComfy delivers the result of a deployment request (succeeded, failed or cancelled) to this trigger's URL",
+				description: `RunComfy delivers the result of a deployment request (${wordList(STATUS_WORDS.finished)}) to this trigger's URL; each delivery is confirmed with RunComfy's API before the workflow starts`,
 			},
 		],
 	},
 	{
 		displayName:
-			'Submit requests with this trigger\'s Production URL (above) as their webhook: in RunComfy Deployment → Run, set "Deliver Results To" to it, or pass it as the "webhook" query parameter of the inference API. RunComfy must be able to reach n8n at that URL (set WEBHOOK_URL to n8n\'s public address). Each finished request is confirmed with RunComfy\'s API (the credential above) before the workflow starts.',
+			"In the RunComfy Deployment node's Inference → Run, set Options → Deliver Results To to this trigger's Production URL (above). RunComfy must reach n8n there (WEBHOOK_URL).",
 		name: 'usageNotice',
 		type: 'notice',
 		default: '',

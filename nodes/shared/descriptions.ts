@@ -1,12 +1,12 @@
 import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { MAX_POLL_INTERVAL_SECONDS, MAX_WAIT_SECONDS } from './jobs/defaults';
-import { DEFAULT_BINARY_FIELD, DEFAULT_MAX_DOWNLOAD_MB, MAX_LIST_LIMIT, readBoolean, readNumber } from './params';
+import { MAX_POLL_INTERVAL_SECONDS, MAX_WAIT_SECONDS, offersLearningSwitch } from './jobs/defaults';
+import { DEFAULT_BINARY_FIELD, DEFAULT_MAX_DOWNLOAD_MB, DOWNLOAD_OPTIONS, MAX_LIST_LIMIT, readBoolean, readNumber } from './params';
 import type { WaitDefaults } from './jobs/defaults';
 import type { TimeoutBehaviour } from './wait';
 import { MAX_USD_SETTING } from './money';
 
-const TIMEOUT_OPTIONS: Record<TimeoutBehaviour, { name: string; description: string }> = {
+const TIMEOUT_OPTIONS: Record<TimeoutBehaviour, { name: string; description?: string }> = {
 	fail: {
 		name: 'Fail',
 		description: 'Stop with an error that names the request ID, so it can be picked up later',
@@ -17,12 +17,20 @@ const TIMEOUT_OPTIONS: Record<TimeoutBehaviour, { name: string; description: str
 	},
 	cancel: {
 		name: 'Cancel the Run',
-		description: 'Ask the service to cancel it (only queued runs can be cancelled) and output the outcome',
 	},
 };
 
-/** "Wait for Completion" plus its options, shown for one resource/operation. */
-export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefaults): INodeProperties[] {
+/** What the service cancels, as "Cancel the Run" says it (model-api.md: queued only; deployments: queued or running). */
+export const CANCELS = {
+	modelRun: 'only a queued run is cancelled; a running one keeps running',
+	deploymentRequest: 'a queued or running request is cancelled',
+} as const;
+
+/**
+ * "Wait for Completion" plus its options, shown for one resource/operation; `cancels` says which jobs On Timeout →
+ * Cancel the Run can stop (required where that choice is offered).
+ */
+export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefaults, cancels?: string): INodeProperties[] {
 	const choices = defaults.timeoutChoices ?? (['fail', 'returnRunning', 'cancel'] as TimeoutBehaviour[]);
 	const { maxWaitSeconds, onTimeout, pollIntervalSeconds, maxPollIntervalSeconds, concurrency } = defaults;
 	const toggle: INodeProperties = {
@@ -54,7 +62,7 @@ export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefa
 					description: 'Status is checked this often at first, then less often up to the maximum interval',
 				},
 				// In the order of the names, as n8n lists a collection's options.
-				...(defaults.learnsRunTimes ? [LEARN_RUN_TIMES] : defaults.learnsStepPace ? [LEARN_STEP_PACE] : []),
+				...(offersLearningSwitch(defaults) ? [learningSwitch(defaults)] : []),
 				{
 					displayName: 'Max Poll Interval (Seconds)',
 					name: 'maxPollIntervalSeconds',
@@ -76,7 +84,7 @@ export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefa
 					name: 'onTimeout',
 					type: 'options',
 					default: onTimeout,
-					options: choices.map((value) => ({ value, ...TIMEOUT_OPTIONS[value] })),
+					options: choices.map((value) => timeoutOption(value, cancels)),
 					description: 'What to do with a job that is still running when Max Wait is reached',
 				},
 				{
@@ -91,6 +99,13 @@ export function waitProperties(show: IDisplayOptions['show'], defaults: WaitDefa
 			],
 		},
 	];
+}
+
+function timeoutOption(value: TimeoutBehaviour, cancels: string | undefined) {
+	const option = { value, ...TIMEOUT_OPTIONS[value] };
+	if (value !== 'cancel') return option;
+	if (cancels === undefined) throw new Error('waitProperties: say which jobs "Cancel the Run" cancels');
+	return { ...option, description: `Ask the service to cancel it (${cancels}) and output the outcome` };
 }
 
 /** Offered where runs of one model or deployment teach how long the next ones take (../wait/planner). */
@@ -127,15 +142,23 @@ const LEARN_RUN_TIMES: INodeProperties = {
 
 const LEARN_STEP_PACE: INodeProperties = {
 	...LEARN_RUN_TIMES,
+	displayName: 'Learn Step Pace',
 	description:
 		"Whether to place a status check where the job's last step should end, from the pace of its steps. Off: checks follow First Poll Interval growing to Max Poll Interval.",
 };
+
+/** The Wait Options switch back to plain polling: what the kind's polls learn from (run times or step pace). */
+export const learningSwitch = (defaults: WaitDefaults): INodeProperties => (defaults.learnsRunTimes ? LEARN_RUN_TIMES : LEARN_STEP_PACE);
 
 /**
  * "Download Outputs" plus its options, shown for one resource/operation: how large a file may be, whether the
  * files share the result's item or get one item each, and the binary field they go to.
  */
-export function downloadProperties(show: IDisplayOptions['show'], defaultOn = true): INodeProperties[] {
+export function downloadProperties(
+	show: IDisplayOptions['show'],
+	defaultOn = true,
+	layout: 'fields' | 'collection' = 'fields',
+): INodeProperties[] {
 	const downloadOutputs: INodeProperties = {
 		displayName: 'Download Outputs',
 		name: 'downloadOutputs',
@@ -146,8 +169,33 @@ export function downloadProperties(show: IDisplayOptions['show'], defaultOn = tr
 		displayOptions: { show },
 	};
 	const whenDownloading = { show: { ...show, downloadOutputs: [true] } };
+	const details = downloadDetails(whenDownloading);
+	if (layout === 'collection') {
+		const options = details
+			.map((detail) => {
+				const inCollection = { ...detail };
+				delete inCollection.displayOptions;
+				return inCollection;
+			})
+			.sort((a, b) => a.displayName.localeCompare(b.displayName));
+		return [
+			{ ...downloadOutputs, default: defaultOn },
+			{
+				displayName: 'Download Options',
+				name: DOWNLOAD_OPTIONS,
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				displayOptions: whenDownloading,
+				options,
+			},
+		];
+	}
+	return [{ ...downloadOutputs, default: defaultOn }, ...details];
+}
+
+function downloadDetails(whenDownloading: IDisplayOptions): INodeProperties[] {
 	return [
-		{ ...downloadOutputs, default: defaultOn },
 		{
 			displayName: 'Output Files',
 			name: 'outputFiles',

@@ -202,6 +202,9 @@ export const DEFAULT_BINARY_FIELD = 'data';
 /** A binary field name other nodes can address (`$binary.data`, "Input Binary Field"): no spaces or punctuation. */
 const BINARY_FIELD_RE = /^[A-Za-z0-9_-]{1,100}$/;
 
+/** The collection that holds the download details where a node keeps them out of sight (Model → Run from 1.1). */
+export const DOWNLOAD_OPTIONS = 'downloadOptions';
+
 export interface DownloadChoice {
 	enabled: boolean;
 	maxBytes: number;
@@ -220,14 +223,16 @@ export function readDownloadOptions(ctx: IExecuteFunctions, itemIndex: number, d
 	const enabled = readBoolean(ctx, 'downloadOutputs', itemIndex, defaultOn && !toolCall, 'Download Outputs');
 	const off: DownloadChoice = { enabled: false, maxBytes: 0, layout: 'allOnOneItem', binaryField: DEFAULT_BINARY_FIELD };
 	if (!enabled || toolCall) return off;
-	const mb = readNumber(ctx, 'maxDownloadSizeMb', itemIndex, DEFAULT_MAX_DOWNLOAD_MB, {
+	// Where the details are: in the "Download Options" collection when the node has one (Model → Run from 1.1).
+	const at = (name: string) => (DOWNLOAD_OPTIONS in (ctx.getNode().parameters ?? {}) ? `${DOWNLOAD_OPTIONS}.${name}` : name);
+	const mb = readNumber(ctx, at('maxDownloadSizeMb'), itemIndex, DEFAULT_MAX_DOWNLOAD_MB, {
 		label: 'Max Download Size (MB)',
 		min: 0,
 		above: true,
 		max: DEFAULT_MAX_DOWNLOAD_MB,
 		example: `megabytes up to ${DEFAULT_MAX_DOWNLOAD_MB}, e.g. 500`,
 	});
-	const layout = ctx.getNodeParameter('outputFiles', itemIndex, 'allOnOneItem') as unknown;
+	const layout = ctx.getNodeParameter(at('outputFiles'), itemIndex, 'allOnOneItem') as unknown;
 	if (!FILE_LAYOUTS.includes(layout as FileLayout)) {
 		throw new NodeOperationError(
 			ctx.getNode(),
@@ -238,7 +243,7 @@ export function readDownloadOptions(ctx: IExecuteFunctions, itemIndex: number, d
 			},
 		);
 	}
-	const rawField = ctx.getNodeParameter('outputBinaryField', itemIndex, DEFAULT_BINARY_FIELD) as unknown;
+	const rawField = ctx.getNodeParameter(at('outputBinaryField'), itemIndex, DEFAULT_BINARY_FIELD) as unknown;
 	const binaryField = typeof rawField === 'string' ? rawField.trim() : rawField;
 	if (typeof binaryField !== 'string' || !BINARY_FIELD_RE.test(binaryField)) {
 		throw new NodeOperationError(

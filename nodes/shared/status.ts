@@ -124,3 +124,20 @@ export function resultState(result: IDataObject): RunState {
 	if (raw === 'completed') return hasError(result.error) ? 'failed' : 'succeeded';
 	return normaliseStatus(result.status);
 }
+
+/**
+ * The output `status` words each read can give, in the order a run meets them. Every status list shown to a
+ * user or an AI agent is built from these (test/project/statusWords.test.ts checks them against the nodes).
+ */
+export const STATUS_WORDS = {
+	/** Model and Deployment → Get Status: `completed` says the run finished; Get Result says how. */
+	statusCheck: ['queued', 'running', 'completed', 'failed', 'cancelled'],
+	/** How a finished model run or deployment request ended (Run, Get Result, the triggers). */
+	finished: ['succeeded', 'failed', 'cancelled'],
+	/** Training jobs: `stopped` stopped early and can be resumed. */
+	trainingJob: ['queued', 'running', 'succeeded', 'stopped', 'failed', 'cancelled'],
+} as const;
+
+/** "a, b or c". */
+export const wordList = (words: readonly string[]): string =>
+	words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;

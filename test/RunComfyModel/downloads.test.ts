@@ -62,7 +62,7 @@ describe('downloads', () => {
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			parameters: runParams(MODELS.large, { prompt: 'x' }, { maxDownloadSizeMb: 1 }),
+			parameters: runParams(MODELS.large, { prompt: 'x' }, { downloadOptions: { maxDownloadSizeMb: 1 } }),
 		});
 		expect(result.error).toBeUndefined();
 		const [item] = result.items;
@@ -79,7 +79,7 @@ describe('downloads', () => {
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			parameters: runParams(MODELS.large, { prompt: 'x' }, { maxDownloadSizeMb: 10 }),
+			parameters: runParams(MODELS.large, { prompt: 'x' }, { downloadOptions: { maxDownloadSizeMb: 10 } }),
 		});
 		expect(result.error).toBeUndefined();
 		expect(statSync(result.binaryPath(result.items[0])).size).toBe(size);

@@ -54,6 +54,7 @@ describe('examples/text-to-image-then-video.json', () => {
 			node,
 			credentials: credentialsFor(sb),
 			parameters: paramsOf('Generate Start Images'),
+			typeVersion: nodeNamed('Generate Start Images').typeVersion,
 			nodeName: 'Generate Start Images',
 		});
 		expect(images.error).toBeUndefined();
@@ -67,6 +68,7 @@ describe('examples/text-to-image-then-video.json', () => {
 			node,
 			credentials: credentialsFor(sb),
 			parameters: paramsOf('Animate Each Image'),
+			typeVersion: nodeNamed('Animate Each Image').typeVersion,
 			inputItems: images.items.map((i) => ({ json: i.json })),
 			nodeName: 'Animate Each Image',
 		});

@@ -1,7 +1,7 @@
 /**
  * RunComfy Model node → "Output Files" and "Output Binary Field": all files on the run's item (data, data_1, ...)
  * or one item per file (each file in the field itself, with the run's JSON, the file's own URL and its input
- * item), for Run and Get Result; bad values are refused before anything is paid.
+ * item), for Run (in Download Options from version 1.1) and Get Result; bad values are refused before anything is paid.
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 
@@ -36,14 +36,14 @@ describe('Model → Run: Output Files', () => {
 	});
 
 	it('the binary fields follow Output Binary Field on one item: image, image_1, image_2', async () => {
-		const result = await run({ prompt: 'x', num_images: 3 }, { outputBinaryField: 'image' });
+		const result = await run({ prompt: 'x', num_images: 3 }, { downloadOptions: { outputBinaryField: 'image' } });
 		expect(result.error).toBeUndefined();
 		expect(Object.keys(result.items[0].binary ?? {})).toEqual(['image', 'image_1', 'image_2']);
 		expect((await result.readBinary(result.items[0], 'image_2')).length).toBeGreaterThan(0);
 	});
 
 	it('One Item per File: one item per image, each with the run JSON, its own URL and its file in the field', async () => {
-		const result = await run({ prompt: 'three foxes', num_images: 3 }, { outputFiles: 'oneItemPerFile' });
+		const result = await run({ prompt: 'three foxes', num_images: 3 }, { downloadOptions: { outputFiles: 'oneItemPerFile' } });
 		expect(result.error).toBeUndefined();
 		expect(result.items).toHaveLength(3);
 		const urls = urlsOf(result.items[0]);
@@ -71,8 +71,7 @@ describe('Model → Run: Output Files', () => {
 			{},
 			{
 				inputsJson: '={{ JSON.stringify({ prompt: $json.prompt, num_images: $json.n }) }}',
-				outputFiles: 'oneItemPerFile',
-				outputBinaryField: 'image',
+				downloadOptions: { outputFiles: 'oneItemPerFile', outputBinaryField: 'image' },
 			},
 			[{ json: { prompt: 'a', n: 2 } }, { json: { prompt: 'b', n: 1 } }],
 		);
@@ -88,7 +87,7 @@ describe('Model → Run: Output Files', () => {
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
-			parameters: runParams(MODELS.mixedHosts, { prompt: 'x' }, { outputFiles: 'oneItemPerFile' }),
+			parameters: runParams(MODELS.mixedHosts, { prompt: 'x' }, { downloadOptions: { outputFiles: 'oneItemPerFile' } }),
 		});
 		expect(result.error).toBeUndefined();
 		const [image, thumbnail] = result.items;
@@ -104,9 +103,12 @@ describe('Model → Run: Output Files', () => {
 	});
 
 	it.each([
-		[{ outputFiles: 'everyOther' }, /"Output Files" of item 0 must be one of allOnOneItem, oneItemPerFile, but is "everyOther"/],
-		[{ outputBinaryField: 'my file' }, /"Output Binary Field" of item 0 is not a usable field name: "my file"/],
-		[{ outputBinaryField: '  ' }, /"Output Binary Field" of item 0 is not a usable field name/],
+		[
+			{ downloadOptions: { outputFiles: 'everyOther' } },
+			/"Output Files" of item 0 must be one of allOnOneItem, oneItemPerFile, but is "everyOther"/,
+		],
+		[{ downloadOptions: { outputBinaryField: 'my file' } }, /"Output Binary Field" of item 0 is not a usable field name: "my file"/],
+		[{ downloadOptions: { outputBinaryField: '  ' } }, /"Output Binary Field" of item 0 is not a usable field name/],
 	])('a bad %j is refused before anything is paid', async (bad, message) => {
 		const result = await run({ prompt: 'x' }, bad);
 		expect(result.status).toBe('error');
@@ -115,8 +117,22 @@ describe('Model → Run: Output Files', () => {
 		expect(paidCalls(sb)).toBe(0);
 	});
 
+	it('a Model → Run saved with version 1 keeps its Output Files and Output Binary Field (top-level fields there)', async () => {
+		const result = await runNode({
+			node,
+			typeVersion: 1,
+			credentials: credentialsFor(sb),
+			parameters: runParams(MODELS.flash, { prompt: 'x', num_images: 2 }, { outputFiles: 'oneItemPerFile', outputBinaryField: 'image' }),
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((i) => Object.keys(i.binary ?? {}))).toEqual([['image'], ['image']]);
+	});
+
 	it('Download Outputs off: one item with the URLs, whatever Output Files says', async () => {
-		const result = await run({ prompt: 'x', num_images: 2 }, { downloadOutputs: false, outputFiles: 'oneItemPerFile' });
+		const result = await run(
+			{ prompt: 'x', num_images: 2 },
+			{ downloadOutputs: false, downloadOptions: { outputFiles: 'oneItemPerFile' } },
+		);
 		expect(result.items).toHaveLength(1);
 		expect(result.items[0].binary).toBeUndefined();
 		expect(urlsOf(result.items[0])).toHaveLength(2);

@@ -102,7 +102,7 @@ describe('Run with JSON inputs and the LoRA field', () => {
 				MODELS.lora,
 				{ prompt: 'tok a portrait', lora: { path: 'old.safetensors', scale: 0.8 } },
 				{
-					lora: url,
+					options: { lora: url },
 					downloadOutputs: false,
 				},
 			),
@@ -111,12 +111,21 @@ describe('Run with JSON inputs and the LoRA field', () => {
 		expect(submittedBodies()).toEqual([{ prompt: 'tok a portrait', lora: { path: url, scale: 0.8 } }]);
 	});
 
-	it('a LoRA for a model without a lora input is refused before any paid call', async () => {
+	it('a LoRA for a model without a lora input is refused before any paid call (also as saved with version 1)', async () => {
 		const result = await runNode({
 			node,
 			credentials: credentialsFor(sb),
+			parameters: runParams(MODELS.flash, { prompt: 'x' }, { options: { lora: 'my_lora.safetensors' } }),
+		});
+		expect(result.error?.message).toContain('does not accept a LoRA');
+		// Version 1 (workflows saved before 1.1) has the LoRA as a field of its own.
+		const v1 = await runNode({
+			node,
+			typeVersion: 1,
+			credentials: credentialsFor(sb),
 			parameters: runParams(MODELS.flash, { prompt: 'x' }, { lora: 'my_lora.safetensors' }),
 		});
+		expect(v1.error?.message).toContain('does not accept a LoRA');
 		expect(result.status).toBe('error');
 		expect(result.error?.message).toContain('does not accept a LoRA');
 		expect(result.error?.description).toContain('lora');

@@ -55,6 +55,7 @@ describe('examples/trigger-training-finished.json', () => {
 		const model = nodeOf('n8n-nodes-runcomfy.runComfyModel');
 		const result = await runNode({
 			node: new RunComfyModel(),
+			typeVersion: model.typeVersion,
 			parameters: {
 				...(model.parameters as INodeParameters),
 				waitOptions: { maxWaitSeconds: 20, pollIntervalSeconds: 0.02, maxPollIntervalSeconds: 0.05 },

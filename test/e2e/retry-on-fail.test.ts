@@ -117,7 +117,7 @@ describe('Retry On Fail in a real n8n', () => {
 			// Every paid submit left one info line in n8n's log (node, item, request id).
 			const lines = printed
 				.split('\n')
-				.filter((l) => /RunComfy: paid run submitted \(node "Generate Images", item \d, request_id /.test(l));
+				.filter((l) => /RunComfy paid: run submitted \(node "Generate Images", item \d, request_id /.test(l));
 			expect(lines).toHaveLength(7);
 			for (const r of runs) expect(lines.some((l) => l.includes(r.id))).toBe(true);
 

@@ -177,7 +177,7 @@ describe.each([h.N8N_VERSION, h.N8N_1X_VERSION])('Stop in n8n %s', (version) => 
 					.runs.slice(before)
 					.filter((r) => r.target === VIDEO),
 			).toHaveLength(1);
-			expect((n8n as N8nInstance).logs()).toContain(`RunComfy: paid run submitted (node "Run", item 0, request_id ${submitted.id})`);
+			expect((n8n as N8nInstance).logs()).toContain(`RunComfy paid: run submitted (node "Run", item 0, request_id ${submitted.id})`);
 			if (!version.startsWith('1.')) {
 				const execution = (await rest.getExecution(running.id)) as { customData?: Record<string, string> };
 				expect(execution.customData).toEqual({ runcomfy_Run: `0:${submitted.id}` });

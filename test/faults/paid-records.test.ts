@@ -10,7 +10,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { Batch } from '../../nodes/shared/jobs/batch';
 import type { JobItem } from '../../nodes/shared/jobs/kind';
-import { appendPaid, customDataKey, recordPaid } from '../../nodes/shared/jobs/paidRecord';
+import { PAID_LOG_PREFIX, appendPaid, customDataKey, recordPaid } from '../../nodes/shared/jobs/paidRecord';
 import { RunComfyDeployment } from '../../nodes/RunComfyDeployment/RunComfyDeployment.node';
 import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
 import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
@@ -47,7 +47,7 @@ beforeEach(() => {
 
 /** The info lines of paid submissions, as n8n's logger received them. */
 const paidLines = () =>
-	capture.lines.filter((l) => l.source === 'n8n-logger' && l.level === 'info' && /^RunComfy: paid .* submitted/.test(String(l.message)));
+	capture.lines.filter((l) => l.source === 'n8n-logger' && l.level === 'info' && String(l.message).startsWith(`${PAID_LOG_PREFIX} `));
 
 /** The execution's custom data (what n8n saves as execution metadata). */
 const customData = (result: RunNodeResult): Record<string, string> => (result.run.data.resultData.metadata ?? {}) as Record<string, string>;

@@ -128,7 +128,7 @@ describe('a representative set of operations with a distinctive token', () => {
 		expect(mixed.items[0].json.skipped_downloads).toHaveLength(1);
 		const large = await run('over the cap', {
 			node: model,
-			parameters: modelRun(STABLE.large, { prompt: 'x' }, { maxDownloadSizeMb: 1 }),
+			parameters: modelRun(STABLE.large, { prompt: 'x' }, { downloadOptions: { maxDownloadSizeMb: 1 } }),
 		});
 		expect(JSON.stringify(large.items[0].json.skipped_downloads)).toContain('download limit');
 	});

@@ -2,29 +2,19 @@
 /**
  * The docs say what the code does: every option, field and operation name in README.md's and docs/' tables
  * and every option the prose names (*X* option, Options → X) exists in the node descriptions, and every
- * error text the error tables quote is one the code produces.
+ * error text the error tables quote is one the named operation (or the manual's node) produces: one string in
+ * the code that operation reaches, or a message the code composes from the parts listed in COMPOSED.
  */
-import { readdirSync, readFileSync } from 'fs';
+import { existsSync, readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
-import type { ICredentialType, INodeProperties, INodePropertyOptions, INodeType } from 'n8n-workflow';
+import type { ICredentialType, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { RunComfyApi } from '../../credentials/RunComfyApi.credentials';
-import { RunComfyDataset } from '../../nodes/RunComfyDataset/RunComfyDataset.node';
-import { RunComfyDeployment } from '../../nodes/RunComfyDeployment/RunComfyDeployment.node';
-import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
-import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
-import { RunComfyTrigger } from '../../nodes/RunComfyTrigger/RunComfyTrigger.node';
-import { RunComfyWebhookTrigger } from '../../nodes/RunComfyWebhookTrigger/RunComfyWebhookTrigger.node';
+import { PAID_LOG_PREFIX } from '../../nodes/shared/jobs/paidRecord';
+import { ALL_NODES, NODES_BY_FOLDER, closureOf, textsReachedFrom } from './codeTexts';
 
 const ROOT = join(__dirname, '..', '..');
-const NODES: INodeType[] = [
-	new RunComfyModel(),
-	new RunComfyDeployment(),
-	new RunComfyDataset(),
-	new RunComfyTraining(),
-	new RunComfyTrigger(),
-	new RunComfyWebhookTrigger(),
-];
+const NODES = ALL_NODES;
 const CREDENTIAL: ICredentialType = new RunComfyApi();
 
 type Entry = INodeProperties | INodePropertyOptions | { displayName?: string; name?: string; values?: Entry[]; options?: Entry[] };
@@ -47,13 +37,6 @@ namesIn(CREDENTIAL.properties, UI_NAMES, PARAMETER_NAMES);
 // Settings every n8n node has (the node's Settings tab), named by the docs.
 for (const n8nSetting of ['Retry On Fail', 'On Error', 'Always Output Data', 'Execute Once']) UI_NAMES.add(n8nSetting);
 
-/** The nodes' and credential's sources, with template placeholders as `…` and quotes unescaped. */
-function sources(dir: string): string[] {
-	return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
-		d.isDirectory() ? sources(join(dir, d.name)) : d.name.endsWith('.ts') ? [readFileSync(join(dir, d.name), 'utf8')] : [],
-	);
-}
-const CODE = [...sources(join(ROOT, 'nodes')), ...sources(join(ROOT, 'credentials'))].join('\n').replace(/\\(["'`])/g, '$1');
 /** Innermost `${…}` first, so a placeholder inside a nested template becomes `…` too. */
 function placeholders(code: string): string {
 	let out = code;
@@ -63,7 +46,6 @@ function placeholders(code: string): string {
 	}
 	return out;
 }
-const CODE_TEXT = placeholders(CODE);
 
 /**
  * Messages the code composes from parts in different places: the parts (as in the code, placeholders as `…`).
@@ -80,12 +62,15 @@ const COMPOSED: Record<string, string[]> = {
 		'`${p.input}: ${p.message}`',
 		"'is required but has no value.'",
 	],
-	'The estimated cost of N items is $…, above the cap of $…': ['The estimated cost of … item… is …', 'above the cap of …'],
+	// The whole template: a quote once had a comma the message has only when an earlier batch is added in.
+	'The estimated cost of N items is $… above the cap of $…': ['`The estimated cost of … item… is …… above the cap of …`'],
 	'Run … did not finish within … (status: …)': ['did not finish within … (status: …)', "one: 'run'"],
 	'Request … did not finish within …': ['did not finish within … (status: …)', "one: 'request'"],
 	'The model run of "…" may have been accepted: …': ['The … may have been accepted: …', 'model run of "…"'],
 	'Training job … stopped early at step … of …: …': ['Training job … stopped early…: …', "' at step'", '(step … of …)'],
 	'RunComfy API error 404 (404001 ResourceNotFound): …': ["'404001': 'ResourceNotFound'", 'RunComfy API error……: …'],
+	"Run … of … failed: <the service's reason>": ['`Run … of …`', "failed ? 'failed' : 'was cancelled'"],
+	"Request … on deployment … failed: <the service's reason>": ['`Request … on deployment …`', "failed ? 'failed' : 'was cancelled'"],
 };
 
 interface Table {
@@ -101,6 +86,13 @@ const DOCS = [
 		.map((f) => `docs/${f}`),
 ]
 	.concat(readdirSync(join(ROOT, 'docs', 'nodes')).map((f) => `docs/nodes/${f}`))
+	.concat(
+		existsSync(join(ROOT, 'docs', 'dev'))
+			? readdirSync(join(ROOT, 'docs', 'dev'))
+					.filter((f) => f.endsWith('.md'))
+					.map((f) => `docs/dev/${f}`)
+			: [],
+	)
 	.map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
 
 const cells = (line: string) =>
@@ -141,6 +133,36 @@ function isUiName(written: string): boolean {
 	return valued !== null && UI_NAMES.has(valued[1]) && UI_NAMES.has(valued[2]);
 }
 
+/** A node manual's node class file, by the manual's name. */
+const NODE_FILES: Record<string, string> = {
+	'docs/nodes/model.md': 'RunComfyModel',
+	'docs/nodes/deployment.md': 'RunComfyDeployment',
+	'docs/nodes/dataset.md': 'RunComfyDataset',
+	'docs/nodes/training.md': 'RunComfyTraining',
+	'docs/nodes/trigger.md': 'RunComfyTrigger',
+	'docs/nodes/webhook-trigger.md': 'RunComfyWebhookTrigger',
+};
+
+/**
+ * Where an error row's text must come from: the operation it names in brackets ("(Edit)", an operation of the
+ * manual's node), else the manual's node; rows outside a node manual may come from any node.
+ */
+function producerOf(file: string, cell: string): { entries: string[]; operation?: string } {
+	const folder = NODE_FILES[file];
+	if (!folder) return { entries: Object.values(NODE_FILES).map((f) => join(ROOT, 'nodes', f, `${f}.node.ts`)) };
+	const node = NODES_BY_FOLDER[folder];
+	const outside = cell.replace(/`[^`]*`/g, '');
+	for (const [, name] of outside.matchAll(/\(([^)]+)\)/g)) {
+		for (const p of node.description.properties.filter((x) => x.name === 'operation')) {
+			const option = ((p.options ?? []) as INodePropertyOptions[]).find((o) => o.name === name);
+			const resource = p.displayOptions?.show?.resource?.[0];
+			if (option && typeof resource === 'string')
+				return { entries: [join(ROOT, 'nodes', folder, 'actions', resource, `${String(option.value)}.operation.ts`)], operation: name };
+		}
+	}
+	return { entries: [join(ROOT, 'nodes', folder, `${folder}.node.ts`)] };
+}
+
 describe('docs against the code', () => {
 	it('every name in an Option, Field or Operation table is a name in the node descriptions', () => {
 		const named = TABLES.filter((t) => ['Option', 'Field', 'Operation'].includes(t.header[0]));
@@ -179,26 +201,76 @@ describe('docs against the code', () => {
 		expect(unknown).toEqual([]);
 	});
 
-	it('every error text an error table quotes is in the code', () => {
+	it('every error text an error table quotes is one the named node or operation produces', () => {
 		const errorTables = TABLES.filter((t) => t.header[0].startsWith('Error'));
 		expect(errorTables.length).toBeGreaterThan(2);
 		const quoted = errorTables.flatMap((t) =>
-			t.rows.flatMap((row) => [...row[0].matchAll(/`([^`]+)`/g)].map((m) => ({ file: t.file, text: m[1] }))),
+			t.rows.flatMap((row) => [...row[0].matchAll(/`([^`]+)`/g)].map((m) => ({ file: t.file, text: m[1], ...producerOf(t.file, row[0]) }))),
 		);
 		expect(quoted.length).toBeGreaterThan(10);
+		expect(quoted.filter((q) => q.operation).length).toBeGreaterThan(0);
 		// "…", "<…>", "$…", the counts N and M, and quotes or brackets around them stand for what is filled in.
 		const literalParts = (text: string) =>
 			text
 				.split(/["($]*(?:…|<[^>]*>|\bN\b|\bM\b)[")]*/)
 				.map((part) => part.trim().replace(/^[:;,.\s]+|[:;,.\s]+$/g, ''))
 				.filter((part) => part.length > 2);
-		const inCode = ({ text }: { text: string }) =>
-			COMPOSED[text]
-				? COMPOSED[text].every((part) => CODE.includes(part) || CODE_TEXT.includes(part))
-				: literalParts(text).every((part) => CODE_TEXT.includes(part));
-		const missing = quoted.filter((q) => !inCode(q));
+		/** The parts, in order, in one text. */
+		const inOrder = (parts: string[], text: string) => {
+			let at = 0;
+			for (const part of parts) {
+				const found = text.indexOf(part, at);
+				if (found < 0) return false;
+				at = found + part.length;
+			}
+			return true;
+		};
+		const produced = (q: (typeof quoted)[number]) => {
+			if (COMPOSED[q.text]) {
+				const files = new Set(q.entries.flatMap((e) => [...closureOf(e)]));
+				const code = [...files]
+					.map((f) => readFileSync(f, 'utf8'))
+					.join('\n')
+					.replace(/\\(["'`])/g, '$1');
+				return COMPOSED[q.text].every((part) => code.includes(part) || placeholders(code).includes(part));
+			}
+			const parts = literalParts(q.text);
+			return q.entries.some((entry) => textsReachedFrom(entry).some((literal) => inOrder(parts, literal)));
+		};
+		const missing = quoted.filter((q) => !produced(q));
 		const stale = Object.keys(COMPOSED).filter((text) => !quoted.some((q) => q.text === text));
 		expect(stale).toEqual([]);
-		expect(missing.map(({ file, text }) => `${file}: ${text}`)).toEqual([]);
+		expect(missing.map(({ file, text, operation }) => `${file}${operation ? ` (${operation})` : ''}: ${text}`)).toEqual([]);
+	});
+
+	it('every paid-id log line the docs quote starts with the one prefix the code logs', () => {
+		// The code spans of each doc (fenced blocks aside), a span's line breaks as spaces.
+		const spans = (text: string) =>
+			text
+				.replace(/```[\s\S]*?```/g, '')
+				.split('`')
+				.filter((_, i) => i % 2 === 1)
+				.map((span) => span.replace(/\s*\n\s*/g, ' '));
+		const quotes = DOCS.flatMap(({ file, text }) => spans(text).map((quote) => ({ file, quote }))).filter(({ quote }) =>
+			/^RunComfy\b.*\bpaid\b/.test(quote),
+		);
+		expect(quotes.filter(({ quote }) => quote.startsWith(PAID_LOG_PREFIX)).length).toBeGreaterThan(2);
+		// What recordPaid writes: the prefix, the noun, and the node, item and id.
+		const line = new RegExp(
+			`^${PAID_LOG_PREFIX} (?:run|request|training job) submitted(?: \\(node "[^"]*", item \\S+, (?:request_id|job_id) \\S+\\))?$`,
+		);
+		expect(quotes.filter(({ quote }) => quote !== PAID_LOG_PREFIX && !line.test(quote))).toEqual([]);
+	});
+
+	it('the Wait Options table names every wait option of every node, and only those', () => {
+		const table = TABLES.find((t) => t.header[0] === 'Option' && t.header[1] === 'Model / Deployment');
+		expect(table).toBeDefined();
+		const documented = new Set(table!.rows.map((r) => strip(r[0])));
+		const inCode = new Set(
+			NODES.flatMap((n) => n.description.properties)
+				.filter((p) => p.name === 'waitOptions')
+				.flatMap((p) => (p.options as INodeProperties[]).map((o) => o.displayName)),
+		);
+		expect([...documented].sort()).toEqual([...inCode].sort());
 	});
 });

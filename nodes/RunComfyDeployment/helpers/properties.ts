@@ -56,7 +56,7 @@ export function waitModeProperties(show: IDisplayOptions['show']): INodeProperti
 		},
 		{
 			displayName:
-				"Parked: RunComfy calls this execution's resume URL when each request ends, so n8n's WEBHOOK_URL must be a public address (the node refuses to submit otherwise). Backups for lost callbacks: one status check before parking and on every callback, RunComfy's own retries for 24 h, and at Max Wait each request without result is output with its Request ID for Inference → Get Result. Downloads happen when the execution resumes.",
+				"Parked: RunComfy calls this execution back when each request ends, so WEBHOOK_URL must be public. At Max Wait, requests without a result are output with their Request ID; see the node's docs.",
 			name: 'parkNotice',
 			type: 'notice',
 			default: '',

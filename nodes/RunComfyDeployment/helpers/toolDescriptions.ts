@@ -1,3 +1,4 @@
+import { STATUS_WORDS, wordList } from '../../shared/status';
 import { costNote, toolDescriptionProperties } from '../../shared/toolDescriptions';
 
 const { free, paid } = costNote;
@@ -6,7 +7,7 @@ const { free, paid } = costNote;
 export const toolDescriptions = toolDescriptionProperties({
 	inference: {
 		run: `Runs a deployed ComfyUI workflow on a RunComfy deployment (by deployment id) with the given inputs and waits up to 2 minutes for it. Returns the request_id, the status and the output file URLs; a request still going after the wait comes back with still_running: true, to follow up with Get Status or Get Result. ${paid} Each call submits a new request, billed by the GPU time of the deployment's machine.`,
-		getStatus: `Gets the status of an earlier request to a RunComfy deployment by its deployment id and request_id. ${free}`,
+		getStatus: `Gets the status of an earlier request to a RunComfy deployment by its deployment id and request_id (${wordList(STATUS_WORDS.statusCheck)}; Get Result tells whether a completed request succeeded). ${free}`,
 		getResult: `Gets the result of an earlier request to a RunComfy deployment by its deployment id and request_id: status and output file URLs. ${free}`,
 		cancel: `Cancels a queued or running request to a RunComfy deployment by its deployment id and request_id, and follows it until it has ended. ${free}`,
 		deleteRequest: `Deletes an earlier request to a RunComfy deployment and its stored outputs, by deployment id and request_id. ${free}`,

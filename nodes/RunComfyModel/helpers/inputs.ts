@@ -66,13 +66,14 @@ export function buildBody(ctx: IExecuteFunctions, itemIndex: number, model: Mode
 		const value = ctx.getNodeParameter('inputs.value', itemIndex, {}) as IDataObject | null;
 		body = mapperValueToBody(value ?? {}, schema);
 	}
-	const lora = String(ctx.getNodeParameter('lora', itemIndex, '') ?? '').trim();
+	// Options → LoRA from version 1.1 (Run), the LoRA field before and in Estimate Cost.
+	const lora = String(ctx.getNodeParameter('options.lora', itemIndex, '') || ctx.getNodeParameter('lora', itemIndex, '') || '').trim();
 	if (lora) {
 		if (!acceptsLora(model)) {
 			throw new NodeOperationError(node, `Item ${itemIndex}: the model ${model.model_id} does not accept a LoRA`, {
 				itemIndex,
 				description:
-					'Clear the "LoRA" field, or pick a model whose inputs include "lora" (LoRA variants of a base model, e.g. blackforestlabs/flux-1/dev/lora/text-to-image). Nothing was submitted.',
+					'Clear "LoRA" (in Options from Model → Run 1.1), or pick a model whose inputs include "lora" (LoRA variants of a base model, e.g. blackforestlabs/flux-1/dev/lora/text-to-image). Nothing was submitted.',
 			});
 		}
 		// The LoRA field wins over a `lora` given in the inputs, keeping its other keys (e.g. `scale`).
@@ -117,5 +118,5 @@ export function problemsHint(body: IDataObject, model: ModelEntry): string {
 		Object.keys(body).length === 1 && 'input' in body && !schemaOf(model).properties?.input
 			? ' The body is flat: put the inputs at the top level instead of inside "input".'
 			: '';
-	return `The inputs do not match the input schema of ${model.model_id}. Fix them in "Inputs" (each field's description states its type, range and allowed values; file inputs take public HTTPS URLs).${wrapped} Nothing was submitted.`;
+	return `The inputs do not match the input schema of ${model.model_id}. Fix them in "Inputs" (the field labels state ranges and file formats; Catalog → Get Model shows each input's type and allowed values; file inputs take public HTTPS URLs).${wrapped} Nothing was submitted.`;
 }

@@ -45,7 +45,7 @@ export const modelLocatorProperty: INodeProperties = {
 /** The request id of an earlier run (Get Status, Get Result, Cancel). */
 export const requestIdProperty: INodeProperties = sharedRequestIdProperty('e.g. 5a0e2f3c-7b7d-4f0a-9d55-2f7e1c1d9a10');
 
-/** What a model is run with (Run, Estimate Cost): the model, its inputs (schema-built fields or JSON) and a LoRA. */
+/** What a model is run with (Run, Estimate Cost): the model and its inputs (schema-built fields or JSON). */
 export const modelInputProperties: INodeProperties[] = [
 	categoryFilterProperty,
 	modelLocatorProperty,
@@ -80,6 +80,8 @@ export const modelInputProperties: INodeProperties[] = [
 			resourceMapper: {
 				resourceMapperMethod: 'getModelInputs',
 				mode: 'add',
+				// The editor's heading over the fields (else "Values to Send"): the field's own name, as the docs call it.
+				valuesLabel: 'Inputs',
 				fieldWords: { singular: 'input', plural: 'inputs' },
 				addAllFields: false,
 				multiKeyMatch: false,
@@ -97,13 +99,15 @@ export const modelInputProperties: INodeProperties[] = [
 		description:
 			'The request body as a flat JSON object whose keys are the model\'s input names, e.g. {"prompt": "a red fox", "seed": 42}. Not wrapped in "input". Checked against the model\'s schema before anything is submitted.',
 	},
-	{
-		displayName: 'LoRA',
-		name: 'lora',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. my_lora.safetensors or https://files.runcomfy.net/…/my_lora.safetensors',
-		description:
-			'For models that accept a LoRA: the file name of one of your LoRA assets, or a public URL of a LoRA checkpoint (e.g. from the RunComfy Training node). Sent as {"lora": {"path": …}}. Leave empty for none.',
-	},
 ];
+
+/** A LoRA for the run: a field of its own in Estimate Cost and in Run before 1.1, an option of Run from 1.1. */
+export const loraProperty: INodeProperties = {
+	displayName: 'LoRA',
+	name: 'lora',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. my_lora.safetensors or https://files.runcomfy.net/…/my_lora.safetensors',
+	description:
+		'For models that accept a LoRA: the file name of one of your LoRA assets, or a public URL of a LoRA checkpoint (e.g. lora.path of a RunComfy Training result). Sent as {"lora": {"path": …}}. Leave empty for none.',
+};

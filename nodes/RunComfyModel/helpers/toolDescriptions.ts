@@ -1,3 +1,4 @@
+import { STATUS_WORDS, wordList } from '../../shared/status';
 import { costNote, toolDescriptionProperties } from '../../shared/toolDescriptions';
 
 const { free, paid } = costNote;
@@ -7,7 +8,7 @@ export const toolDescriptions = toolDescriptionProperties({
 	model: {
 		run: `Runs a RunComfy hosted model (image, video or audio generation) with the given inputs and waits up to 2 minutes for it. Returns the request_id, the status, the output file URLs and the cost; a run still going after the wait comes back with still_running: true, to follow up with Get Status or Get Result and its request_id. ${paid} Each call submits a new run, billed by the model's price (per output or per second); price it first with Estimate Cost.`,
 		estimateCost: `Estimates what running a RunComfy model with the given inputs would cost, in USD, from the catalog price, after checking the inputs as a run would. Submits nothing. ${free}`,
-		getStatus: `Gets the status of an earlier RunComfy model run by its request_id (queued, running, succeeded, failed, cancelled). ${free}`,
+		getStatus: `Gets the status of an earlier RunComfy model run by its request_id (${wordList(STATUS_WORDS.statusCheck)}; Get Result tells whether a completed run succeeded). ${free}`,
 		getResult: `Gets the result of an earlier RunComfy model run by its request_id: status, output file URLs and cost. ${free}`,
 		cancel: `Cancels a RunComfy model run by its request_id while it is still queued; a run already running is not cancelled. ${free}`,
 	},

@@ -1,3 +1,4 @@
+import { STATUS_WORDS, wordList } from '../../shared/status';
 import { costNote, toolDescriptionProperties } from '../../shared/toolDescriptions';
 
 const { free, paid } = costNote;
@@ -6,10 +7,10 @@ const { free, paid } = costNote;
 export const toolDescriptions = toolDescriptionProperties({
 	trainingJob: {
 		submit: `Submits a RunComfy LoRA training job (a config and a dataset) on the given GPUs. Returns the job_id and its status. ${paid} Training is billed by GPU time until the job ends; each call starts a new job.`,
-		getStatus: `Gets the status of a RunComfy training job by its job_id (queued, running, completed, failed, cancelled) and its progress. ${free}`,
+		getStatus: `Gets the status of a RunComfy training job by its job_id (${wordList(STATUS_WORDS.trainingJob)}; stopped means stopped early, to resume) and its progress. ${free}`,
 		getResult: `Gets the result of a RunComfy training job by its job_id: status and the URLs of its checkpoints and samples (the latest checkpoint is a ready LoRA). ${free}`,
 		cancel: `Cancels a queued or running RunComfy training job by its job_id; its checkpoints are kept. ${free}`,
 		resume: `Continues a stopped or failed RunComfy training job from its latest checkpoint, by its job_id, on the given GPUs. ${paid} Billed by GPU time until the job ends.`,
-		edit: `Replaces the config of a stopped, cancelled or failed RunComfy training job, by its job_id. ${free}`,
+		edit: `Replaces the config of a RunComfy training job that is no longer queued or running, by its job_id. ${free}`,
 	},
 });

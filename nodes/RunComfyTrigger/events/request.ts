@@ -2,7 +2,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { collectUrls } from '../../shared/download';
-import { normaliseStatus, withPublicStatus } from '../../shared/status';
+import { STATUS_WORDS, normaliseStatus, withPublicStatus, wordList } from '../../shared/status';
 import {
 	getDeploymentRequestResult,
 	getDeploymentRequestStatus,
@@ -31,7 +31,7 @@ export const requestEvent: TriggerEvent = {
 				{
 					name: 'Deployment Inference',
 					value: 'deployment',
-					description: 'Requests submitted with RunComfy Deployment → Run',
+					description: 'Requests submitted with Inference → Run of the RunComfy Deployment node',
 				},
 			],
 			displayOptions: { show },
@@ -67,8 +67,7 @@ export const requestEvent: TriggerEvent = {
 			required: true,
 			default: '',
 			placeholder: 'e.g. {{ $json.request_id }}',
-			description:
-				'Requests to watch, separated by commas or new lines, or an expression returning a list. Fires once when each finishes (succeeded, failed or cancelled), with its result.',
+			description: `Requests to watch, separated by commas or new lines, or an expression returning a list. Fires once when each finishes (${wordList(STATUS_WORDS.finished)}), with its result.`,
 			displayOptions: { show },
 		},
 		fireForExistingProperty(show, 'Fire for Already Finished', 'requests that have already finished'),

@@ -23,7 +23,7 @@ export interface WaitDefaults {
 	learnsStepPace?: boolean;
 }
 
-/** "Learn Run Times" is offered where polls follow something learned (run times or a step pace). */
+/** "Learn Run Times" / "Learn Step Pace" is offered where polls follow something learned (run times or a step pace). */
 export const offersLearningSwitch = (defaults: WaitDefaults): boolean =>
 	defaults.learnsRunTimes === true || defaults.learnsStepPace === true;
 

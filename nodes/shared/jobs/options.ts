@@ -11,6 +11,7 @@ import { MAX_TIMER_MS, POLLING_GOALS } from '../wait';
 import type { PollingGoal, TimeoutBehaviour, WaitOptions } from '../wait';
 import type { WaitDefaults } from './defaults';
 import { MAX_POLL_INTERVAL_SECONDS, MAX_WAIT_SECONDS, TOOL_MAX_WAIT_SECONDS, offersLearningSwitch } from './defaults';
+import { learningSwitch } from '../descriptions';
 import { isToolCall } from '../items';
 import { MAX_USD_SETTING } from '../money';
 import { checkNumber, emptyNumber, isEmptyValue, rawExpression, readBoolean, readNumber, refuseEmptyExpression, shown } from '../params';
@@ -132,7 +133,8 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 			},
 		);
 	}
-	const learning = offersLearningSwitch(defaults) ? readSwitch(ctx, raw, itemIndex, LEARN_SWITCH, expressionOf('learnRunTimes')) : true;
+	const learnSwitch: Switch = { name: 'learnRunTimes', label: learningSwitch(defaults).displayName, fallback: true };
+	const learning = offersLearningSwitch(defaults) ? readSwitch(ctx, raw, itemIndex, learnSwitch, expressionOf('learnRunTimes')) : true;
 	return {
 		enabled,
 		mode,
@@ -152,7 +154,6 @@ interface Switch {
 	label: string;
 	fallback: boolean;
 }
-const LEARN_SWITCH: Switch = { name: 'learnRunTimes', label: 'Learn Run Times', fallback: true };
 
 /** A wait switch of one item: its default when not set; an empty expression or anything but true/false is refused. */
 function readSwitch(ctx: IExecuteFunctions, raw: IDataObject, itemIndex: number, which: Switch, expression: string | undefined): boolean {

@@ -20,6 +20,9 @@ import type { Accepted, JobItem } from './kind';
 const VALUE_LIMIT = 255;
 const KEY_LIMIT = 50;
 
+/** What every log line naming a paid id starts with, whatever the node: the one thing to grep a worker's log for. */
+export const PAID_LOG_PREFIX = 'RunComfy paid:';
+
 /** The runs of the node that already warned that custom data did not take the record. */
 const warned = new WeakSet<object>();
 
@@ -28,7 +31,7 @@ export function recordPaid<P extends JobItem, O>(batch: Batch<P, O>, p: P, accep
 	const node = ctx.getNode();
 	const ids: IDataObject = { ...kind.ids(p), [kind.noun.idField]: accepted.id };
 	ctx.logger.info(
-		`RunComfy: paid ${kind.noun.one} submitted (node "${node.name}", item ${p.itemIndex}, ${kind.noun.idField} ${accepted.id})`,
+		`${PAID_LOG_PREFIX} ${kind.noun.one} submitted (node "${node.name}", item ${p.itemIndex}, ${kind.noun.idField} ${accepted.id})`,
 		{
 			node: node.name,
 			itemIndex: p.itemIndex,
@@ -48,7 +51,7 @@ export function recordPaid<P extends JobItem, O>(batch: Batch<P, O>, p: P, accep
 	if (why === undefined || warned.has(batch)) return;
 	warned.add(batch);
 	ctx.logger.warn(
-		`RunComfy: the paid ids of node "${node.name}" are not in the execution's custom data (${why}); they are in the info lines "RunComfy: paid … submitted"`,
+		`RunComfy: the paid ids of node "${node.name}" are not in the execution's custom data (${why}); they are in the info lines "${PAID_LOG_PREFIX} …"`,
 		{
 			node: node.name,
 			customDataKey: key,

@@ -24,7 +24,7 @@ const QUEUE_TIMING = {
 	QUEUE_WORKER_LOCK_RENEW_TIME: '4000',
 	QUEUE_WORKER_STALLED_INTERVAL: '5000',
 };
-const PAID_LINE = /RunComfy: paid run submitted \(node "Run", item (\d+), request_id ([0-9a-f-]{36})\)/g;
+const PAID_LINE = /RunComfy paid: run submitted \(node "Run", item (\d+), request_id ([0-9a-f-]{36})\)/g;
 
 let services: QueueServices | undefined;
 let sandbox: Sandbox | undefined;

@@ -209,9 +209,9 @@ const ROWS: Row[] = [
 	{
 		name: 'a LoRA on a model that takes none',
 		node: 'model',
-		parameters: modelRun(STABLE.flash, { prompt: 'x' }, { lora: 'my_lora.safetensors' }),
+		parameters: modelRun(STABLE.flash, { prompt: 'x' }, { options: { lora: 'my_lora.safetensors' } }),
 		error: /the model blackforestlabs\/flux-2\/flash\/text-to-image does not accept a LoRA/,
-		fix: /Clear the "LoRA" field, or pick a model whose inputs include "lora"/,
+		fix: /Clear "LoRA" \(in Options from Model → Run 1\.1\), or pick a model whose inputs include "lora"/,
 	},
 ];
 

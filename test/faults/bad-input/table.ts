@@ -156,7 +156,7 @@ export const NOT_AN_ERROR = /(?!)/;
 export const PNG_URL = 'https://files.example.com/a.png';
 
 export const SCHEMA_FIX =
-	/Fix them in "Inputs" \(each field's description states its type, range and allowed values; file inputs take public HTTPS URLs\)\. Nothing was submitted\./;
+	/Fix them in "Inputs" \(the field labels state ranges and file formats; Catalog → Get Model shows each input's type and allowed values; file inputs take public HTTPS URLs\)\. Nothing was submitted\./;
 export const MODEL_ID_FIX = /enter its ID exactly as the catalog lists it/;
 export const REQUEST_ID_FIX = /Use the request_id from the output of a Run/;
 export const TOP_UP = /Top up the balance/;

@@ -30,12 +30,14 @@ const switchesOf = (properties: INodeProperties[]) =>
 		.filter((p) => p.name === 'waitOptions')
 		.flatMap((p) => (p.options as INodeProperties[]).filter((o) => o.name === 'learnRunTimes'));
 
-describe('Wait Options → Learn Run Times', () => {
+describe('Wait Options → Learn Run Times (Learn Step Pace in Training)', () => {
 	it('is offered, on by default, by Model → Run, Deployment → Run and Training; not by Dataset, which learns nothing', () => {
+		const labels = { runComfyModel: 'Learn Run Times', runComfyDeployment: 'Learn Run Times', runComfyTraining: 'Learn Step Pace' };
 		for (const node of [new RunComfyModel(), new RunComfyDeployment(), new RunComfyTraining()]) {
 			const switches = switchesOf(node.description.properties);
 			expect(switches.length).toBeGreaterThan(0);
-			for (const s of switches) expect(s).toMatchObject({ displayName: 'Learn Run Times', type: 'boolean', default: true });
+			const displayName = labels[node.description.name as keyof typeof labels];
+			for (const s of switches) expect(s).toMatchObject({ displayName, type: 'boolean', default: true });
 		}
 		expect(switchesOf(new RunComfyDataset().description.properties)).toHaveLength(0);
 	});
@@ -68,5 +70,9 @@ describe('Wait Options → Learn Run Times', () => {
 				readWaitOptions(contextWith({ waitForCompletion: true, waitOptions: { learnRunTimes: bad } }), 2, INFERENCE_WAIT),
 			).toThrow(`"Learn Run Times" of item 2 must be true or false, but is ${JSON.stringify(bad)}`);
 		}
+		// Training's switch is labelled by what it learns from, and its errors say that label.
+		expect(() =>
+			readWaitOptions(contextWith({ waitForCompletion: true, waitOptions: { learnRunTimes: 'yes' } }), 1, TRAINING_WAIT),
+		).toThrow('"Learn Step Pace" of item 1 must be true or false, but is "yes"');
 	});
 });

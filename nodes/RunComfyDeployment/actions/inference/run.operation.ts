@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { downloadProperties, minimumBalanceOption, waitProperties } from '../../../shared/descriptions';
+import { CANCELS, downloadProperties, minimumBalanceOption, waitProperties } from '../../../shared/descriptions';
 import { INFERENCE_WAIT, answerCallback, runJobs } from '../../../shared/jobs';
 import { inferenceRunKind } from '../../helpers/jobKind';
 import { deleteAfterDownloadOption, deploymentLocatorProperty, waitModeProperties } from '../../helpers/properties';
@@ -47,6 +47,8 @@ const properties: INodeProperties[] = [
 			resourceMapper: {
 				resourceMapperMethod: 'getWorkflowInputs',
 				mode: 'add',
+				// The editor's heading over the fields (else "Values to Send"): the field's own name, as the docs call it.
+				valuesLabel: 'Overrides',
 				fieldWords: { singular: 'input', plural: 'inputs' },
 				addAllFields: false,
 				multiKeyMatch: false,
@@ -119,7 +121,9 @@ const properties: INodeProperties[] = [
 		],
 	},
 	// Wait for Completion, then the Wait Mode (and its notice), then Wait Options.
-	...waitProperties(show, INFERENCE_WAIT).flatMap((p) => (p.name === 'waitForCompletion' ? [p, ...waitModeProperties(show)] : [p])),
+	...waitProperties(show, INFERENCE_WAIT, CANCELS.deploymentRequest).flatMap((p) =>
+		p.name === 'waitForCompletion' ? [p, ...waitModeProperties(show)] : [p],
+	),
 	...downloadProperties({ ...show, waitForCompletion: [true] }),
 	{
 		displayName: 'Options',

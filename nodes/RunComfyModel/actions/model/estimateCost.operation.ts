@@ -5,9 +5,9 @@ import { failedItemOrThrow } from '../../../shared/items';
 import { roundToMicrodollars } from '../../../shared/money';
 import { estimateRun } from '../../helpers/pricing';
 import { modelRunKind } from '../../helpers/jobKind';
-import { modelInputProperties } from '../../helpers/properties';
+import { loraProperty, modelInputProperties } from '../../helpers/properties';
 
-const properties: INodeProperties[] = [...modelInputProperties];
+const properties: INodeProperties[] = [...modelInputProperties, loraProperty];
 
 export const description = updateDisplayOptions({ show: { resource: ['model'], operation: ['estimateCost'] } }, properties);
 

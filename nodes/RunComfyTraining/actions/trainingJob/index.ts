@@ -27,7 +27,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Edit',
 				value: 'edit',
-				description: 'Replace the config of a stopped, cancelled or failed job',
+				description: 'Replace the config of a job that is no longer queued or running',
 				action: 'Edit training job',
 			},
 			{
