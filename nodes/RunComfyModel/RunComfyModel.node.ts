@@ -11,7 +11,8 @@ export class RunComfyModel implements INodeType {
 		name: 'runComfyModel',
 		icon: { light: 'file:../../icons/runcomfy.svg', dark: 'file:../../icons/runcomfy.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 1.1: "On Timeout" left unset returns a timed-out job as still running (1 keeps failing the node).
+		version: [1, 1.1],
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Run RunComfy image, video and audio models, browse the catalog and check the balance',
 		defaults: { name: 'RunComfy Model' },
