@@ -4,13 +4,20 @@
  * pay only for what definitively failed: proven by counting paid submits per prompt in the sandbox log over both
  * executions. The real REST retry is in test/e2e/retry-execution.test.ts.
  */
-import type { IDataObject } from 'n8n-workflow';
 
 import { parseRecord } from '../../nodes/shared/jobs/paidRecord';
 import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
+import { MODEL_RUN_PARAMETERS } from '../../scripts/e2e/polling';
 import { runNode } from '../helpers/engine';
 import type { RunNodeResult } from '../helpers/engine';
-import { STABLE, credentialsFor, isModelSubmit, useFaultSandbox } from '../helpers/faults-setup';
+import {
+	STABLE,
+	credentialsFor,
+	isModelSubmit,
+	runsOfPrompt,
+	submitsPerPrompt as submitsPerPromptIn,
+	useFaultSandbox,
+} from '../helpers/faults-setup';
 
 const WAIT = { pollIntervalSeconds: 0.02, maxPollIntervalSeconds: 0.05, maxWaitSeconds: 20 };
 const sb = useFaultSandbox();
@@ -26,12 +33,7 @@ function execution(
 		credentials: credentialsFor(sb),
 		inputItems: [0, 1, 2].map((i) => ({ json: { prompt: `item ${i}`, model: i === 2 ? model : STABLE.flash } })),
 		parameters: {
-			resource: 'model',
-			operation: 'run',
-			model: { __rl: true, mode: 'id', value: '={{ $json.model }}' },
-			inputMode: 'json',
-			inputsJson: '={{ JSON.stringify({ prompt: $json.prompt }) }}',
-			downloadOutputs: false,
+			...MODEL_RUN_PARAMETERS,
 			waitOptions: { ...WAIT, maxWaitSeconds: how.maxWaitSeconds ?? WAIT.maxWaitSeconds, onTimeout: 'fail' },
 		},
 		...(how.mode ? { mode: how.mode } : {}),
@@ -43,16 +45,8 @@ function execution(
 /** What n8n's Retry gives the new execution: the failed one's custom data. */
 const customDataOf = (result: RunNodeResult) => ({ ...(result.run.data.resultData.metadata ?? {}) }) as Record<string, string>;
 
-function submitsPerPrompt(): Map<string, number> {
-	const counts = new Map<string, number>();
-	for (const e of sb.log().filter(isModelSubmit)) {
-		const prompt = String((e.body as IDataObject | undefined)?.prompt);
-		counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
-	}
-	return counts;
-}
-
-const runsOf = (prompt: string) => sb.state().runs.filter((r) => (r.body as IDataObject).prompt === prompt);
+const submitsPerPrompt = () => submitsPerPromptIn(sb);
+const runsOf = (prompt: string) => runsOfPrompt(sb, prompt);
 
 beforeEach(() => {
 	sb.reset({ runDurationMs: 30, queueMs: 0, walletMicrodollars: 10_000_000 });
