@@ -94,6 +94,14 @@ describe.each([h.N8N_VERSION, h.N8N_1X_VERSION])('Retry of a failed execution in
 			expect(mine()).toHaveLength(3);
 			const failedRun = await rest.getExecution(failed.id);
 			expect(String(h.nodeError(failedRun, 'Run')?.message)).toMatch(/did not finish within/);
+			// What the retry reads: the failed execution's custom data lists the 3 paid runs (also on 1.x).
+			const customData = (failedRun as { customData?: Record<string, string> }).customData ?? {};
+			const itemOf = (prompt: string) => PROMPTS.findIndex((p) => p.prompt === prompt);
+			expect(customData.runcomfy_Run?.split(' ').sort()).toEqual(
+				mine()
+					.map((r) => `${itemOf((r.body as { prompt: string }).prompt)}:${r.id}`)
+					.sort(),
+			);
 			// The slow run has ended on RunComfy by the time the user presses Retry.
 			await waitFor('the slow run to end', () => mine().find((r) => r.target === SLOW && r.status === 'completed'), deadline);
 
@@ -104,10 +112,14 @@ describe.each([h.N8N_VERSION, h.N8N_1X_VERSION])('Retry of a failed execution in
 					(await executions()).find((e) => !seen.has(e.id) && e.id !== failed.id && !['running', 'new'].includes(String(e.status))),
 				deadline,
 			);
+			const retriedRun = await rest.getExecution(retried.id);
+			expect(h.nodeError(retriedRun, 'Run')).toBeUndefined();
 			expect(retried.status).toBe('success');
 			expect(mine()).toHaveLength(3);
-			const items = h.nodeItems(await rest.getExecution(retried.id), 'Run') ?? [];
-			expect(items.map((i) => i.json.request_id)).toEqual(mine().map((r) => r.id));
+			const items = h.nodeItems(retriedRun, 'Run') ?? [];
+			// Each item is its own prompt's run of the failed execution.
+			const runOf = new Map(mine().map((r) => [(r.body as { prompt: string }).prompt, r.id]));
+			expect(items.map((i) => i.json.request_id)).toEqual(PROMPTS.map((p) => runOf.get(p.prompt)));
 			for (const item of items) expect(item.json.status).toBe('succeeded');
 		},
 		TEST_TIMEOUT,

@@ -13,7 +13,7 @@
  * mid-node the log line is the record that survives (docs/money.md). n8n's Retry of a failed execution keeps
  * it: that is how the retried node knows what it paid (./retried.ts).
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { Batch } from './batch';
 import type { Accepted, JobItem } from './kind';
@@ -53,10 +53,11 @@ function record<P extends JobItem, O>(batch: Batch<P, O>, itemIndex: number, id:
 	const run = runIndexOf(ctx);
 	let why: string | undefined;
 	try {
-		const value = appendPaid(ctx.customData.get(key), `${run > 0 ? `${run}.` : ''}${itemIndex}:${id}`);
-		ctx.customData.set(key, value);
+		const data = executionCustomData(ctx);
+		const value = appendPaid(data.get(key), `${run > 0 ? `${run}.` : ''}${itemIndex}:${id}`);
+		data.set(key, value);
 		// n8n drops a key beyond its 10th without a word (and, outside manual runs, a refused one too).
-		if (ctx.customData.get(key) !== value) why = 'n8n did not keep the key; it keeps at most 10 per execution';
+		if (data.get(key) !== value) why = 'n8n did not keep the key; it keeps at most 10 per execution';
 	} catch (error) {
 		why = (error as Error).message;
 	}
@@ -69,6 +70,20 @@ function record<P extends JobItem, O>(batch: Batch<P, O>, itemIndex: number, id:
 			customDataKey: key,
 		},
 	);
+}
+
+type CustomData = Pick<IExecuteFunctions['customData'], 'get' | 'set' | 'getAll'>;
+
+/**
+ * The execution's custom data: `this.customData` (n8n 2.x), else `$execution.customData` of the expression data
+ * (n8n 1.x has only that one). Throws when the context has neither.
+ */
+export function executionCustomData(ctx: IExecuteFunctions): CustomData {
+	const direct = (ctx as { customData?: CustomData }).customData;
+	if (direct) return direct;
+	const execution = ctx.getWorkflowDataProxy(0).$execution as { customData?: CustomData } | undefined;
+	if (execution?.customData) return execution.customData;
+	throw new Error('n8n gives this node no custom data here');
 }
 
 /**

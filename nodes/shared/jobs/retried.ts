@@ -19,7 +19,7 @@ import type { Batch } from './batch';
 import type { Accepted, JobItem, JobKind } from './kind';
 import type { SubmissionMemory } from './memory';
 import { runIndexOf } from './memory';
-import { customDataKey, parseRecord } from './paidRecord';
+import { customDataKey, executionCustomData, parseRecord } from './paidRecord';
 
 /** n8n keeps at most 10 custom data keys per execution. */
 const KEY_LIMIT = 10;
@@ -32,16 +32,16 @@ export function rememberRetried<P extends JobItem, O>(ctx: IExecuteFunctions, ki
 	if (!kind.paid || !kind.submit || memory.tryNumber !== 1 || isToolCall(ctx) || modeOf(ctx) !== 'retry') return;
 	const node = ctx.getNode().name;
 	const key = customDataKey(node);
-	let all: IDataObject = {};
+	let all: IDataObject | undefined;
 	try {
-		all = ctx.customData.getAll();
+		all = executionCustomData(ctx).getAll();
 	} catch {
 		// no custom data here: nothing can be known, so every item may have been paid
 	}
-	const value = typeof all[key] === 'string' ? all[key] : undefined;
+	const value = typeof all?.[key] === 'string' ? all[key] : undefined;
 	const record = parseRecord(value, runIndexOf(ctx));
 	// Without our key while n8n's keys are full, the record may have been dropped: nothing unlisted is safe.
-	const unknown = record.truncated || (value === undefined && Object.keys(all).length >= KEY_LIMIT);
+	const unknown = !all || record.truncated || (value === undefined && Object.keys(all).length >= KEY_LIMIT);
 	const items = ctx.getInputData().length;
 	for (let i = 0; i < items; i++) {
 		const listed = record.items.get(i);
