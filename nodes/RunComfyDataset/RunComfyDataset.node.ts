@@ -12,7 +12,8 @@ export class RunComfyDataset implements INodeType {
 		name: 'runComfyDataset',
 		icon: { light: 'file:../../icons/runcomfy.svg', dark: 'file:../../icons/runcomfy.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 1.1: "On Timeout" left unset returns a timed-out job as still running (1 keeps failing the node).
+		version: [1, 1.1],
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Build LoRA training datasets on RunComfy: upload images, videos and captions of any size',
 		documentationUrl: manualUrl('dataset'),

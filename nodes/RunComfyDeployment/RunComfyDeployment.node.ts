@@ -21,7 +21,8 @@ export class RunComfyDeployment implements INodeType {
 		name: 'runComfyDeployment',
 		icon: { light: 'file:../../icons/runcomfy.svg', dark: 'file:../../icons/runcomfy.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 1.1: "On Timeout" left unset returns a timed-out job as still running (1 keeps failing the node).
+		version: [1, 1.1],
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description:
 			'Run your own ComfyUI workflows deployed as serverless APIs on RunComfy, with overrides picked from the deployed graph, and manage the deployments',

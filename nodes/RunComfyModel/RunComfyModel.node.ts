@@ -12,6 +12,7 @@ export class RunComfyModel implements INodeType {
 		name: 'runComfyModel',
 		icon: { light: 'file:../../icons/runcomfy.svg', dark: 'file:../../icons/runcomfy.dark.svg' },
 		group: ['transform'],
+		// 1.1: fewer top-level fields on Run; "On Timeout" left unset returns a timed-out job as still running.
 		version: [1, 1.1],
 		defaultVersion: 1.1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',

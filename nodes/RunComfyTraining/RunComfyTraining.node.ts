@@ -12,7 +12,8 @@ export class RunComfyTraining implements INodeType {
 		name: 'runComfyTraining',
 		icon: { light: 'file:../../icons/runcomfy.svg', dark: 'file:../../icons/runcomfy.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 1.1: "On Timeout" left unset returns a timed-out job as still running (1 keeps failing the node).
+		version: [1, 1.1],
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description: 'Train LoRAs with ai-toolkit on RunComfy GPUs and use the checkpoints in model runs',
 		documentationUrl: manualUrl('training'),

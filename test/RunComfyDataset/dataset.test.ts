@@ -177,7 +177,7 @@ describe('Wait Until Ready', () => {
 		const id = await createDataset(sb, 'slow');
 		await uploadTexts(sb, id, { 'x.jpg': 'x' });
 		const short = { ...FAST_WAIT, maxWaitSeconds: 0.2 };
-		const failed = await run(datasetParams('waitUntilReady', id, { waitOptions: short }));
+		const failed = await run(datasetParams('waitUntilReady', id, { waitOptions: { ...short, onTimeout: 'fail' } }));
 		expect(failed.error?.message).toBe(`Dataset ${id} did not finish within 0.2 s (status: UPLOADING)`);
 		expect(failed.error?.description).toMatch(/keeps going on RunComfy/);
 		const running = await run(datasetParams('waitUntilReady', id, { waitOptions: { ...short, onTimeout: 'returnRunning' } }));

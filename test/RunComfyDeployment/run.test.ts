@@ -204,11 +204,25 @@ describe('Timeouts', () => {
 
 	it('"Fail" names the request id, which keeps running', async () => {
 		const id = deploymentId(sb, 'sdxl-text-to-image');
-		const result = await runNode({ node, credentials: credentialsFor(sb), parameters: runJson(id, PROMPT, { waitOptions: slow }) });
+		const result = await runNode({
+			node,
+			credentials: credentialsFor(sb),
+			parameters: runJson(id, PROMPT, { waitOptions: { ...slow, onTimeout: 'fail' } }),
+		});
 		const requestId = inferences(sb)[0].createdId as string;
 		expect(result.error?.message).toBe(`Request ${requestId} did not finish within 0.3 s (status: in_progress)`);
 		expect(result.error?.description).toMatch(/Get Result/);
 		expect(sb.log().filter(isCancel)).toEqual([]);
+	});
+
+	it('left unset: version 1.1 returns the request as still running; a node saved at version 1 still fails', async () => {
+		const id = deploymentId(sb, 'sdxl-text-to-image');
+		const parameters = runJson(id, PROMPT, { waitOptions: slow });
+		const current = await runNode({ node, credentials: credentialsFor(sb), parameters });
+		expect(current.status).toBe('success');
+		expect(current.items[0].json).toMatchObject({ request_id: inferences(sb)[0].createdId, still_running: true });
+		const saved = await runNode({ node, credentials: credentialsFor(sb), parameters, typeVersion: 1 });
+		expect(saved.error?.message).toBe(`Request ${inferences(sb)[1].createdId as string} did not finish within 0.3 s (status: in_progress)`);
 	});
 
 	it('"Return as Still Running" outputs the request id and status', async () => {

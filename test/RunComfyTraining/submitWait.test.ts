@@ -113,7 +113,7 @@ describe('Wait for Completion', () => {
 		sb.configure({ trainingStepMs: 1000 });
 		const datasetId = await readyDataset(sb, 'slow-train');
 		const short = { ...FAST_WAIT, maxWaitSeconds: 0.2 };
-		const failed = await run(simpleParams(datasetId, { waitForCompletion: true, waitOptions: short }));
+		const failed = await run(simpleParams(datasetId, { waitForCompletion: true, waitOptions: { ...short, onTimeout: 'fail' } }));
 		const job = sb.state().jobs[0];
 		expect(failed.error?.message).toMatch(new RegExp(`^Training job ${job.id} did not finish within 0.2 s \\(status: (running|queued)\\)`));
 		expect(failed.error?.description).toMatch(/keeps going on RunComfy/);

@@ -9,14 +9,13 @@
  * - an item whose submission may have been accepted (answer lost) is never sent again;
  * - the memory of what was submitted is freed when the execution ends.
  */
-import type { IDataObject } from 'n8n-workflow';
 
 import { rememberedCount } from '../../nodes/shared/jobs/memory';
 import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
 import { MODEL_RUN_PARAMETERS } from '../../scripts/e2e/polling';
 import { runNode } from '../helpers/engine';
 import type { RunNodeResult } from '../helpers/engine';
-import { STABLE, credentialsFor, isModelSubmit, useFaultSandbox } from '../helpers/faults-setup';
+import { STABLE, credentialsFor, runsOfPrompt, submitsPerPrompt as submitsPerPromptIn, useFaultSandbox } from '../helpers/faults-setup';
 
 /** Retry On Fail with 3 tries; n8n turns a wait of 0 into 1000 ms, so 10 ms keeps the test quick. */
 const RETRY = { retryOnFail: true, maxTries: 3, waitBetweenTries: 10 };
@@ -49,17 +48,8 @@ async function run(special: number, specialModel: string, extra: { continueOnFai
 	});
 }
 
-/** Paid submits per prompt over the whole execution (every try), from the sandbox log. */
-function submitsPerPrompt(): Map<string, number> {
-	const counts = new Map<string, number>();
-	for (const e of sb.log().filter(isModelSubmit)) {
-		const prompt = String((e.body as IDataObject | undefined)?.prompt);
-		counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
-	}
-	return counts;
-}
-
-const runsOf = (prompt: string) => sb.state().runs.filter((r) => (r.body as IDataObject).prompt === prompt);
+const submitsPerPrompt = () => submitsPerPromptIn(sb);
+const runsOf = (prompt: string) => runsOfPrompt(sb, prompt);
 
 beforeEach(() => {
 	sb.reset({ runDurationMs: 30, queueMs: 0, walletMicrodollars: 10_000_000 });

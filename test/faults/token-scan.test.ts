@@ -138,7 +138,7 @@ describe('a representative set of operations with a distinctive token', () => {
 		try {
 			const timedOut = await run('timeout, fail', {
 				node: model,
-				parameters: modelRun(STABLE.flash, { prompt: 'slow' }, { waitOptions: { ...WAIT, maxWaitSeconds: 0.2 } }),
+				parameters: modelRun(STABLE.flash, { prompt: 'slow' }, { waitOptions: { ...WAIT, maxWaitSeconds: 0.2, onTimeout: 'fail' } }),
 			});
 			expect(timedOut.error?.message).toContain('did not finish');
 			const cancelled = await run('timeout, cancel', {

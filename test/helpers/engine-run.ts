@@ -125,6 +125,7 @@ export async function runNode(opts: RunNodeOptions): Promise<RunNodeResult> {
 		workflowId,
 	});
 	const runExecutionData = createRunExecutionData({
+		...(opts.customData ? { resultData: { runData: {}, metadata: { ...opts.customData } } } : {}),
 		executionData: {
 			nodeExecutionStack: [{ node: startNode, data: { main: [[{ json: {} }]] }, source: null }],
 		},

@@ -80,8 +80,10 @@ export interface RunNodeOptions {
 	 * handler, execute data and run data).
 	 */
 	viaToolHandler?: boolean | 'mcpTrigger';
-	/** Execution mode; default 'manual' (the user clicked "Execute workflow"). */
-	mode?: 'manual' | 'trigger';
+	/** Execution mode; default 'manual' (the user clicked "Execute workflow"); 'retry': n8n's Retry of an execution. */
+	mode?: 'manual' | 'trigger' | 'retry';
+	/** The execution's custom data at the start (a retried execution keeps the failed one's). */
+	customData?: Record<string, string>;
 	/** Extra workflow settings (timezone, binaryMode, ...). executionOrder is 'v1'. */
 	workflowSettings?: IWorkflowSettings;
 	/** The workflow's static data as n8n loaded it (`node:<name>` keys); read back from the result's `workflow.staticData`. */

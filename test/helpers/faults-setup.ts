@@ -91,6 +91,20 @@ export function flashPromptRun(
 
 /** Model run submit: POST /v1/models/<id with slashes>. */
 export const isModelSubmit = (e: RequestLogEntry): boolean => e.api === 'model' && e.method === 'POST' && /^\/v1\/models\/.+/.test(e.path);
+
+/** Paid model submits per prompt in the sandbox log (every try, every execution since the last reset). */
+export function submitsPerPrompt(sb: Sandbox): Map<string, number> {
+	const counts = new Map<string, number>();
+	for (const e of sb.log().filter(isModelSubmit)) {
+		const prompt = String((e.body as Record<string, unknown> | undefined)?.prompt);
+		counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
+	}
+	return counts;
+}
+
+/** The sandbox's model runs of one prompt, in submit order. */
+export const runsOfPrompt = (sb: Sandbox, prompt: string) =>
+	sb.state().runs.filter((r) => (r.body as Record<string, unknown>).prompt === prompt);
 /** Deployment inference: POST /prod/v1|v2/deployments/<id>/inference. */
 export const isInference = (e: RequestLogEntry): boolean =>
 	e.api === 'serverless' && e.method === 'POST' && /^\/prod\/v[12]\/deployments\/[^/]+\/inference$/.test(e.path);

@@ -22,7 +22,7 @@ export async function checkItems<P extends JobItem, O>(batch: Batch<P, O>): Prom
 			// An item an earlier try of the node submitted is not checked again (its job may have changed what the
 			// checks see, e.g. a resumed job is running now); it is followed, never submitted again.
 			const earlier = batch.earlier(i);
-			const p = earlier && earlier.state !== 'ended' ? (earlier.prepared as P) : await kind.prepare(i, extra);
+			const p = earlier && 'prepared' in earlier ? (earlier.prepared as P) : await kind.prepare(i, extra);
 			const options = kind.readOptions ? kind.readOptions(p) : (undefined as O);
 			const wait = readWaitOptions(ctx, i, kind.wait, Boolean(kind.park));
 			const minimumBalance = kind.paid ? readMinimumBalance(ctx, i) : 0;
@@ -60,7 +60,11 @@ export async function refusedByGuards<P extends JobItem, O>(batch: Batch<P, O>):
 		if (kind.estimate) {
 			const caps = batch.checked.map((c) => c.costCap).filter((cap) => cap > 0);
 			// Items an earlier try already submitted are not submitted (nor paid) again.
-			const fresh = batch.checked.filter((c) => !batch.earlier(c.p.itemIndex) || batch.earlier(c.p.itemIndex)?.state === 'ended');
+			// A run of the execution that n8n's Retry runs again may be submitted again (./retried.ts): counted.
+			const fresh = batch.checked.filter((c) => {
+				const state = batch.earlier(c.p.itemIndex)?.state;
+				return state === undefined || state === 'ended' || state === 'retried';
+			});
 			const estimate = kind.estimate;
 			if (caps.length)
 				assertCostCap(

@@ -11,6 +11,11 @@ export interface WaitDefaults {
 	maxPollIntervalSeconds: number;
 	concurrency: number;
 	onTimeout: TimeoutBehaviour;
+	/**
+	 * "On Timeout" left unset in a node saved at version 1: n8n stores no value for an option not added, so those
+	 * workflows keep the default they were built with.
+	 */
+	onTimeoutV1?: TimeoutBehaviour;
 	/** Stop button: cancel the remote job (inference) or only stop watching (training, datasets). */
 	cancelOnStop: boolean;
 	/** Timeout choices offered; training/datasets cannot be cancelled by a timeout. */
@@ -33,7 +38,8 @@ export const INFERENCE_WAIT: WaitDefaults = {
 	pollIntervalSeconds: 1,
 	maxPollIntervalSeconds: 10,
 	concurrency: 10,
-	onTimeout: 'fail',
+	onTimeout: 'returnRunning',
+	onTimeoutV1: 'fail',
 	cancelOnStop: true,
 	waitByDefault: true,
 	learnsRunTimes: true,
@@ -48,7 +54,8 @@ export const TRAINING_WAIT: WaitDefaults = {
 	pollIntervalSeconds: 10,
 	maxPollIntervalSeconds: 60,
 	concurrency: 5,
-	onTimeout: 'fail',
+	onTimeout: 'returnRunning',
+	onTimeoutV1: 'fail',
 	cancelOnStop: false,
 	timeoutChoices: ['fail', 'returnRunning'],
 	waitByDefault: false,
@@ -61,7 +68,8 @@ export const DATASET_WAIT: WaitDefaults = {
 	pollIntervalSeconds: 5,
 	maxPollIntervalSeconds: 10,
 	concurrency: 5,
-	onTimeout: 'fail',
+	onTimeout: 'returnRunning',
+	onTimeoutV1: 'fail',
 	cancelOnStop: false,
 	timeoutChoices: ['fail', 'returnRunning'],
 	waitByDefault: true,

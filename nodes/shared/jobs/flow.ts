@@ -5,7 +5,8 @@
  *   1. park plan   (./park/plan.ts)  whether the batch parks; a resume URL the service cannot reach is refused;
  *   2. check       (./check.ts)      every item and every option that can fail; nothing is paid before all are;
  *   3. guards      (./check.ts)      Max Estimated Cost and Minimum Balance;
- *   4. submit      (./submit.ts)     one bounded pool, never two payments (Retry On Fail memory, ./memory.ts);
+ *   4. submit      (./submit.ts)     one bounded pool, never two payments (Retry On Fail memory, ./memory.ts;
+ *                                    n8n's Retry of a failed execution, ./retried.ts);
  *   5. unwaited    (./outcomes.ts)   Stop, Deliver Results To, Wait for Completion off: output at once;
  *   6. wait / park (./waiting.ts, ./park/park.ts)  every job together with the one engine, or park;
  *   7. finish      (./finish.ts)     fetch each result once, judge, present (downloads, begun as each job ends);
@@ -25,6 +26,7 @@ import type { Finished } from './finish';
 import type { JobItem, JobKind, Tracked } from './kind';
 import { beginTry, firstItemFailed } from './memory';
 import type { Remembered, SubmissionMemory } from './memory';
+import { rememberRetried } from './retried';
 import { Presenter, presentStopped, presentUnwaited } from './outcomes';
 import type { ParkedJob } from './park/park';
 import { parkOrFinish } from './park/park';
@@ -40,6 +42,7 @@ export async function runJobs<P extends JobItem, O = undefined>(
 	kind: JobKind<P, O>,
 ): Promise<INodeExecutionData[]> {
 	const memory = beginTry(ctx);
+	rememberRetried(ctx, kind, memory);
 	const batch = newBatch(ctx, kind, items, { earlier: (i) => memory.get(i) });
 	let mayRunAgain = true;
 	try {

@@ -44,7 +44,9 @@ export type Remembered =
 	/** No answer was seen: it may have been taken. Never sent again. */
 	| { state: 'maybe'; error: Error; prepared: JobItem }
 	/** It ran and definitively failed or was cancelled: a retry may submit it again. */
-	| { state: 'ended'; accepted: Accepted };
+	| { state: 'ended'; accepted: Accepted }
+	/** Listed by the failed execution that n8n's Retry runs again (./retried.ts); no `id`: it may have been paid. */
+	| { state: 'retried'; id?: string; unlisted?: boolean };
 
 interface Memory {
 	tries: number;
@@ -76,7 +78,7 @@ const triesAllowed = (ctx: IExecuteFunctions): number => {
 };
 
 /** The run index of this execution of the node: a node in a loop runs again with other items (a new index). */
-function runIndexOf(ctx: IExecuteFunctions): number {
+export function runIndexOf(ctx: IExecuteFunctions): number {
 	try {
 		const index = ctx.getWorkflowDataProxy(0).$runIndex as unknown;
 		return typeof index === 'number' ? index : 0;

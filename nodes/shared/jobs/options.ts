@@ -109,7 +109,8 @@ export function readWaitOptions(ctx: IExecuteFunctions, itemIndex: number, defau
 		);
 	}
 	// An agent gets the job back as still running (with its id) rather than an error, unless set otherwise.
-	onTimeout ??= toolCall ? 'returnRunning' : defaults.onTimeout;
+	const v1 = ctx.getNode().typeVersion < 1.1;
+	onTimeout ??= toolCall ? 'returnRunning' : ((v1 ? defaults.onTimeoutV1 : undefined) ?? defaults.onTimeout);
 	if (mode === 'park' && onTimeout === 'cancel') {
 		throw new NodeOperationError(
 			ctx.getNode(),

@@ -3,18 +3,21 @@
  * and the ids in the execution's custom data, which the execution list shows. n8n keeps at most 10 custom data
  * keys (an 11th is dropped), keys of 50 characters and values of 255 (longer ones are cut, with an ERROR log
  * line per write), so each node writes one key, `runcomfy_<node>`, listing "item:id" pairs within 255
- * characters; what does not fit is counted ("+N more, see the log"). The key grows over the whole execution:
+ * characters ("run.item:id" from the node's second run in a loop on; "item:?" for a submission that may have
+ * been accepted); what does not fit is counted ("+N more, see the log"). The key grows over the whole execution:
  * later tries of the node (Retry On Fail) and later runs of it in a loop add to it, never replace it. When
  * custom data cannot take the record (no room for another key, or no custom data here), the node says so once
  * per run at warn level; the info lines still name every paid id.
  *
  * n8n saves custom data with the execution when the execution ends (not while a node runs), so after a crash
- * mid-node the log line is the record that survives (docs/money.md).
+ * mid-node the log line is the record that survives (docs/money.md). n8n's Retry of a failed execution keeps
+ * it: that is how the retried node knows what it paid (./retried.ts).
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { Batch } from './batch';
 import type { Accepted, JobItem } from './kind';
+import { runIndexOf } from './memory';
 
 /** n8n's limits (n8n-core execution-metadata): value length without an error line, key length. */
 const VALUE_LIMIT = 255;
@@ -38,13 +41,26 @@ export function recordPaid<P extends JobItem, O>(batch: Batch<P, O>, p: P, accep
 			...ids,
 		},
 	);
+	record(batch, p.itemIndex, accepted.id);
+}
+
+/** A submission that may have been accepted (no answer was seen): listed as "item:?" for a Retry of the execution. */
+export function recordMaybePaid<P extends JobItem, O>(batch: Batch<P, O>, p: P): void {
+	if (batch.kind.paid) record(batch, p.itemIndex, '?');
+}
+
+function record<P extends JobItem, O>(batch: Batch<P, O>, itemIndex: number, id: string): void {
+	const { ctx } = batch;
+	const node = ctx.getNode();
 	const key = customDataKey(node.name);
+	const run = runIndexOf(ctx);
 	let why: string | undefined;
 	try {
-		const value = appendPaid(ctx.customData.get(key), `${p.itemIndex}:${accepted.id}`);
-		ctx.customData.set(key, value);
+		const data = executionCustomData(ctx);
+		const value = appendPaid(data.get(key), `${run > 0 ? `${run}.` : ''}${itemIndex}:${id}`);
+		data.set(key, value);
 		// n8n drops a key beyond its 10th without a word (and, outside manual runs, a refused one too).
-		if (ctx.customData.get(key) !== value) why = 'n8n did not keep the key; it keeps at most 10 per execution';
+		if (data.get(key) !== value) why = 'n8n did not keep the key; it keeps at most 10 per execution';
 	} catch (error) {
 		why = (error as Error).message;
 	}
@@ -59,6 +75,20 @@ export function recordPaid<P extends JobItem, O>(batch: Batch<P, O>, p: P, accep
 	);
 }
 
+type CustomData = Pick<IExecuteFunctions['customData'], 'get' | 'set' | 'getAll'>;
+
+/**
+ * The execution's custom data: `this.customData` (n8n 2.x), else `$execution.customData` of the expression data
+ * (n8n 1.x has only that one). Throws when the context has neither.
+ */
+export function executionCustomData(ctx: IExecuteFunctions): CustomData {
+	const direct = (ctx as { customData?: CustomData }).customData;
+	if (direct) return direct;
+	const execution = ctx.getWorkflowDataProxy(0).$execution as { customData?: CustomData } | undefined;
+	if (execution?.customData) return execution.customData;
+	throw new Error('n8n gives this node no custom data here');
+}
+
 /**
  * `runcomfy_<node name>`: ASCII letters, digits and underscores, at most 50 characters: the key rule of n8n 1.x
  * (2.x also takes other letters), so the same key works on every supported version.
@@ -69,6 +99,18 @@ export function customDataKey(nodeName: string): string {
 }
 
 const MORE = / \+(\d+) more, see the log$|^\+(\d+) more, see the log$/;
+const ENTRY = /^(?:(\d+)\.)?(\d+):(\S+)$/;
+
+/** The ids a record lists for one run of the node (the last per item: a later try's), and whether it was cut short. */
+export function parseRecord(value: string | undefined, runIndex: number): { items: Map<number, string>; truncated: boolean } {
+	const items = new Map<number, string>();
+	const more = MORE.exec(value ?? '');
+	for (const entry of (value ?? '').slice(0, more?.index).split(' ')) {
+		const m = ENTRY.exec(entry);
+		if (m && Number(m[1] ?? 0) === runIndex) items.set(Number(m[2]), m[3]);
+	}
+	return { items, truncated: more !== null };
+}
 
 /** "0:id 1:id …" up to n8n's 255 characters, then "+N more, see the log": `entry` added to what `value` holds. */
 export function appendPaid(value: string | undefined, entry: string): string {

@@ -20,7 +20,8 @@ import { STOP_GRACE_MS } from './defaults';
 import type { Accepted, JobItem, Tracked } from './kind';
 import { PICKED_UP } from './memory';
 import type { Remembered } from './memory';
-import { recordPaid } from './paidRecord';
+import { recordMaybePaid, recordPaid } from './paidRecord';
+import { choose } from './retried';
 import { cancelOutcomeOf } from './waiting';
 
 /** What the submit step did; the flow writes the outputs and the memory, then throws `failure`. */
@@ -55,6 +56,13 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 		tracked.push({ ...p, id: accepted.id, accepted: accepted.json, submittedAt, answeredAt });
 
 	const toSubmit: P[] = [];
+	const retried: Array<{ p: P; entry: { id?: string; unlisted?: boolean } }> = [];
+	/** An item that may already be paid: never submitted; it fails the node, or (Continue on Fail) its item. */
+	const refuse = (p: P, text: { message: string; description: string }) => {
+		const error = new NodeOperationError(ctx.getNode(), text.message, { itemIndex: p.itemIndex, description: text.description });
+		if (!batch.continueOnFail) failure ??= { itemIndex: p.itemIndex, p, error };
+		else outputs.set(p.itemIndex, [failedItemOrThrow(ctx, error, p.itemIndex, kind.ids(p))]);
+	};
 	for (const { p } of batch.checked) {
 		if (!kind.submit) {
 			const id = (kind.jobId as (p: P) => string)(p);
@@ -70,20 +78,27 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 			});
 			track(p, { id: earlier.accepted.id, json: { ...earlier.accepted.json, [PICKED_UP]: true } });
 		} else if (earlier?.state === 'maybe') {
-			const error = new NodeOperationError(
-				ctx.getNode(),
-				`Item ${p.itemIndex} is not submitted again: on an earlier try of this node its ${kind.noun.one} may have been accepted`,
-				{
-					itemIndex: p.itemIndex,
-					description: `Retry On Fail never sends a submission twice when the first one may have reached RunComfy. Check your RunComfy dashboard. Earlier error: ${(earlier.error as Error).message}`,
-				},
-			);
-			if (!batch.continueOnFail) failure ??= { itemIndex: p.itemIndex, p, error };
-			else outputs.set(p.itemIndex, [failedItemOrThrow(ctx, error, p.itemIndex, kind.ids(p))]);
+			refuse(p, {
+				message: `Item ${p.itemIndex} is not submitted again: on an earlier try of this node its ${kind.noun.one} may have been accepted`,
+				description: `Retry On Fail never sends a submission twice when the first one may have reached RunComfy. Check your RunComfy dashboard. Earlier error: ${(earlier.error as Error).message}`,
+			});
+		} else if (earlier?.state === 'retried') {
+			retried.push({ p, entry: earlier });
 		} else {
 			toSubmit.push(p);
 		}
 	}
+	// n8n's Retry of a failed execution: what it submitted is checked once, then followed, submitted or refused.
+	await mapPool(retried, kind.submitConcurrency, async ({ p, entry }) => {
+		const choice = await choose(batch, p, entry);
+		if ('submit' in choice) toSubmit.push(p);
+		else if ('refuse' in choice) refuse(p, choice.refuse);
+		else {
+			remember.set(p.itemIndex, { state: 'accepted', accepted: choice.follow, prepared: p });
+			track(p, { id: choice.follow.id, json: { ...choice.follow.json, submitted_by_earlier_try: true } });
+		}
+	});
+	toSubmit.sort((a, b) => a.itemIndex - b.itemIndex);
 
 	// Submissions with the same serial key run one after the other, in item order.
 	const chains = new Map<string, P[]>();
@@ -106,6 +121,7 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 			stoppedDuring = true;
 			const text = batch.texts.noAnswerAfterStop();
 			remember.set(p.itemIndex, { state: 'maybe', error: new Error(text.message), prepared: p });
+			recordMaybePaid(batch, p);
 			outputs.set(p.itemIndex, [
 				{
 					json: batch.shape({ ...kind.ids(p), stopped: true, may_have_been_accepted: true, note: `${text.message}. ${text.description}` }),
@@ -115,7 +131,10 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 			return;
 		}
 		const { error } = answer;
-		if (mayHaveBeenAccepted(error)) remember.set(p.itemIndex, { state: 'maybe', error: error as Error, prepared: p });
+		if (mayHaveBeenAccepted(error)) {
+			remember.set(p.itemIndex, { state: 'maybe', error: error as Error, prepared: p });
+			recordMaybePaid(batch, p);
+		}
 		if (batch.continueOnFail) outputs.set(p.itemIndex, [failedItemOrThrow(ctx, error, p.itemIndex, kind.ids(p))]);
 		else if (signal?.aborted) outputs.set(p.itemIndex, [stoppedWithError(p, error)]);
 		else failure ??= { itemIndex: p.itemIndex, p, error };
