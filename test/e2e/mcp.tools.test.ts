@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals */
 /**
  * Every tool of RunComfy's own MCP server (31) through n8n's MCP Server Trigger in a REAL n8n (`n8n start`), called
  * by the official MCP SDK client with the arguments a model would send, in the order a model following the tool
