@@ -7,7 +7,8 @@
  *  2. starts the sandbox (a local stand-in of RunComfy) — or, with RUNCOMFY_TOKEN set, uses the live service;
  *  3. installs the package into a local n8n user folder (.n8n-user/) as a community package, creates the
  *     "RunComfy account" credential and imports the example workflows (examples/*.json);
- *  4. runs the text-to-image example with `n8n execute` and copies the generated files to demo-output/;
+ *  4. runs the text-to-image example with `n8n execute` and copies the generated files to demo-output/; with
+ *     the sandbox, also the AI agent example with a stand-in chat model (scripts/e2e/fake-llm.js);
  *  5. starts the n8n editor on 127.0.0.1 (owner account created automatically) and keeps it running
  *     until Ctrl-C. `--exit` (or `--once`) stops after step 4.
  *
@@ -96,6 +97,32 @@ function watchSources(userFolder) {
 	return track(spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], detached: true }));
 }
 
+/**
+ * examples/agent-generate-images.json with a stand-in chat model (scripts/e2e/fake-llm.js) that does what a real
+ * model does with it: price a picture with Estimate Cost, make it with Run Model, answer with its URL.
+ */
+async function runAgentExample(userFolder, home, sandbox) {
+	const fakeLlm = require('./e2e/fake-llm');
+	const { agentExampleScript, agentExampleWorkflow, standInModelCredential } = require('./e2e/agent-example');
+	say('- running examples/agent-generate-images.json with a stand-in chat model...');
+	const llm = await fakeLlm.startFakeLlm(agentExampleScript(fakeLlm, sandbox.stable.models.textToImage, 'a red fox'));
+	try {
+		const openAi = standInModelCredential(llm.baseUrl, 'runcomfyDemoStandInLlm');
+		await h.importCredential(userFolder, openAi, { home });
+		const wf = h.prepareWorkflow(agentExampleWorkflow('Make a red fox picture', openAi), {
+			credential: { id: CREDENTIAL_ID, name: h.CREDENTIAL_NAME },
+			id: 'demoAgentStandInModel',
+		});
+		await h.importWorkflow(userFolder, wf, { credential: { id: CREDENTIAL_ID, name: h.CREDENTIAL_NAME }, home });
+		const res = await h.execute(userFolder, wf.id, { home, timeoutMs: 5 * 60 * 1000 });
+		const output = res.run && h.nodeItems(res.run, 'AI Agent');
+		say(`  execution status: ${res.run ? res.run.status : 'none'}`);
+		if (output && output[0]) say(`  the agent answered: ${String(output[0].json.output).slice(0, 300)}`);
+	} finally {
+		await llm.close();
+	}
+}
+
 async function main() {
 	const args = parseArgs(process.argv.slice(2));
 	const liveToken = (process.env.RUNCOMFY_TOKEN || '').trim();
@@ -179,6 +206,8 @@ async function main() {
 		if (res.code !== 0 && !args.exit) say('  the run failed; the editor still starts so you can inspect it');
 		if (res.code !== 0 && args.exit) return shutdown(1);
 	}
+
+	if (args.run && !live) await runAgentExample(userFolder, home, sandbox);
 
 	if (args.exit) return shutdown(0);
 

@@ -43,6 +43,14 @@ describe('RunComfy Model as a tool', () => {
 		expect(sb.log().filter((e) => e.api === 'files')).toEqual([]);
 	});
 
+	it('run_model: inputs sent as JSON text instead of an object run the same (one submit, the same body)', async () => {
+		const result = await callTool(sb, node, RUN, { model_id: MODEL_OK, inputs: JSON.stringify({ prompt: 'a red fox' }) });
+		const [item] = expectCompact(sb, result);
+		expect(item.json).toMatchObject({ model_id: MODEL_OK, status: 'succeeded' });
+		const submits = sb.log().filter((e) => e.method === 'POST' && e.path === `/v1/models/${MODEL_OK}`);
+		expect(submits.map((e) => e.body)).toEqual([{ prompt: 'a red fox' }]);
+	});
+
 	it('run_model: a run longer than the 120 s cap comes back as still running, not as an error or a hang', async () => {
 		sb.configure({ modelDurations: { [MODEL_OK]: 3_600_000 } });
 		const clock = virtualWaitClock();

@@ -5,9 +5,9 @@
  * what n8n offered the model and what each tool answered. Both agent versions n8n ships run a tool differently
  * (3.x as a workflow node, 2.x in-process); each is driven here.
  */
-import example from '../../examples/agent-generate-images.json';
 import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
+import { agentExampleWorkflow } from '../../scripts/e2e/agent-example';
 import * as h from '../../scripts/e2e/n8n';
 import type { N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
 import { answer, lastToolResult, startFakeLlm, textOf, toolResults } from '../helpers/fakeLlm';
@@ -18,6 +18,7 @@ import {
 	FLUX,
 	FLUX_PRO,
 	agentWorkflow,
+	fromAI,
 	deploymentAndTrainingTools,
 	modelTools,
 	openAiCredential,
@@ -181,6 +182,50 @@ describe.each([3.1, 2.2])('AI Agent %s in a real n8n with the RunComfy tools', (
 	);
 
 	it(
+		'the six most used tools: balance, estimate, run, result, a slow run followed up and cancelled (3.x: inputs as JSON text)',
+		async () => {
+			const six: ToolNode[] = [
+				...modelTools(),
+				{
+					name: 'Cancel',
+					node: 'model',
+					parameters: { resource: 'model', operation: 'cancel', requestId: fromAI('request_id', 'The request_id') },
+				},
+				{ name: 'Get Balance', node: 'model', parameters: { resource: 'account', operation: 'getBalance' } },
+			];
+			const idOf = (req: ChatRequest) => ({ request_id: parseToolResult(lastToolResult(req)).request_id });
+			llm.script([
+				call('Get Balance', {}),
+				// 3.x hands inputs sent as JSON text to the node, which reads them as the object.
+				call('Estimate Cost', {
+					model_id: FLUX,
+					inputs: agentVersion === 3.1 ? JSON.stringify({ prompt: 'a red fox' }) : { prompt: 'a red fox' },
+				}),
+				call('Run Model', { model_id: FLUX, inputs: { prompt: 'a red fox' }, max_wait_seconds: 60 }),
+				call('Get Result', idOf),
+				call('Run Model', { model_id: FLUX_PRO, inputs: { prompt: 'a slow fox' }, max_wait_seconds: 1 }),
+				call('Get Status', idOf),
+				call('Cancel', idOf),
+				(req) => answer(`done: ${toolResults(req).length}`),
+			]);
+			const { run } = await runAgent(agentVersion, 'Check the balance, price and make a fox, then a slow one and cancel it.', six);
+			expect(run.status).toBe('success');
+			expect(llm.remaining()).toBe(0);
+			const texts = toolResults(llm.requests.at(-1) as ChatRequest);
+			const [balance, estimate, made, result, slow, status, cancel] = texts.map(parseToolResult);
+			expect(typeof balance.balance_usd).toBe('number');
+			expect(estimate).toMatchObject({ model_id: FLUX, estimated: true });
+			expect(made).toMatchObject({ status: 'succeeded' });
+			expect(result).toMatchObject({ request_id: made.request_id, status: 'succeeded' });
+			expect(slow).toMatchObject({ still_running: true });
+			expect(status).toMatchObject({ request_id: slow.request_id });
+			expect(cancel).toMatchObject({ request_id: slow.request_id });
+			expect(submits()).toHaveLength(2);
+		},
+		TEST_TIMEOUT,
+	);
+
+	it(
 		'what the model is shown: each tool says what it does and what it costs',
 		async () => {
 			llm.script([answer('nothing to do')]);
@@ -244,19 +289,7 @@ describe('examples/agent-generate-images.json in a real n8n', () => {
 	it(
 		'a chat message: the agent prices and runs the image and answers with its URL (one submit)',
 		async () => {
-			// A chat trigger waits for a chat message: a Manual Trigger feeds the message in its place.
-			const wf = JSON.parse(JSON.stringify(example)) as { nodes: Array<Record<string, unknown>>; connections: Record<string, unknown> };
-			const chat = wf.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.chatTrigger') as Record<string, unknown>;
-			Object.assign(chat, {
-				type: 'n8n-nodes-base.set',
-				typeVersion: 3.4,
-				parameters: { mode: 'raw', jsonOutput: JSON.stringify({ sessionId: 'e2e', chatInput: 'Make a red fox picture' }), options: {} },
-			});
-			delete chat.webhookId;
-			wf.nodes.push({ parameters: {}, name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [-200, 0] });
-			wf.connections.Start = { main: [[{ node: chat.name, type: 'main', index: 0 }]] };
-			const model = wf.nodes.find((n) => n.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi') as Record<string, unknown>;
-			model.credentials = { openAiApi: { id: openAi.id, name: openAi.name } };
+			const wf = agentExampleWorkflow('Make a red fox picture', openAi);
 			llm.script([
 				call('Estimate Cost', { model_id: FLUX, inputs: { prompt: 'a red fox' } }),
 				call('Run Model', { model_id: FLUX, inputs: { prompt: 'a red fox' } }),

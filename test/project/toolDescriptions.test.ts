@@ -2,7 +2,7 @@
  * What an AI agent's model is told about each RunComfy tool: n8n's own resolution (NodeHelpers.getNodeParameters
  * with the tool form's `<name>Tool` type, then getToolDescriptionForNode, as n8n-core does when it hands the node
  * to an agent) must give, for every operation of every node, a text that says what the tool does and what it
- * costs. Before, n8n's generic field made it "<action> in RunComfy Model", which says neither.
+ * costs and which arguments it takes. Before, n8n's generic field made it "<action> in RunComfy Model", which says neither.
  */
 import type { INode, INodeParameters, INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
@@ -59,6 +59,8 @@ describe('the tool description every RunComfy operation gives an AI agent', () =
 		expect(text).not.toBe(`${c.action} in ${String(c.description.defaults.name)}`);
 		expect(text).toContain('RunComfy');
 		expect(text.length).toBeGreaterThan(60);
+		// The arguments, with their types (n8n's schema for the model has no enums, so allowed values are listed).
+		expect(text).toMatch(/ Arguments: (none\.|\w+ \((string|number|boolean|object)\b)/);
 		if (PAID.includes(key)) expect(text).toContain('Paid: this spends RunComfy credit.');
 		else expect(text).toMatch(/Free: nothing is charged\.|spends RunComfy credit/);
 		// The field belongs to the tool form only: the ordinary node has no such parameter.

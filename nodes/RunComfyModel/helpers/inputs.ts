@@ -30,9 +30,11 @@ export const schemaOf = (model: ModelEntry): InputSchema => model.input_schema ?
 /** The JSON input mode: a flat JSON object, given as text or produced by an expression. */
 export function parseJsonBody(node: INode, raw: unknown, itemIndex: number): IDataObject {
 	let value: unknown = raw;
-	if (typeof raw === 'string') {
-		const text = raw.trim();
+	// Twice for an AI tool's `inputs` sent as JSON text and then stringified by the recommended `$fromAI` wiring.
+	for (let pass = 0; pass < 2 && typeof value === 'string'; pass++) {
+		const text = value.trim();
 		if (!text) return {};
+		if (pass === 1 && !text.startsWith('{')) break;
 		try {
 			value = jsonParse(text);
 		} catch (error) {
