@@ -33,7 +33,7 @@ function parkParams(extra: INodeParameters = {}): INodeParameters {
 		inputMode: 'json',
 		overridesJson: OVERRIDES,
 		waitMode: 'park',
-		waitOptions: { maxWaitSeconds: 600 },
+		waitOptions: { maxWaitSeconds: 600, onTimeout: 'fail' },
 		downloadOutputs: false,
 		...extra,
 	};

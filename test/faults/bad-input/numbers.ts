@@ -8,6 +8,7 @@ import type { IDataObject, INodeParameters, INodeProperties } from 'n8n-workflow
 
 import type { Sandbox } from '../../../sandbox';
 import type { InputItem } from '../../helpers/engine';
+import { defaultTypeVersion } from '../../helpers/engine-runtime';
 import type { FixtureName, Fixtures, NodeKey, Row } from './table';
 import { NODES, SDXL, STABLE, byId, createDeployment, dataset, inference, job, modelOp, modelRun, noWrites, simpleSubmit } from './table';
 
@@ -117,11 +118,26 @@ export interface NumericField {
 
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
 
-/** Every numeric option of a node, per operation that shows it, from the node's description. */
+/** Whether a field's `@version` condition (a version, or `{ _cnd: { gte: 1.1 } }`) shows it at `version`. */
+function shownAtVersion(show: IDataObject | undefined, version: number): boolean {
+	const allowed = show?.['@version'];
+	if (!Array.isArray(allowed)) return true;
+	return allowed.some((c) => {
+		if (typeof c === 'number') return c === version;
+		const cnd = (c as { _cnd?: Record<string, number> })._cnd ?? {};
+		return Object.entries(cnd).every(([op, v]) =>
+			op === 'gte' ? version >= v : op === 'lte' ? version <= v : op === 'gt' ? version > v : op === 'lt' ? version < v : version === v,
+		);
+	});
+}
+
+/** Every numeric option a new node of `node` shows (its latest version), per operation, from its description. */
 export function numericFields(node: NodeKey): NumericField[] {
 	const out: NumericField[] = [];
+	const version = defaultTypeVersion(NODES[node]);
 	const walk = (props: INodeProperties[], prefix: string, outerShow?: IDataObject) => {
 		for (const p of props) {
+			if (!shownAtVersion(p.displayOptions?.show as IDataObject | undefined, version)) continue;
 			const show = (p.displayOptions?.show as IDataObject | undefined) ?? outerShow ?? {};
 			if (p.type === 'number' || NUMERIC_CHOICES.includes(p.name)) {
 				const operations =
