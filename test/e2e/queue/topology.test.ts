@@ -41,8 +41,13 @@ const CONFIG: SandboxConfig = {
 };
 /** n8n's job lock and stall check shortened, so the dead worker's job is seen stalled sooner (same path). */
 const N8N_ENV = {
-	// A busy machine: PostgreSQL's answers to n8n's pings may be slow for a moment.
+	// A busy machine: PostgreSQL's answers to n8n's pings may be slow for a moment, and n8n's default pool of 2
+	// connections per process fails executions of a burst of deliveries ("timeout exceeded when trying to connect").
 	DB_PING_TIMEOUT_MS: '60000',
+	DB_POSTGRESDB_POOL_SIZE: '10',
+	DB_POSTGRESDB_CONNECTION_TIMEOUT: '60000',
+	// An expression isolate only when an expression is evaluated, not one per webhook request (docs/dev/webhook-bursts.md).
+	N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true',
 	QUEUE_WORKER_LOCK_DURATION: '20000',
 	QUEUE_WORKER_LOCK_RENEW_TIME: '4000',
 	QUEUE_WORKER_STALLED_INTERVAL: '5000',
