@@ -38,12 +38,14 @@
  *              lazy expression isolates, and to n8n's plain Webhook node: late answers, time, RSS
  *   webhook-ledger  ms per delivery to the RunComfy Webhook Trigger with 1,000 and 50,000 requests in its copy of
  *              the dedupe ledger, in n8n-core's engine (bench/lib/webhook-ledger.js; needs neither sandbox nor n8n)
+ *   queue-throughput  queue-mode n8n, one main: N executions of one deployment run waited for in the execution
+ *              with 1 worker, then 2 workers (each of the same concurrency): executions per minute
  *
  * The nodes run as built (dist/, rebuilt first when stale) inside n8n-core's engine in this process
  * (bench/lib/harness.js), or inside the real n8n (scripts/e2e/n8n.js) for `real`; bench/lib/report.js writes the
  * Markdown.
  *
- * Usage: npm run bench [-- --only=batch,downloads,cpu,items,memory,pickers,real,detection,detection-n8n,cold-n8n,parking,fire-and-forget,webhook-ledger]
+ * Usage: npm run bench [-- --only=batch,downloads,cpu,items,memory,pickers,real,detection,detection-n8n,cold-n8n,parking,fire-and-forget,webhook-ledger,queue-throughput]
  *                          [--quick] [--lengths=2000,20000] [--cold-parts=shares]
  *                          [--out=FILE] [--no-write]
  *                          [--json=FILE] [--from-json=FILE]
@@ -70,6 +72,7 @@ const { coldInN8n } = require('./lib/cold-n8n');
 const { parkingAtScale } = require('./lib/parking');
 const { fireAndForget, fireAndForgetBurst } = require('./lib/fire-and-forget');
 const { webhookLedger } = require('./lib/webhook-ledger');
+const { queueThroughput } = require('./lib/queue-throughput');
 const { memory } = require('./lib/memory');
 const { itemsAtScale } = require('./lib/items');
 const { machine, fmtS, GiB, MiB } = require('./lib/measure');
@@ -90,6 +93,7 @@ const SECTIONS = [
 	'parking',
 	'fire-and-forget',
 	'webhook-ledger',
+	'queue-throughput',
 ];
 
 function parseArgs(argv) {
@@ -162,6 +166,7 @@ function config(quick) {
 				parking: { n: 6, runMs: 10000 },
 				fireAndForget: { n: 20, runMs: 3000, spread: 0.5, instances: 5, duplicateRate: 0.2, outOfOrderRate: 0.2 },
 				fireAndForgetBurst: { n: 20, runMs: 3000, spread: 0.1 },
+				queueThroughput: { n: 10, runMs: 4000, concurrency: 5 },
 			}
 		: {
 				runMs: 2000,
@@ -201,6 +206,8 @@ function config(quick) {
 				parking: { n: 20, runMs: 30000 },
 				fireAndForget: { n: 200, runMs: 5000, spread: 0.5, instances: 20, duplicateRate: 0.2, outOfOrderRate: 0.2 },
 				fireAndForgetBurst: { n: 200, runMs: 5000, spread: 0.1 },
+				// 50 executions fill a worker of concurrency 5 ten times over, two workers five times: the ratio is theirs.
+				queueThroughput: { n: 50, runMs: 20000, concurrency: 5 },
 			};
 }
 
@@ -304,6 +311,10 @@ async function main() {
 		if (opts.only.includes('webhook-ledger')) {
 			log('[bench] the Webhook Trigger dedupe ledger at 1,000 and 50,000 requests');
 			results.webhookLedger = await webhookLedger({ log, loaded: harnessLoaded });
+		}
+		if (opts.only.includes('queue-throughput')) {
+			log('[bench] queue throughput (queue mode, 1 worker vs 2)');
+			results.queueThroughput = await queueThroughput(sb, { ...cfg.queueThroughput, log });
 		}
 	} finally {
 		await sb.close();

@@ -367,4 +367,4 @@ function parkingSection(p, table) {
 	].join('\n');
 }
 
-module.exports = { parkingAtScale, parkingSection, treeRss, treeCpuMs };
+module.exports = { parkingAtScale, parkingSection, runBatch, inProcessWorkflow, treeRss, treeCpuMs };

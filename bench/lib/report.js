@@ -14,6 +14,7 @@ const { detectionN8nSection, detectionN8nSummary } = require('./detection-n8n');
 const { coldN8nSection, coldN8nSummary } = require('./cold-n8n-report');
 const { webhookLedgerSection, webhookLedgerSummary } = require('./webhook-ledger');
 const { parkingSection } = require('./parking');
+const { queueThroughputSection, queueThroughputSummary } = require('./queue-throughput');
 const { fireAndForgetBurstSection, fireAndForgetBurstSummary, fireAndForgetSection, fireAndForgetSummary } = require('./fire-and-forget');
 const inproc = require('./inprocess');
 const { itemsSection, itemsSummary } = require('./items');
@@ -357,6 +358,7 @@ function summaryLines(results) {
 	}
 	if (results.fireAndForget) lines.push(fireAndForgetSummary(results.fireAndForget));
 	if (results.fireAndForgetBurst) lines.push(fireAndForgetBurstSummary(results.fireAndForgetBurst));
+	if (results.queueThroughput) lines.push(queueThroughputSummary(results.queueThroughput));
 	return lines;
 }
 
@@ -404,6 +406,7 @@ function report({ started, finished, opts, m, results, versions, load }) {
 	if (results.fireAndForget) out.push('', fireAndForgetSection(results.fireAndForget, table));
 	if (results.fireAndForgetBurst) out.push('', fireAndForgetBurstSection(results.fireAndForgetBurst, table));
 	if (results.webhookLedger) out.push('', webhookLedgerSection(results.webhookLedger, table));
+	if (results.queueThroughput) out.push('', queueThroughputSection(results.queueThroughput, table));
 	// How the figures are measured: kept in bench/method.md so every written report carries it.
 	out.push('', fs.readFileSync(path.join(__dirname, '..', 'method.md'), 'utf8').trimEnd(), '');
 	return out.join('\n');

@@ -31,29 +31,54 @@ export interface QueueWorker {
 	exited: Promise<{ code: number | null; signal: string | null }>;
 }
 
+/** An `n8n webhook` process: production and waiting webhooks, no editor. */
+export interface QueueWebhook {
+	name: string;
+	url: string;
+	port: number;
+	process: N8nInstance['process'];
+	logs(): string;
+	stop(): Promise<void>;
+	exited: Promise<{ code: number | null; signal: string | null }>;
+}
+
 export interface QueueCluster {
 	main: N8nInstance;
 	workers: QueueWorker[];
+	/** With `webhook: true`: the process WEBHOOK_URL names. */
+	webhook?: QueueWebhook;
 	env: Record<string, string>;
 	executionsByWorker(): Record<string, string[]>;
 	stop(): Promise<void>;
 }
 
 export function parseEnv(text: string): Record<string, string>;
-export function startServices(opts?: { stateDir?: string; redisPort?: number; pgPort?: number; timeoutMs?: number }): Promise<QueueServices>;
+export function startServices(opts?: {
+	stateDir?: string;
+	redisPort?: number;
+	pgPort?: number;
+	timeoutMs?: number;
+}): Promise<QueueServices>;
 export function queueEnv(services: { env: QueueServiceEnv }, extra?: Record<string, string>): Record<string, string>;
 export function startWorker(
 	userFolder: UserFolder,
 	env: Record<string, string>,
 	opts?: { concurrency?: number; name?: string; readyTimeoutMs?: number; echo?: boolean },
 ): Promise<QueueWorker>;
+export function startWebhook(
+	userFolder: UserFolder,
+	env: Record<string, string>,
+	opts?: { port?: number; name?: string; readyTimeoutMs?: number; echo?: boolean },
+): Promise<QueueWebhook>;
 export function startCluster(
 	userFolder: UserFolder,
 	opts: {
 		services: { env: QueueServiceEnv };
 		workers?: number;
 		concurrency?: number;
+		webhook?: boolean;
 		env?: Record<string, string>;
+		readyTimeoutMs?: number;
 		echo?: boolean;
 		log?: (msg: string) => void;
 	},

@@ -2,17 +2,17 @@
 /**
  * n8n queue mode on one machine, for the queue-mode test (test/e2e/queue) and anyone trying it by hand
  * (docs/queue-mode.md): Redis + PostgreSQL from Debian's packages on loopback (scripts/queue/services.sh),
- * one `n8n start` main and N `n8n worker` processes sharing one user folder (so all load this package as a
- * community package), PostgreSQL as n8n's database and Redis as the Bull queue.
+ * one `n8n start` main, N `n8n worker` processes and optionally an `n8n webhook` process sharing one user folder
+ * (so all load this package as a community package), PostgreSQL as n8n's database and Redis as the Bull queue.
  *
  *   const q = require('./scripts/queue/queue');
  *   const services = await q.startServices();             // { env, stateDir, stop() }
- *   const cluster = await q.startCluster(userFolder, { services, workers: 2, concurrency: 2 });
- *   cluster.main.url; cluster.workers[0].logs(); cluster.executionsByWorker();
+ *   const cluster = await q.startCluster(userFolder, { services, workers: 2, concurrency: 2, webhook: true });
+ *   cluster.main.url; cluster.webhook.url; cluster.workers[0].logs(); cluster.executionsByWorker();
  *   await cluster.stop(); await services.stop();
  *
- * Builds on scripts/e2e/n8n.js (n8n install, user folder, env, CLI, `n8n start`); only the worker process is
- * started here. Plain CommonJS.
+ * Builds on scripts/e2e/n8n.js (n8n install, user folder, env, CLI, `n8n start`); only the worker and webhook
+ * processes are started here. Plain CommonJS.
  */
 const { spawn } = require('child_process');
 const fs = require('fs');
@@ -104,45 +104,80 @@ process.on('exit', () => {
 	for (const child of workerChildren) killGroup(child, 'SIGKILL');
 });
 
-/**
- * Starts `n8n worker --concurrency=N` with the user folder's package, waits until its health endpoint
- * (DB connected and migrated, Redis connected, fully started) answers 200.
- */
-async function startWorker(userFolder, env, { concurrency = 2, name = 'worker', readyTimeoutMs = 180000, echo = false } = {}) {
+/** Polls `url` until it answers 200; throws when the process exits first or after `timeoutMs`. */
+async function waitReady(name, url, { exited, logs, stop }, timeoutMs) {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const state = await Promise.race([exited.then((e) => ({ exited: e })), httpStatus(url).then((status) => ({ status }))]);
+		if (state.exited) throw new Error(`${name} exited early (${JSON.stringify(state.exited)}):\n${logs().slice(-6000)}`);
+		if (state.status === 200) return;
+		if (Date.now() > deadline) {
+			await stop();
+			throw new Error(`${name} was not ready within ${timeoutMs} ms:\n${logs().slice(-6000)}`);
+		}
+		await new Promise((r) => setTimeout(r, 300));
+	}
+}
+
+/** Spawns `n8n <args>` in the user folder in its own process group, killed when this process exits. */
+async function spawnN8n(userFolder, args, env, { name, echo }) {
 	const home = await h.ensureN8n();
-	const healthPort = await h.freePort();
-	const brokerPort = await h.freePort();
 	const bin = path.join(home, 'node_modules', 'n8n', 'bin', 'n8n');
-	const child = spawn(h.node24().bin, [bin, 'worker', `--concurrency=${concurrency}`], {
+	const child = spawn(h.node24().bin, [bin, ...args], {
 		cwd: userFolder.dir,
-		env: h.n8nEnv(userFolder, {
-			...env,
-			QUEUE_HEALTH_CHECK_ACTIVE: 'true',
-			QUEUE_HEALTH_CHECK_PORT: String(healthPort),
-			N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
-			N8N_RUNNERS_BROKER_PORT: String(brokerPort),
-		}),
+		env: h.n8nEnv(userFolder, env),
 		detached: true,
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
 	workerChildren.add(child);
 	child.once('exit', () => workerChildren.delete(child));
-	const { logs, exited, stop } = h.supervise(child, { echo, prefix: `[${name}] ` });
+	return { child, ...h.supervise(child, { echo, prefix: `[${name}] ` }) };
+}
+
+/**
+ * Starts `n8n webhook` (production webhooks, waiting webhooks and MCP endpoints, no editor) on 127.0.0.1:`port`,
+ * waits until its readiness endpoint answers 200.
+ */
+async function startWebhook(userFolder, env, { port, name = 'webhook', readyTimeoutMs = 180000, echo = false } = {}) {
+	const listenPort = port || (await h.freePort());
+	const url = `http://127.0.0.1:${listenPort}`;
+	const proc = await spawnN8n(
+		userFolder,
+		['webhook'],
+		{
+			...env,
+			N8N_PORT: String(listenPort),
+			N8N_LISTEN_ADDRESS: '127.0.0.1',
+			N8N_RUNNERS_BROKER_PORT: String(await h.freePort()),
+			N8N_EVENTBUS_LOGWRITER_LOGBASENAME: `n8nEventLog-${name}`,
+		},
+		{ name, echo },
+	);
+	await waitReady(name, `${url}/healthz/readiness`, proc, readyTimeoutMs);
+	return { name, url, port: listenPort, process: proc.child, logs: proc.logs, stop: proc.stop, exited: proc.exited };
+}
+
+/**
+ * Starts `n8n worker --concurrency=N` with the user folder's package, waits until its health endpoint
+ * (DB connected and migrated, Redis connected, fully started) answers 200.
+ */
+async function startWorker(userFolder, env, { concurrency = 2, name = 'worker', readyTimeoutMs = 180000, echo = false } = {}) {
+	const healthPort = await h.freePort();
+	const proc = await spawnN8n(
+		userFolder,
+		['worker', `--concurrency=${concurrency}`],
+		{
+			...env,
+			QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+			QUEUE_HEALTH_CHECK_PORT: String(healthPort),
+			N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+			N8N_RUNNERS_BROKER_PORT: String(await h.freePort()),
+		},
+		{ name, echo },
+	);
+	const { child, logs, exited, stop } = proc;
 	const url = `http://127.0.0.1:${healthPort}`;
-	const deadline = Date.now() + readyTimeoutMs;
-	for (;;) {
-		const state = await Promise.race([
-			exited.then((e) => ({ exited: e })),
-			httpStatus(`${url}/healthz/readiness`).then((status) => ({ status })),
-		]);
-		if (state.exited) throw new Error(`${name} exited early (${JSON.stringify(state.exited)}):\n${logs().slice(-6000)}`);
-		if (state.status === 200) break;
-		if (Date.now() > deadline) {
-			await stop();
-			throw new Error(`${name} was not ready within ${readyTimeoutMs} ms:\n${logs().slice(-6000)}`);
-		}
-		await new Promise((r) => setTimeout(r, 300));
-	}
+	await waitReady(name, `${url}/healthz/readiness`, proc, readyTimeoutMs);
 	const hostMatch = /Host ID: (\S+)/.exec(logs());
 	return {
 		name,
@@ -158,36 +193,56 @@ async function startWorker(userFolder, env, { concurrency = 2, name = 'worker', 
 }
 
 /**
- * Main + workers against the services. Import credentials and workflows (and publish webhook workflows)
- * with `cli(...)` BEFORE calling this: the first CLI command runs n8n's migrations on the empty database.
+ * Main + workers (+ with `webhook: true` an `n8n webhook` process) against the services. With the webhook process,
+ * as n8n's production setup: WEBHOOK_URL (every process) is its address and the main serves no production
+ * webhooks (N8N_DISABLE_PRODUCTION_MAIN_PROCESS). Workers and the webhook process start in parallel once the
+ * main is ready. Import credentials and workflows (and publish webhook workflows) with `cli(...)` BEFORE calling
+ * this: the first CLI command runs n8n's migrations on the empty database.
  */
-async function startCluster(userFolder, { services, workers = 2, concurrency = 2, env = {}, echo = false, log: logFn = log } = {}) {
-	const qenv = queueEnv(services, env);
+async function startCluster(
+	userFolder,
+	{ services, workers = 2, concurrency = 2, webhook = false, env = {}, readyTimeoutMs = 180000, echo = false, log: logFn = log } = {},
+) {
+	const webhookPort = webhook ? await h.freePort() : undefined;
+	const qenv = queueEnv(services, webhook ? { WEBHOOK_URL: `http://127.0.0.1:${webhookPort}/`, ...env } : env);
 	logFn(
 		`[queue] starting n8n main (queue mode, PostgreSQL :${services.env.DB_POSTGRESDB_PORT}, Redis :${services.env.QUEUE_BULL_REDIS_PORT})`,
 	);
-	const main = await h.startN8n(userFolder, { env: qenv, echo, readyTimeoutMs: 180000 });
-	logFn(`[queue] main ready at ${main.url}; starting ${workers} worker(s), concurrency ${concurrency}`);
-	const settled = await Promise.allSettled(
-		Array.from({ length: workers }, (_, i) => startWorker(userFolder, qenv, { concurrency, name: `worker-${i + 1}`, echo })),
+	const mainEnv = webhook ? { ...qenv, N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true' } : qenv;
+	const main = await h.startN8n(userFolder, { env: mainEnv, echo, readyTimeoutMs });
+	logFn(
+		`[queue] main ready at ${main.url}; starting ${workers} worker(s), concurrency ${concurrency}${webhook ? ', a webhook process' : ''}`,
 	);
+	const settled = await Promise.allSettled([
+		...Array.from({ length: workers }, (_, i) => {
+			const name = `worker-${i + 1}`;
+			return startWorker(
+				userFolder,
+				{ ...qenv, N8N_EVENTBUS_LOGWRITER_LOGBASENAME: `n8nEventLog-${name}` },
+				{ concurrency, name, readyTimeoutMs, echo },
+			);
+		}),
+		...(webhook ? [startWebhook(userFolder, qenv, { port: webhookPort, readyTimeoutMs, echo })] : []),
+	]);
 	const started = settled.filter((s) => s.status === 'fulfilled').map((s) => s.value);
 	const failed = settled.find((s) => s.status === 'rejected');
 	if (failed) {
-		await Promise.all(started.map((w) => w.stop()));
+		await Promise.all(started.map((p) => p.stop()));
 		await main.stop();
 		throw failed.reason;
 	}
+	const startedWorkers = started.slice(0, workers);
 	return {
 		main,
-		workers: started,
+		workers: startedWorkers,
+		webhook: webhook ? started[workers] : undefined,
 		env: qenv,
 		/** { 'worker-1': ['12', '14'], 'worker-2': ['13'] } */
 		executionsByWorker() {
-			return Object.fromEntries(started.map((w) => [w.name, w.executions()]));
+			return Object.fromEntries(startedWorkers.map((w) => [w.name, w.executions()]));
 		},
 		async stop() {
-			await Promise.all(started.map((w) => w.stop()));
+			await Promise.all(started.map((p) => p.stop()));
 			await main.stop();
 		},
 	};
@@ -218,6 +273,7 @@ module.exports = {
 	startServices,
 	queueEnv,
 	startWorker,
+	startWebhook,
 	startCluster,
 	cli,
 	importCredential,
