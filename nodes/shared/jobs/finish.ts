@@ -1,9 +1,7 @@
 /**
  * Finishing the ended jobs, the one way for all three paths: after the in-execution wait (./flow.ts), when every
  * job had ended before parking (./park/park.ts), and when a callback finds every parked job ended
- * (./park/finish.ts). Fetch each finished job's result once → judge every item (./outcomes.ts) → present them
- * → say how each result reached the node (`delivered_by`, parked batches only). It returns what happened; the
- * flow writes the items and the memory.
+ * (./park/finish.ts).
  */
 import { mapPool } from '../pool';
 import { normaliseStatus } from '../status';
@@ -93,10 +91,7 @@ export function endsFromPolls<P extends JobItem, O>(
 	return ends;
 }
 
-/**
- * One result fetch per finished job (`firstOf`: the first item of each id). Jobs whose result the in-execution
- * wait already fetched when it saw them ended (`fetchEnded` as its `onEnded`, ./flow.ts) are not fetched again.
- */
+/** One result fetch per finished job (`firstOf`: the first item of each id). */
 async function fetchResults<P extends JobItem, O>(
 	batch: Batch<P, O>,
 	firstOf: Map<string, Tracked<P>>,

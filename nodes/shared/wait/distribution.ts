@@ -1,23 +1,6 @@
 /**
- * When a run is expected to end, from its key's learned durations: a log-normal distribution of the time
- * from the anchor (submit, or the start of the run) to the end.
- *
- * Each learned duration is an interval [lo, hi]: the end lay between the last poll that saw the run going
- * and the poll that saw it finished (its midpoint is the estimate). The log-normal that best explains all
- * intervals together is found by maximum likelihood for interval-censored data (EM with the moments of a
- * truncated normal on the log scale): a run seen only after a long gap counts as "somewhere in that gap"
- * rather than as its midpoint, and nothing is left out. Leaving wide intervals out, or reading them as their
- * midpoints, would learn mostly from runs that ended where polls are dense, and the schedule would drift.
- * A parametric fit also fills the stretches no poll looked at, which a non-parametric one cannot.
- *
- * With few samples the spread is pulled toward a prior of PRIOR_RELATIVE_SPREAD (one standard deviation,
- * relative), so the second run of a model already polls around a plausible window rather than one instant;
- * the predictive spread also grows with the uncertainty of the fit (× sqrt(1 + 1/n)).
- *
- * Runs still going count too (`going`: each was last seen going that long after its anchor, so it ends
- * somewhere after): while a batch runs, the runs that ended first are its early ones, and a fit from them
- * alone would expect the rest too early. Many such runs make EM slow (each says little on its own), so it
- * iterates until the fit settles rather than a fixed number of times.
+ * When a run is expected to end, from its key's learned durations: a log-normal distribution of the time from the
+ * anchor (submit, or the start of the run) to the end.
  */
 
 /** One learned duration in ms from its anchor: the end lay in [lo, hi]. */
@@ -95,8 +78,8 @@ function truncatedMoments(a: number, b: number, mu: number, sigma: number): [num
 }
 
 /**
- * The expected end of a run from its key's samples and the runs still going (ms after their anchor they were
- * last seen going); undefined without usable samples.
+ * The expected end of a run from its key's samples and the runs still going (ms after their anchor they were last
+ * seen going); undefined without usable samples.
  */
 export function endDistribution(all: readonly DurationSample[], going: readonly number[] = []): EndDistribution | undefined {
 	const samples = all.filter((s) => Number.isFinite(s.lo) && Number.isFinite(s.hi) && s.lo >= 0 && s.hi >= s.lo && s.hi > 0);
@@ -106,9 +89,9 @@ export function endDistribution(all: readonly DurationSample[], going: readonly 
 		b: Math.log(Math.max(s.hi, MIN_DURATION_MS)),
 		count: 1,
 	}));
-	// Runs going since about the same time are one entry with a count (a batch polled together gives few), each
-	// time rounded down to GOING_RESOLUTION on the log scale (rounding down only says less): EM stays cheap for
-	// a batch of a thousand. A run seen going only at its start says nothing.
+	// Runs going since about the same time are one entry with a count (a batch polled together gives few), each time
+	// rounded down to GOING_RESOLUTION on the log scale (rounding down only says less): EM stays cheap for a batch of
+	// a thousand.
 	const goingSince = new Map<number, number>();
 	for (const t of going) {
 		if (!Number.isFinite(t) || t < MIN_DURATION_MS) continue;

@@ -1,25 +1,6 @@
 /**
- * What the engine has learned about how long runs take, per timing key (e.g. a model id, a deployment id,
- * plus an input shape given by the caller).
- *
- * One store is shared by every execution in this n8n process (`sharedDurations`), so the second run of a
- * model polls around its expected end even when it is in another execution. Nothing is persisted (./persist makes
- * a compact copy for a caller that keeps one; no node does, docs/waiting.md): a restart
- * starts from the plain backoff again; in queue mode every worker learns on its own. Memory is bounded: at
- * most `maxKeys` keys (least recently used ones are dropped), each with the last `samplesPerSource` samples
- * per source and at most MAX_PLANS_PER_KEY cached plans (a few hundred numbers each).
- *
- * While runs are waited for, the store also knows them (`watch`): how long each has been seen going. A batch's
- * runs that end first are its early ones; `livePlan` fits what ended together with what is still going, so the
- * rest of the batch can follow a plan that has learned from its early runs without being pulled early by them.
- *
- * Sources (all in ms):
- * - `total`: from submit to the end. Learned from runs not seen waiting in a queue, and from the runs of a batch
- *   that queued together (./coldBatch). Used unless a run seen queued has its `run` durations.
- * - `run`: from the start of the run (the midpoint between the last queued poll and the first in-progress
- *   poll) to the end. Used after a run was seen waiting in a queue. Only learned when that start is known
- *   closely (see `MAX_START_UNCERTAINTY`).
- * - `queueStep`: how long a run waited per place in the queue (`queue_position`).
+ * What the engine has learned about how long runs take, per timing key (e.g. a model id, a deployment id, plus an
+ * input shape given by the caller).
  */
 import type { DurationSample, EndDistribution } from './distribution';
 import { endDistribution, medianOf } from './distribution';
@@ -66,9 +47,9 @@ export interface LivePlan {
 }
 
 export interface DurationStoreOptions {
-	/** Keys remembered at once (least recently used ones are forgotten). Default 500. */
+	/** Keys remembered at once (least recently used ones are forgotten). */
 	maxKeys?: number;
-	/** Samples kept per key and source (the most recent ones). Default 24. */
+	/** Samples kept per key and source (the most recent ones). */
 	samplesPerSource?: number;
 }
 
@@ -124,14 +105,8 @@ export class DurationStore {
 	}
 
 	/**
-	 * Narrows a `total` (or `run`) sample recorded earlier (the same object) to the part of it that `window` confirms, from
-	 * the service's own timestamps of the run. Ignored when the sample is gone or the two do not overlap. From
-	 * then on the key's plans leave out the poll at the lower end (the timestamps teach each run's time), so a
-	 * run that ended well before the lower end of what was learned means the runs got faster: the older samples
-	 * are dropped (what the first planned poll finding the run finished does without timestamps). "Well before":
-	 * further below the lower end than the lower end is below the median. A run just below it is one the fit of a
-	 * few close samples did not expect; it is learned like any other (dropping the rest for it would leave a plan
-	 * made from that one run).
+	 * Narrows a `total` (or `run`) sample recorded earlier (the same object) to the part of it that `window`
+	 * confirms, from the service's own timestamps of the run.
 	 */
 	narrow(key: string, sample: DurationSample, window: DurationSample, source: 'total' | 'run' = 'total'): void {
 		const entry = this.entries.get(key);
@@ -189,7 +164,7 @@ export class DurationStore {
 
 	/**
 	 * Planned poll times (ms from the anchor) for a run of this key, from one source's samples; undefined when
-	 * nothing usable was learned. Computed once per new sample and cached.
+	 * nothing usable was learned.
 	 */
 	plan(key: string, source: PlanSource, targetDelayMs: number, goal: PollingGoal = 'lowestDelay'): readonly number[] | undefined {
 		const entry = this.touch(key);
@@ -211,8 +186,8 @@ export class DurationStore {
 	}
 
 	/**
-	 * The chance that a run of this key, known not to have ended `fromMs` after its anchor, has ended by `toMs`
-	 * (from the fitted distribution of one source); undefined when nothing usable was learned.
+	 * The chance that a run of this key, known not to have ended `fromMs` after its anchor, has ended by `toMs` (from
+	 * the fitted distribution of one source); undefined when nothing usable was learned.
 	 */
 	endChance(key: string, source: PlanSource, fromMs: number, toMs: number): number | undefined {
 		const entry = this.entries.get(key);
@@ -247,10 +222,8 @@ export class DurationStore {
 	}
 
 	/**
-	 * A plan from the samples and the runs still going, made from at least `fromLearned` samples ever learned
-	 * (the latest such plan is kept and shared). Undefined when nothing usable was learned, or when the samples no
-	 * longer hold every run that ended since the oldest run still going was registered: the fit would then count
-	 * only the last ones of a batch to end, and expect the rest too late.
+	 * A plan from the samples and the runs still going, made from at least `fromLearned` samples ever learned (the
+	 * latest such plan is kept and shared).
 	 */
 	livePlan(
 		key: string,
@@ -279,10 +252,7 @@ export class DurationStore {
 		return made.offsets.length ? made : undefined;
 	}
 
-	/**
-	 * Drops what was learned for the key. Runs of it still being waited for stay counted (they are going,
-	 * whatever was learned before): what is learned from now on is all theirs to fit with.
-	 */
+	/** Drops what was learned for the key. */
 	forget(key: string): void {
 		const entry = this.entries.get(key);
 		if (!entry) return;
@@ -326,7 +296,7 @@ export class DurationStore {
 /** The store shared by every execution in this process (the default of `WaitOptions.durations`). */
 export const sharedDurations = new DurationStore();
 
-/** A timing key from its parts, e.g. `timingKey('model', 'acme/flux', '1024x1024')`. */
+/** A timing key from its parts, e.g. */
 export function timingKey(kind: string, id: string, shape?: string): string {
 	return shape === undefined || shape === '' ? `${kind}:${id}` : `${kind}:${id}:${shape}`;
 }

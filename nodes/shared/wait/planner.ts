@@ -1,23 +1,4 @@
-/**
- * Where to poll a run whose end is expected around a learned distribution.
- *
- * Cost model: a schedule t1 < t2 < … costs E[delay] + λ · E[requests], where the delay runs from the run's end to
- * the poll that sees it and the poll at t_k is sent only if the run had not ended at t_(k−1). For one λ (ms of
- * delay a request is worth) the cheapest schedule is found exactly by dynamic programming over candidate times of
- * equal probability mass (PollGrid): sparse where ends are unlikely, dense where they are likely.
- *
- * - The first poll is at the distribution's lower end, so that what is learned is each run's end rather than
- *   "before the first poll" (which would push the plans later and later); left out when the service's
- *   timestamps teach each run's time (`pollAtLowerEnd: false`).
- * - `lowestDelay`: λ is the largest price whose schedule still sees `shareInTime` of the runs within
- *   `targetDelayMs`, within two request budgets (on average, one poll per BUDGET_SPACING_MS of the median; for
- *   the typical run, one per MEDIAN_SPACING_MS before the median). Where they bind the delay gives way: the polls
- *   before the median get a dearer price, and the price from the median on is searched again.
- * - `fewestRequests`: the typical run is seen with FEW_REQUESTS requests, placed by the same cost model, and a
- *   run pays at most FEW_REQUESTS_MEAN_EXTRA more on average.
- *
- * Why each rule, and what it was measured against: docs/dev/wait-engine.md, "Why each rule".
- */
+/** Where to poll a run whose end is expected around a learned distribution. */
 import type { EndDistribution } from './distribution';
 
 /** What a learned schedule optimises: see the file comment. */
@@ -32,9 +13,9 @@ export interface PlanSettings {
 	goal?: PollingGoal;
 	/** Two planned polls are at least this far apart (except the last one at the upper end). */
 	minGapMs?: number;
-	/** Share of runs to see within the target delay. Default DEFAULT_SHARE_IN_TIME. */
+	/** Share of runs to see within the target delay. */
 	shareInTime?: number;
-	/** Whether the schedule starts with a poll at the distribution's lower end (see above). Default true. */
+	/** Whether the schedule starts with a poll at the distribution's lower end (see above). */
 	pollAtLowerEnd?: boolean;
 }
 
@@ -54,7 +35,10 @@ const MEDIAN_SPACING_MS = 10_000;
 const SEARCH_STEPS = 18;
 /** Goal `fewestRequests`: the requests that see the typical run (the poll at the lower end counts)… */
 export const FEW_REQUESTS = 3;
-/** …because these polls reach the point where this share of the runs has ended (well past half: a learned median is a few seconds off)… */
+/**
+ * …because these polls reach the point where this share of the runs has ended (well past half: a learned median is
+ * a few seconds off)…
+ */
 export const FEW_REQUESTS_SHARE = 0.8;
 /** …and on average a run pays at most this many more (the runs ending after that point). */
 export const FEW_REQUESTS_MEAN_EXTRA = 0.5;
@@ -90,8 +74,8 @@ function candidateTimes(dist: EndDistribution): number[] {
 }
 
 /**
- * Poll times in ms from the anchor, increasing: the first at the distribution's lower end (unless
- * `pollAtLowerEnd` is false), the last at its upper end. Empty when the distribution is degenerate.
+ * Poll times in ms from the anchor, increasing: the first at the distribution's lower end (unless `pollAtLowerEnd`
+ * is false), the last at its upper end.
  */
 export function planPolls(dist: EndDistribution, settings: PlanSettings): number[] {
 	if (!(dist.hi > 0) || !(dist.hi >= dist.lo)) return [];
@@ -189,10 +173,7 @@ class PollGrid {
 	}
 }
 
-/**
- * Bisection over a log price: the schedule at the boundary where `ok` stops holding (`ok` holds at `from`).
- * `at` solves for a log price.
- */
+/** Bisection over a log price: the schedule at the boundary where `ok` stops holding (`ok` holds at `from`). */
 function boundary<S>(ok: (s: S) => boolean, from: number, to: number, at: (x: number) => S): S {
 	let good = from;
 	let bad = to;
@@ -208,7 +189,10 @@ function boundary<S>(ok: (s: S) => boolean, from: number, to: number, at: (x: nu
 	return chosen;
 }
 
-/** Log prices of a request (ms of delay): nearly free (the densest schedule) and the sparsest (one poll at the upper end). */
+/**
+ * Log prices of a request (ms of delay): nearly free (the densest schedule) and the sparsest (one poll at the upper
+ * end).
+ */
 const CHEAP = Math.log(1e-3);
 const DEAR = Math.log(1e9);
 
@@ -255,15 +239,7 @@ function planFromLowerEnd(grid: PollGrid, dist: EndDistribution, settings: PlanS
 	return boundary(fits, from, CHEAP, at);
 }
 
-/**
- * Goal `fewestRequests` (see the file comment). The lowest-delay schedule when it already sees FEW_REQUESTS_SHARE
- * of the runs within the count (short runs). Otherwise: the poll at the lower end, then FEW_REQUESTS more (the
- * lower end's poll is dropped by `planPolls` when not sent, and then counts no more) of which the last reaches the
- * FEW_REQUESTS_SHARE point, then the cheapest way on; for each price, the placement of those polls with the least
- * cost by a dynamic program over the poll count. The price is the lowest whose schedule keeps the mean within
- * FEW_REQUESTS + FEW_REQUESTS_MEAN_EXTRA requests, and within the lowest-delay schedule's mean (fewest requests
- * never sends more than lowest delay), as far as the count allows.
- */
+/** Goal `fewestRequests` (see the file comment). */
 function planFewRequests(grid: PollGrid, dist: EndDistribution, settings: PlanSettings, quickest: Schedule): number[] {
 	const lowerEndSent = settings.pollAtLowerEnd !== false;
 	const counted = lowerEndSent ? FEW_REQUESTS - 1 : FEW_REQUESTS;

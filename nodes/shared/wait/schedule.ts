@@ -1,28 +1,4 @@
-/**
- * When to poll one job next.
- *
- * - No timing key, a key never seen, or learning off: the plain backoff (the first poll after
- *   `firstPollDelayMs`, then `initialIntervalMs` growing ×`backoffFactor` up to `maxIntervalMs`, each interval
- *   spread by ±`jitter`).
- * - A key with learned durations (./learning): the job follows a plan (./planner), anchored at `submittedAt` (the
- *   `total` durations) or, once seen queued and then going, at the start of the run when
- *   the `run` durations are known. Past the
- *   plan's upper end, the plain backoff again from the first interval. `firstPollDelayMs` still holds;
- *   `maxIntervalMs` bounds only the backoff (a plan may stay silent longer: the run is known not to end then).
- * - Faster runs: one already finished at the plan's first poll (at the lower end) drops what the key learned.
- * - Queued: no plan; polls no more often than the backoff and at least every `position × queueStep / 2`.
- * - A batch teaches itself: once the key learned REPLAN_GROWTH times the samples a job's plan was made from (and
- *   REPLAN_MIN_NEW more), the job follows a plan fitted to every sample and every run still going
- *   (`DurationStore.livePlan`); not with `fewestRequests` (new polls would add to those already sent).
- * - A planned poll by which the run has ended at least RESULT_POLL_CHANCE likely asks for the result
- *   (`asksResult`); one that finds the run going or is refused makes the job poll its status only.
- * - Step progress (training, no plan): a poll lands where the last step ends at the measured pace (./steps)
- *   when that comes before the backoff's; once the steps are done or overdue, from FINISHING_FIRST_MS growing.
- * - Learning (successful runs only): the end lies between the last poll that saw the run going and the one that
- *   saw it finished (the sample's interval); the service's timestamps narrow it afterwards (`narrowRunTime`).
- *
- * Why each rule: docs/dev/wait-engine.md, "Why each rule".
- */
+/** When to poll one job next. */
 import type { IDataObject } from 'n8n-workflow';
 
 import type { RunState } from '../types';
@@ -55,7 +31,10 @@ interface Plan {
 	target: number;
 }
 
-/** The target delay of the plans of a cold batch's runs once it learned (./coldBatch): a batch ends with its last run, and a Wait 1 s loop's resolution is what it has to match. */
+/**
+ * The target delay of the plans of a cold batch's runs once it learned (./coldBatch): a batch ends with its last
+ * run, and a Wait 1 s loop's resolution is what it has to match.
+ */
 export const COLD_TARGET_MS = 1300;
 /** Polls of a woken cold batch's run past its plan at the first interval before its backoff grows again. */
 export const WOKEN_FLAT_POLLS = 5;
@@ -91,7 +70,10 @@ export class JobSchedule {
 
 	private seenQueued = false;
 
-	/** Waited for as part of a cold batch (./coldBatch): its runs queue alike, so a queued run teaches its time from submit. */
+	/**
+	 * Waited for as part of a cold batch (./coldBatch): its runs queue alike, so a queued run teaches its time from
+	 * submit.
+	 */
 	inColdBatch = false;
 
 	private firstQueued: { at: number; position: number } | undefined;
@@ -137,7 +119,8 @@ export class JobSchedule {
 		if (key) this.follow(this.planOf(key, 'total'), this.submittedAt, 'total');
 		const planned = this.plannedAfter(now);
 		const delay = Math.max(this.options.firstPollDelayMs, planned === undefined ? 0 : planned - now);
-		// Only a first poll at the lower end of what was learned tells that the runs got faster by finding one finished.
+		// Only a first poll at the lower end of what was learned tells that the runs got faster by finding one
+		// finished.
 		this.firstPollPlanned =
 			planned !== undefined && now + delay <= planned && key !== undefined && this.options.durations.pollsAtLowerEnd(key, 'total');
 		this.expectsEnd = planned !== undefined && this.endLikelyBy(now + delay);
@@ -145,9 +128,9 @@ export class JobSchedule {
 	}
 
 	/**
-	 * Whether the next poll should be a result request (`WaitJob.pollResult`): it follows the learned plan and
-	 * the run has ended by then at least RESULT_POLL_CHANCE likely, so the poll that sees the end also brings the
-	 * result instead of a status request followed by a result fetch.
+	 * Whether the next poll should be a result request (`WaitJob.pollResult`): it follows the learned plan and the
+	 * run has ended by then at least RESULT_POLL_CHANCE likely, so the poll that sees the end also brings the result
+	 * instead of a status request followed by a result fetch.
 	 */
 	asksResult(): boolean {
 		return this.expectsEnd;
@@ -207,9 +190,8 @@ export class JobSchedule {
 	}
 
 	/**
-	 * Its cold batch learned a run time: the job follows the learned plan and counts as going until `now` (it was
-	 * not seen ended; most of a batch is still going when its first run ends). Called for every run of the batch
-	 * before any `wake`, so each plan counts them all.
+	 * Its cold batch learned a run time: the job follows the learned plan and counts as going until `now` (it was not
+	 * seen ended; most of a batch is still going when its first run ends).
 	 */
 	enroll(now: number): void {
 		const key = this.coldKey();
@@ -221,8 +203,8 @@ export class JobSchedule {
 	}
 
 	/**
-	 * Its cold batch learned a run time (./coldBatch): from now on the job follows the learned plan, counted from
-	 * its submit. Returns ms from `now` until its next poll (one interval when the plan has no poll left).
+	 * Its cold batch learned a run time (./coldBatch): from now on the job follows the learned plan, counted from its
+	 * submit.
 	 */
 	wake(now: number): number {
 		const key = this.job.timingKey;
@@ -271,7 +253,8 @@ export class JobSchedule {
 	/** The backoff wait, growing the interval (also used after a transient error). */
 	backoffWait(): number {
 		const wait = this.jitteredInterval();
-		// A cold batch's run just past its plan: the batch ends with its last run, so it is not left to a growing backoff.
+		// A cold batch's run just past its plan: the batch ends with its last run, so it is not left to a growing
+		// backoff.
 		if (this.flatPolls > 0) this.flatPolls--;
 		else this.interval = Math.min(this.options.maxIntervalMs, this.interval * this.options.backoffFactor);
 		return wait;
@@ -284,18 +267,14 @@ export class JobSchedule {
 		return Math.min(maxIntervalMs, ms);
 	}
 
-	/**
-	 * The job was seen finished by the poll around `at`: learn from a successful run. Returns the samples it
-	 * learned, so the service's timestamps of the run can narrow them later (`narrowRunTime`): `total`, and `run`
-	 * with the ms from submit to the run's start it is counted from.
-	 */
+	/** The job was seen finished by the poll around `at`: learn from a successful run. */
 	finished(at: number, state: RunState): Learned {
 		this.dropPlan();
 		const key = this.job.timingKey;
 		if (!key || state !== 'succeeded') return {};
 		const store = this.options.durations;
 		if (this.lastGoingAt === undefined && this.firstPollPlanned) {
-			// Finished before the lower end of what was learned: the runs got faster. Start learning again.
+			// Finished before the lower end of what was learned: the runs got faster.
 			store.forget(key);
 			return {};
 		}
@@ -335,8 +314,7 @@ export class JobSchedule {
 
 	/**
 	 * A learned plan: while other runs of the key are being waited for, one that counts them too (a run submitted
-	 * while an earlier batch is half done is not planned from that batch's early half alone). A failure in learning
-	 * never breaks the wait (the backoff is used instead).
+	 * while an earlier batch is half done is not planned from that batch's early half alone).
 	 */
 	private planOf(key: string, source: PlanSource): readonly number[] | undefined {
 		const store = this.options.durations;
@@ -367,7 +345,7 @@ export class JobSchedule {
 		};
 	}
 
-	/** Stops following a plan; the store no longer counts this run as going. Called whenever the wait for the job ends. */
+	/** Stops following a plan; the store no longer counts this run as going. */
 	dropPlan(): void {
 		const plan = this.plan;
 		this.plan = undefined;
@@ -375,10 +353,7 @@ export class JobSchedule {
 		if (plan?.live && key) this.options.durations.release(key, plan.source, plan.live);
 	}
 
-	/**
-	 * The run was seen going around `at`. Once the key has learned enough since the plan was made (other runs of a
-	 * batch ended), the plan is made again from every sample and every run still going, and followed from now.
-	 */
+	/** The run was seen going around `at`. */
 	private learnFromBatch(key: string, at: number): void {
 		const plan = this.plan;
 		if (!plan) return;

@@ -15,9 +15,9 @@ import type { JobEnd } from '../waiting';
 import type { ParkedJob } from './park';
 
 /**
- * What the end of a parked batch uses of an execute context: the kind's status, result and download calls
- * (node, parameters, credentials, n8n's HTTP and binary helpers, logger, execution id) and the item policy
- * (Continue on Fail, tool call, input items).
+ * What the end of a parked batch uses of an execute context: the kind's status, result and download calls (node,
+ * parameters, credentials, n8n's HTTP and binary helpers, logger, execution id) and the item policy (Continue on
+ * Fail, tool call, input items).
  */
 export type ResumeContext = Pick<
 	IExecuteFunctions,
@@ -33,10 +33,9 @@ export type ResumeContext = Pick<
 >;
 
 /**
- * The webhook's context as the resume context, member by member: an item's parameters were read before parking
- * (a parameter is read without item), Continue on Fail is how a resumed batch reports failures, there is no agent
- * and no Stop. Nothing else of the webhook's context is reachable, so a kind that needed more would fail loudly
- * rather than silently get the webhook's behaviour.
+ * The webhook's context as the resume context, member by member: an item's parameters were read before parking (a
+ * parameter is read without item), Continue on Fail is how a resumed batch reports failures, there is no agent and
+ * no Stop.
  */
 export function resumeContext(ctx: IWebhookFunctions, items: INodeExecutionData[]): ResumeContext {
 	const getNodeParameter = (name: string, _itemIndex: number, fallback?: unknown) =>
