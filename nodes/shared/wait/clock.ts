@@ -9,7 +9,7 @@ export interface Clock {
 	random?(): number;
 }
 
-/** The longest delay a timer can hold (2^31 − 1 ms, about 24.8 days); longer ones would fire at once. */
+/** The longest delay a timer can hold; longer ones would fire at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Sleeps `ms` on `clock` in pieces a timer can hold, so a huge interval or deadline never fires early. */
@@ -25,8 +25,8 @@ export async function sleepFor(clock: Clock, ms: number, signal?: AbortSignal): 
 }
 
 /**
- * n8n-workflow's `sleep` honours the signal only since 2.34 (older ones ignore it, and Stop would wait for the
- * sleep to end): racing it with the signal ends the sleep at Stop on every supported n8n.
+ * n8n-workflow's `sleep` honours the signal only since 2.34: racing it with the signal ends the sleep at Stop on
+ * every supported n8n.
  */
 export async function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
 	if (!signal) return await sleep(ms);

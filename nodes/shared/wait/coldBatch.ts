@@ -1,16 +1,16 @@
 /** Runs of one timing key waited for together with nothing learned about them: a cold batch. */
 
-/** A tick's interval is this fraction of the time since waiting started (within the first and the max interval). */
+/** A tick's interval is this fraction of the time since waiting started. */
 export const TICK_SHARE = 16;
 /** The longest a run of a cold batch stays without a poll of its own, in Max Poll Intervals. */
 export const SILENT_INTERVALS = 6;
 
 export interface ColdMember {
-	/** When this run was last polled (or when waiting started). */
+	/** When this run was last polled. */
 	lastPollAt: number;
 	/** Interrupts the member's current sleep so it asks again when to poll. */
 	wake: () => void;
-	/** Its batch learned a run time: it starts counting as a run going at `now` (before any member is woken). */
+	/** Its batch learned a run time: it starts counting as a run going at `now`. */
 	enroll?: (now: number) => void;
 }
 
@@ -58,13 +58,13 @@ export class ColdGroup {
 		this.nextTick(at);
 	}
 
-	/** `member` ended, or stops being part of the batch (seen queued, rate limited): the turn passes on. */
+	/** `member` ended, or stops being part of the batch: the turn passes on. */
 	leave(member: ColdMember, now: number): void {
 		if (!this.members.delete(member)) return;
 		if (member === this.ticker) this.nextTick(now);
 	}
 
-	/** A run of the batch succeeded (and its result, fetched, taught its time): every member follows what was learned. */
+	/** A run of the batch succeeded: every member follows what was learned. */
 	learn(now: number): void {
 		if (this.learned) return;
 		this.learned = true;

@@ -1,6 +1,6 @@
 /**
  * When a run is expected to end, from its key's learned durations: a log-normal distribution of the time from the
- * anchor (submit, or the start of the run) to the end.
+ * anchor to the end.
  */
 
 /** One learned duration in ms from its anchor: the end lay in [lo, hi]. */
@@ -12,31 +12,31 @@ export interface DurationSample {
 export interface EndDistribution {
 	/** P(end ≤ t), t in ms from the anchor. */
 	cdf(t: number): number;
-	/** Where the schedule's first poll goes (hardly any end is expected before it) and its upper end. */
+	/** Where the schedule's first poll goes and its upper end. */
 	lo: number;
 	hi: number;
 	/** Median end. */
 	median: number;
 }
 
-/** Prior spread (one standard deviation of the log, i.e. about relative) while there are few samples. */
+/** Prior spread while there are few samples. */
 export const PRIOR_RELATIVE_SPREAD = 0.07;
 /** How many samples the prior counts as. */
 const PRIOR_WEIGHT = 2;
-/** The smallest spread considered (a run time is never known better than this, relatively). */
+/** The smallest spread considered. */
 const MIN_RELATIVE_SPREAD = 0.005;
-/** The distribution is cut at this many standard deviations below and above the median (log scale). */
+/** The distribution is cut at this many standard deviations below and above the median. */
 const LOWER_REACH = 3.5;
 const UPPER_REACH = 3.5;
-/** EM stops once an iteration moves neither parameter (log scale) by more than this, or after MAX_EM_ITERATIONS. */
+/** EM stops once an iteration moves neither parameter by more than this, or after MAX_EM_ITERATIONS. */
 const EM_SETTLED = 1e-9;
 const MAX_EM_ITERATIONS = 2000;
-/** Times runs were last seen going are rounded down to this on the log scale (0.01 %: 30 ms of a 5-minute run). */
+/** Times runs were last seen going are rounded down to this on the log scale. */
 const GOING_RESOLUTION = 1e-4;
-/** Durations below this (ms) are read as this: the log scale needs a positive time. */
+/** Durations below this are read as this: the log scale needs a positive time. */
 const MIN_DURATION_MS = 1;
 
-/** Standard normal density and distribution function (Abramowitz–Stegun 7.1.26 for erf, error < 1.5e-7). */
+/** Standard normal density and distribution function. */
 const phi = (x: number): number => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
 function Phi(x: number): number {
 	if (x === Infinity) return 1;
@@ -54,7 +54,7 @@ export function medianOf(values: number[]): number {
 	return n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
-/** E[X] and E[X²] of N(mu, sigma²) truncated to [a, b] (a may be −∞, b may be +∞). */
+/** E[X] and E[X²] of N(mu, sigma²) truncated to [a, b]. */
 function truncatedMoments(a: number, b: number, mu: number, sigma: number): [number, number] {
 	if (b - a < 1e-9 * sigma) {
 		const x = (a + b) / 2;
@@ -77,10 +77,7 @@ function truncatedMoments(a: number, b: number, mu: number, sigma: number): [num
 	return [mean, Math.max(0, variance) + mean * mean];
 }
 
-/**
- * The expected end of a run from its key's samples and the runs still going (ms after their anchor they were last
- * seen going); undefined without usable samples.
- */
+/** The expected end of a run from its key's samples and the runs still going; undefined without usable samples. */
 export function endDistribution(all: readonly DurationSample[], going: readonly number[] = []): EndDistribution | undefined {
 	const samples = all.filter((s) => Number.isFinite(s.lo) && Number.isFinite(s.hi) && s.lo >= 0 && s.hi >= s.lo && s.hi > 0);
 	if (samples.length === 0) return undefined;
@@ -89,9 +86,8 @@ export function endDistribution(all: readonly DurationSample[], going: readonly 
 		b: Math.log(Math.max(s.hi, MIN_DURATION_MS)),
 		count: 1,
 	}));
-	// Runs going since about the same time are one entry with a count (a batch polled together gives few), each time
-	// rounded down to GOING_RESOLUTION on the log scale (rounding down only says less): EM stays cheap for a batch of
-	// a thousand.
+	// Runs going since about the same time are one entry with a count, each time rounded down to GOING_RESOLUTION on
+	// the log scale: EM stays cheap for a batch of a thousand.
 	const goingSince = new Map<number, number>();
 	for (const t of going) {
 		if (!Number.isFinite(t) || t < MIN_DURATION_MS) continue;

@@ -1,6 +1,6 @@
 /**
- * `waitForAll`: every job runs its own small loop (poll, then sleep until its schedule says so; see ./schedule),
- * and one limiter keeps at most `concurrency` status requests in flight.
+ * `waitForAll`: every job runs its own small loop, and one limiter keeps at most `concurrency` status requests in
+ * flight.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -24,9 +24,8 @@ const learnedTotals = new WeakMap<WaitJob, { store: DurationStore; key: string; 
 
 /**
  * Narrows what a finished job taught about its run time (ms from its `submittedAt` to its end) to `window`, and its
- * `run` time (from its start, when it was seen queued) to the same end, from the service's own timestamps of the
- * run: the polls only bracket the end between two requests (seconds apart while the plain backoff runs), the
- * timestamps place it within their resolution.
+ * `run` time to the same end, from the service's own timestamps of the run: the polls only bracket the end between
+ * two requests, the timestamps place it within their resolution.
  */
 export function narrowRunTime(job: WaitJob, window: DurationSample): void {
 	const learned = learnedTotals.get(job);
@@ -75,10 +74,7 @@ export async function waitForAll(
 	const deadline = start + o.maxWaitMs;
 	const aborted = () => signal?.aborted === true;
 
-	/**
-	 * A job's sleeps can be interrupted by its cold batch (./coldBatch): a wake-up while awake is kept for the next
-	 * sleep.
-	 */
+	/** A job's sleeps can be interrupted by its cold batch: a wake-up while awake is kept for the next sleep. */
 	interface Sleeper extends ColdMember {
 		pending: boolean;
 		current: AbortController | undefined;
@@ -96,7 +92,7 @@ export async function waitForAll(
 		return sleeper;
 	};
 
-	/** Sleeps until `ms` passed ('slept'), the execution was stopped, or (a member of a cold batch) the job was woken. */
+	/** Sleeps until `ms` passed, the execution was stopped, or the job was woken. */
 	const pauseOrWake = async (ms: number, sleeper: Sleeper, wakeable: boolean): Promise<'slept' | 'stopped' | 'woken'> => {
 		if (aborted()) return 'stopped';
 		if (sleeper.pending) {
@@ -172,8 +168,7 @@ export async function waitForAll(
 					}
 				});
 			}
-			// A run that succeeded ends the batch's silence (with its fetched timestamps), even when the store kept
-			// nothing.
+			// A run that succeeded ends the batch's silence, even when the store kept nothing.
 			if (done?.state === 'succeeded') group?.learn(clock.now());
 			return end;
 		} finally {
@@ -276,8 +271,7 @@ export async function waitForAll(
 				if (aborted()) return { aborted: progress };
 				const status = httpStatusOf(failure);
 				if (pollResult && status !== undefined && status >= 400 && status < 500 && status !== 429) {
-					// A result asked for before the run ended (the live service may answer 400 "not completed yet"): the run
-					// is going on; this job polls its status from now on.
+					// A result asked for before the run ended: the run is going on; this job polls its status from now on.
 					schedule.refuseResultPolls();
 					transientErrors = 0;
 					waitMs = schedule.afterPoll(at, now, progress.state === 'queued' ? 'queued' : 'running', progress.record);
@@ -315,7 +309,7 @@ export async function waitForAll(
 		}),
 	);
 
-	// Stopped jobs: cancel them on the service (bounded, in parallel) when asked to, else only stop watching.
+	// Stopped jobs: cancel them on the service when asked to, else only stop watching.
 	const cancelLimiter = new Limiter(o.concurrency);
 	return await Promise.all(
 		ends.map(async (end, index): Promise<WaitOutcome> => {
@@ -330,7 +324,7 @@ export async function waitForAll(
 	);
 }
 
-/** One cold batch per timing key with at least two jobs that follow no learned plan (./coldBatch). */
+/** One cold batch per timing key with at least two jobs that follow no learned plan. */
 function coldGroupsOf(
 	schedules: JobSchedule[],
 	members: ColdMember[],

@@ -1,6 +1,6 @@
 /**
  * How the wait engine classifies a failed status request: the transport's one lookup of HTTP status, Retry-After
- * and transient network failures (../transport/http), plus turning anything thrown into an Error.
+ * and transient network failures, plus turning anything thrown into an Error.
  */
 export { httpStatusOf, isTransientError, parseRetryAfter, retryAfterMsOf } from '../transport/http';
 

@@ -1,7 +1,4 @@
-/**
- * What the engine has learned about how long runs take, per timing key (e.g. a model id, a deployment id, plus an
- * input shape given by the caller).
- */
+/** What the engine has learned about how long runs take, per timing key. */
 import type { DurationSample, EndDistribution } from './distribution';
 import { endDistribution, medianOf } from './distribution';
 import type { PollingGoal } from './planner';
@@ -10,7 +7,7 @@ import { planPolls } from './planner';
 export type DurationSource = 'total' | 'run' | 'queueStep';
 
 const SOURCES: DurationSource[] = ['total', 'run', 'queueStep'];
-/** Cached plans per key (one per source, polling goal and target delay; callers normally use one target). */
+/** Cached plans per key. */
 const MAX_PLANS_PER_KEY = 4;
 const planKey = (source: PlanSource, targetDelayMs: number, goal: PollingGoal) => `${source}:${goal}:${targetDelayMs}`;
 
@@ -20,7 +17,7 @@ interface KeyEntry {
 	timestamped: boolean;
 	/** Planned poll offsets per source, polling goal and target delay; dropped when a sample is added. */
 	plans: Map<string, readonly number[]>;
-	/** The fitted end distribution per source (null: nothing usable); dropped with the plans. */
+	/** The fitted end distribution per source; dropped with the plans. */
 	fits: Map<DurationSource, EndDistribution | null>;
 	/** Samples ever recorded per source (not capped like `samples`): how much was learned since some moment. */
 	learned: Record<DurationSource, number>;
@@ -36,7 +33,7 @@ export type PlanSource = 'total' | 'run';
 export interface LiveRun {
 	/** ms after its anchor the run was last seen going. */
 	going: number;
-	/** The key's `learnedCount` when the run was registered (or when what was learned before was forgotten). */
+	/** The key's `learnedCount` when the run was registered. */
 	since: number;
 }
 
@@ -47,9 +44,9 @@ export interface LivePlan {
 }
 
 export interface DurationStoreOptions {
-	/** Keys remembered at once (least recently used ones are forgotten). */
+	/** Keys remembered at once. */
 	maxKeys?: number;
-	/** Samples kept per key and source (the most recent ones). */
+	/** Samples kept per key and source. */
 	samplesPerSource?: number;
 }
 
@@ -73,7 +70,7 @@ export class DurationStore {
 		return this.entries.size;
 	}
 
-	/** Adds one sample (ignored unless 0 ≤ lo ≤ hi, both finite); returns the sample as stored, for `narrow`. */
+	/** Adds one sample; returns the sample as stored, for `narrow`. */
 	record(key: string, source: DurationSource, sample: DurationSample): DurationSample | undefined {
 		const { lo, hi } = sample;
 		if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 0 || hi < lo) return undefined;
@@ -105,8 +102,8 @@ export class DurationStore {
 	}
 
 	/**
-	 * Narrows a `total` (or `run`) sample recorded earlier (the same object) to the part of it that `window`
-	 * confirms, from the service's own timestamps of the run.
+	 * Narrows a `total` (or `run`) sample recorded earlier to the part of it that `window` confirms, from the
+	 * service's own timestamps of the run.
 	 */
 	narrow(key: string, sample: DurationSample, window: DurationSample, source: 'total' | 'run' = 'total'): void {
 		const entry = this.entries.get(key);
@@ -131,7 +128,7 @@ export class DurationStore {
 		entry.fits.clear();
 	}
 
-	/** The key's `total` samples are known to be narrowed by timestamps (restored from a saved copy, ./persist). */
+	/** The key's `total` samples are known to be narrowed by timestamps. */
 	markTimestamped(key: string): void {
 		const entry = this.entries.get(key);
 		if (!entry || entry.timestamped) return;
@@ -162,10 +159,7 @@ export class DurationStore {
 		return medianOf(list.map((s) => (s.lo + s.hi) / 2));
 	}
 
-	/**
-	 * Planned poll times (ms from the anchor) for a run of this key, from one source's samples; undefined when
-	 * nothing usable was learned.
-	 */
+	/** Planned poll times for a run of this key, from one source's samples; undefined when nothing usable was learned. */
 	plan(key: string, source: PlanSource, targetDelayMs: number, goal: PollingGoal = 'lowestDelay'): readonly number[] | undefined {
 		const entry = this.touch(key);
 		if (!entry) return undefined;
@@ -186,8 +180,8 @@ export class DurationStore {
 	}
 
 	/**
-	 * The chance that a run of this key, known not to have ended `fromMs` after its anchor, has ended by `toMs` (from
-	 * the fitted distribution of one source); undefined when nothing usable was learned.
+	 * The chance that a run of this key, known not to have ended `fromMs` after its anchor, has ended by `toMs`;
+	 * undefined when nothing usable was learned.
 	 */
 	endChance(key: string, source: PlanSource, fromMs: number, toMs: number): number | undefined {
 		const entry = this.entries.get(key);
@@ -198,7 +192,7 @@ export class DurationStore {
 		return Math.min(1, Math.max(0, (fit.cdf(toMs) - fit.cdf(fromMs)) / left));
 	}
 
-	/** How many samples of a source were ever recorded for the key (0 once it is forgotten). */
+	/** How many samples of a source were ever recorded for the key. */
 	learnedCount(key: string, source: DurationSource): number {
 		return this.entries.get(key)?.learned[source] ?? 0;
 	}
@@ -221,10 +215,7 @@ export class DurationStore {
 		return this.entries.get(key)?.live[source].size ?? 0;
 	}
 
-	/**
-	 * A plan from the samples and the runs still going, made from at least `fromLearned` samples ever learned (the
-	 * latest such plan is kept and shared).
-	 */
+	/** A plan from the samples and the runs still going, made from at least `fromLearned` samples ever learned. */
 	livePlan(
 		key: string,
 		source: PlanSource,
@@ -272,7 +263,7 @@ export class DurationStore {
 		this.entries.clear();
 	}
 
-	/** The distribution fitted to one source's samples (computed once per new sample). */
+	/** The distribution fitted to one source's samples. */
 	private fit(entry: KeyEntry, source: DurationSource): EndDistribution | undefined {
 		let fit = entry.fits.get(source);
 		if (fit === undefined) {

@@ -11,11 +11,11 @@ export interface PlanSettings {
 	targetDelayMs: number;
 	/** Default `lowestDelay`. */
 	goal?: PollingGoal;
-	/** Two planned polls are at least this far apart (except the last one at the upper end). */
+	/** Two planned polls are at least this far apart. */
 	minGapMs?: number;
 	/** Share of runs to see within the target delay. */
 	shareInTime?: number;
-	/** Whether the schedule starts with a poll at the distribution's lower end (see above). */
+	/** Whether the schedule starts with a poll at the distribution's lower end. */
 	pollAtLowerEnd?: boolean;
 }
 
@@ -31,22 +31,19 @@ const BUDGET_EXTRA = 1;
 const BUDGET_MIN = 3;
 /** A poll every 10 s before the median: half of what a Wait 5 s loop sends a run ending there. */
 const MEDIAN_SPACING_MS = 10_000;
-/** Bisection steps over log λ (a range of e^27.6): 18 steps leave a bracket of 0.01 %. */
+/** Bisection steps over log λ: 18 steps leave a bracket of 0.01 %. */
 const SEARCH_STEPS = 18;
-/** Goal `fewestRequests`: the requests that see the typical run (the poll at the lower end counts)… */
+/** Goal `fewestRequests`: the requests that see the typical run… */
 export const FEW_REQUESTS = 3;
-/**
- * …because these polls reach the point where this share of the runs has ended (well past half: a learned median is
- * a few seconds off)…
- */
+/** …because these polls reach the point where this share of the runs has ended… */
 export const FEW_REQUESTS_SHARE = 0.8;
-/** …and on average a run pays at most this many more (the runs ending after that point). */
+/** …and on average a run pays at most this many more. */
 export const FEW_REQUESTS_MEAN_EXTRA = 0.5;
 
 interface Schedule {
 	polls: number[];
 	requests: number;
-	/** The price of a request it was solved for (ms of delay), from the median on. */
+	/** The price of a request it was solved for, from the median on. */
 	lambda: number;
 	/** The price before the median (at least `lambda`). */
 	lambdaBeforeMedian: number;
@@ -87,8 +84,7 @@ export function planPolls(dist: EndDistribution, settings: PlanSettings): number
 
 /**
  * The cost model on the candidate times of one distribution: `solve` finds the cheapest schedule for a price of a
- * request, and leaves in `cost[i]` / `next[i]` the cheapest way on from a poll at `t[i]` (the poll itself not
- * counted) for that price.
+ * request, and leaves in `cost[i]` / `next[i]` the cheapest way on from a poll at `t[i]` for that price.
  */
 class PollGrid {
 	readonly t: number[];
@@ -101,7 +97,7 @@ class PollGrid {
 
 	readonly next: number[];
 
-	/** The first candidate at least `minGap` after each one (the times are sorted). */
+	/** The first candidate at least `minGap` after each one. */
 	readonly firstAfterGap: number[];
 
 	/** Partial first moments ∫ T dF up to t_k, by the midpoint rule on the fine grid. */
@@ -132,7 +128,7 @@ class PollGrid {
 		return this.t[j] * (this.F[j] - this.F[i]) - (this.moment[j] - this.moment[i]);
 	}
 
-	/** Expected requests of the schedule that polls at these candidates (the first one is always sent). */
+	/** Expected requests of the schedule that polls at these candidates. */
 	requestsOf(indices: readonly number[]): number {
 		let requests = 1;
 		for (let k = 1; k < indices.length; k++) requests += 1 - this.F[indices[k - 1]];
@@ -189,10 +185,7 @@ function boundary<S>(ok: (s: S) => boolean, from: number, to: number, at: (x: nu
 	return chosen;
 }
 
-/**
- * Log prices of a request (ms of delay): nearly free (the densest schedule) and the sparsest (one poll at the upper
- * end).
- */
+/** Log prices of a request: nearly free and the sparsest. */
 const CHEAP = Math.log(1e-3);
 const DEAR = Math.log(1e9);
 
@@ -239,7 +232,7 @@ function planFromLowerEnd(grid: PollGrid, dist: EndDistribution, settings: PlanS
 	return boundary(fits, from, CHEAP, at);
 }
 
-/** Goal `fewestRequests` (see the file comment). */
+/** Goal `fewestRequests`. */
 function planFewRequests(grid: PollGrid, dist: EndDistribution, settings: PlanSettings, quickest: Schedule): number[] {
 	const lowerEndSent = settings.pollAtLowerEnd !== false;
 	const counted = lowerEndSent ? FEW_REQUESTS - 1 : FEW_REQUESTS;

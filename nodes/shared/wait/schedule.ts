@@ -13,7 +13,7 @@ import type { WaitJob } from './types';
 /** A `run` sample is learned only when its start is known within this fraction of its duration. */
 export const MAX_START_UNCERTAINTY = 0.2;
 
-/** The first wait of a job whose steps are all counted done (or are overdue) while it is still running. */
+/** The first wait of a job whose steps are all counted done while it is still running. */
 export const FINISHING_FIRST_MS = 1000;
 
 /** A planned poll asks for the result (`WaitJob.pollResult`) when the run has ended by then at least this likely. */
@@ -27,13 +27,13 @@ interface Plan {
 	learned: number;
 	/** This run, registered with the store while it follows the plan. */
 	live: LiveRun | undefined;
-	/** The median delay the plan aims at (COLD_TARGET_MS at least for the runs of a cold batch). */
+	/** The median delay the plan aims at. */
 	target: number;
 }
 
 /**
- * The target delay of the plans of a cold batch's runs once it learned (./coldBatch): a batch ends with its last
- * run, and a Wait 1 s loop's resolution is what it has to match.
+ * The target delay of the plans of a cold batch's runs once it learned: a batch ends with its last run, and a Wait
+ * 1 s loop's resolution is what it has to match.
  */
 export const COLD_TARGET_MS = 1300;
 /** Polls of a woken cold batch's run past its plan at the first interval before its backoff grows again. */
@@ -70,18 +70,15 @@ export class JobSchedule {
 
 	private seenQueued = false;
 
-	/**
-	 * Waited for as part of a cold batch (./coldBatch): its runs queue alike, so a queued run teaches its time from
-	 * submit.
-	 */
+	/** Waited for as part of a cold batch: its runs queue alike, so a queued run teaches its time from submit. */
 	inColdBatch = false;
 
 	private firstQueued: { at: number; position: number } | undefined;
 
-	/** The run started between these two times (set when first seen in progress). */
+	/** The run started between these two times. */
 	private start: { lo: number; hi: number } | undefined;
 
-	/** The first poll is the plan's first (at the lower end of the learned durations). */
+	/** The first poll is the plan's first. */
 	private firstPollPlanned = false;
 
 	/** The poll the last wait leads to asks for the result (see `asksResult`). */
@@ -91,15 +88,15 @@ export class JobSchedule {
 	private resultPollsRefused = false;
 
 	/**
-	 * Woken by its cold batch (./coldBatch): past its plan its next polls come every first interval, not growing (the
-	 * batch ends with its last run); after that many, or once seen queued, the backoff grows again (an outlier).
+	 * Woken by its cold batch: past its plan its next polls come every first interval, not growing; after that many,
+	 * or once seen queued, the backoff grows again.
 	 */
 	private flatPolls = 0;
 
-	/** Where the steps of a job that reports them end (training). */
+	/** Where the steps of a job that reports them end. */
 	private readonly steps = new StepForecast();
 
-	/** The growing wait while a job's steps are done or overdue (see FINISHING_FIRST_MS). */
+	/** The growing wait while a job's steps are done or overdue. */
 	private finishingWait: number | undefined;
 
 	constructor(
@@ -136,7 +133,7 @@ export class JobSchedule {
 		return this.expectsEnd;
 	}
 
-	/** A result request of this job found it going or was refused (4xx): it polls its status from now on. */
+	/** A result request of this job found it going or was refused: it polls its status from now on. */
 	refuseResultPolls(): void {
 		this.resultPollsRefused = true;
 	}
@@ -162,7 +159,7 @@ export class JobSchedule {
 		if (state === 'running' && !this.start) {
 			this.start = { lo: previous ?? this.submittedAt, hi: at };
 			if (key && this.seenQueued) {
-				// The run's own time from its start, else the time from submit (which counts a queue like this one).
+				// The run's own time from its start, else the time from submit.
 				const run = this.planOf(key, 'run');
 				if (run) this.follow(run, (this.start.lo + this.start.hi) / 2, 'run');
 				else if (!this.plan) this.follow(this.planOf(key, 'total'), this.submittedAt, 'total');
@@ -189,10 +186,7 @@ export class JobSchedule {
 		return key && !this.plan ? key : undefined;
 	}
 
-	/**
-	 * Its cold batch learned a run time: the job follows the learned plan and counts as going until `now` (it was not
-	 * seen ended; most of a batch is still going when its first run ends).
-	 */
+	/** Its cold batch learned a run time: the job follows the learned plan and counts as going until `now`. */
 	enroll(now: number): void {
 		const key = this.coldKey();
 		if (!key) return;
@@ -202,16 +196,13 @@ export class JobSchedule {
 			plan.live.going = Math.max(plan.live.going, Math.min(now, this.lastGoingAt) - this.submittedAt);
 	}
 
-	/**
-	 * Its cold batch learned a run time (./coldBatch): from now on the job follows the learned plan, counted from its
-	 * submit.
-	 */
+	/** Its cold batch learned a run time: from now on the job follows the learned plan, counted from its submit. */
 	wake(now: number): number {
 		const key = this.job.timingKey;
 		this.interval = this.options.initialIntervalMs;
 		if (!this.plan) this.enroll(now);
 		const plan = this.plan as Plan | undefined;
-		// Without a plan (nothing could be learned): a poll now, then the plain backoff as for any run.
+		// Without a plan: a poll now, then the plain backoff as for any run.
 		this.flatPolls = plan === undefined ? 0 : WOKEN_FLAT_POLLS;
 		if (!plan) return 0;
 		if (key && plan) {
@@ -226,8 +217,8 @@ export class JobSchedule {
 		}
 		const planned = this.plannedAfter(now);
 		if (planned === undefined) {
-			// Past the plan: a run that has likely ended is asked for its result now (a batch ends with its last run);
-			// otherwise one interval on, when the poll may as well bring the result.
+			// Past the plan: a run that has likely ended is asked for its result now; otherwise one interval on, when the
+			// poll may as well bring the result.
 			const endedNow = this.endLikelyBy(now);
 			const wait = endedNow ? 0 : this.backoffWait();
 			this.expectsEnd = endedNow || this.endLikelyBy(now + wait);
@@ -238,7 +229,7 @@ export class JobSchedule {
 		return planned - now;
 	}
 
-	/** The backoff's wait, shortened to land on the end of the job's last step (see the file comment). */
+	/** The backoff's wait, shortened to land on the end of the job's last step. */
 	private untilStepsEnd(now: number, backoff: number): number {
 		const forecast = this.steps.forecast();
 		if (!forecast) return backoff;
@@ -250,7 +241,7 @@ export class JobSchedule {
 		return Math.min(backoff, Math.max(MIN_INTERVAL_MS, forecast.latest - now));
 	}
 
-	/** The backoff wait, growing the interval (also used after a transient error). */
+	/** The backoff wait, growing the interval. */
 	backoffWait(): number {
 		const wait = this.jitteredInterval();
 		// A cold batch's run just past its plan: the batch ends with its last run, so it is not left to a growing
@@ -260,7 +251,7 @@ export class JobSchedule {
 		return wait;
 	}
 
-	/** The current interval with jitter, not grown (after a 429). */
+	/** The current interval with jitter, not grown. */
 	jitteredInterval(): number {
 		const { jitter, maxIntervalMs } = this.options;
 		const ms = jitter > 0 ? this.interval * (1 + (this.random() * 2 - 1) * jitter) : this.interval;
@@ -312,10 +303,7 @@ export class JobSchedule {
 		return Math.max(backoff, Math.min(this.options.maxIntervalMs, (position * step) / 2));
 	}
 
-	/**
-	 * A learned plan: while other runs of the key are being waited for, one that counts them too (a run submitted
-	 * while an earlier batch is half done is not planned from that batch's early half alone).
-	 */
+	/** A learned plan: while other runs of the key are being waited for, one that counts them too. */
 	private planOf(key: string, source: PlanSource): readonly number[] | undefined {
 		const store = this.options.durations;
 		try {

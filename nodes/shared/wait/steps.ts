@@ -10,11 +10,11 @@ export interface StepProgress {
 }
 
 export interface EndForecast {
-	/** The latest time the remaining steps can end at the pace seen (clock time). */
+	/** The latest time the remaining steps can end at the pace seen. */
 	latest: number;
 	/** The measured time per step, ms. */
 	msPerStep: number;
-	/** Every step is counted done: the job is finishing (saving, a last sample) or about to report its end. */
+	/** Every step is counted done: the job is finishing or about to report its end. */
 	stepsDone: boolean;
 }
 

@@ -14,14 +14,14 @@ export interface PollResult {
 	record: IDataObject;
 	/** The job's result, when the poll was a result request (`pollResult`) that found the job finished. */
 	result?: IDataObject;
-	/** Step progress, for jobs that report it (training): a running job is polled where its last step ends (./steps). */
+	/** Step progress, for jobs that report it: a running job is polled where its last step ends. */
 	steps?: StepProgress;
 }
 
 export interface WaitJob {
-	/** Index of the input item this job belongs to (for pairedItem and errors). */
+	/** Index of the input item this job belongs to. */
 	itemIndex: number;
-	/** The id to show the user (request id, job id, dataset id). */
+	/** The id to show the user. */
 	id: string;
 	/**
 	 * One status request, sent once (transport `retry: 'never'`): the engine retries a failed poll (429 after its
@@ -41,7 +41,7 @@ export interface WaitJob {
 	 * the model id or deployment id, plus an input shape where it changes the run time.
 	 */
 	timingKey?: string;
-	/** When the job was submitted, on the clock's time line (Date.now() in nodes). */
+	/** When the job was submitted, on the clock's time line. */
 	submittedAt?: number;
 }
 
@@ -55,41 +55,32 @@ export interface WaitOptions {
 	/** How many status requests may be in flight at once. */
 	concurrency: number;
 	onTimeout: TimeoutBehaviour;
-	/**
-	 * When the execution is stopped: cancel remote jobs (model/deployment runs) or only stop watching (training,
-	 * datasets).
-	 */
+	/** When the execution is stopped: cancel remote jobs or only stop watching. */
 	cancelOnStop: boolean;
 	/** Keep polling a job that reports `cancelling` until it reaches a terminal state. */
 	followCancellation?: boolean;
 	/** Growth factor of the interval after each poll. */
 	backoffFactor?: number;
-	/** Random spread of each interval, as a fraction (0.1 = ±10 %). */
+	/** Random spread of each interval, as a fraction. */
 	jitter?: number;
-	/**
-	 * Consecutive transient poll errors (5xx, 408, dropped connection) tolerated per job before it ends as 'error',
-	 * each followed by a backoff wait.
-	 */
+	/** Consecutive transient poll errors tolerated per job before it ends as 'error', each followed by a backoff wait. */
 	maxTransientErrors?: number;
 	/** Wait this long before a job's first poll. */
 	firstPollDelayMs?: number;
-	/** Called after every successful poll (e.g. to log progress). */
+	/** Called after every successful poll. */
 	onPoll?: (job: WaitJob, result: PollResult) => void;
 	/**
 	 * For jobs with a timing key: the median delay from a run's end to its detection that the learned schedule aims
 	 * at.
 	 */
 	targetDelayMs?: number;
-	/** For jobs with a timing key: what the learned schedule optimises (./planner). */
+	/** For jobs with a timing key: what the learned schedule optimises. */
 	pollingGoal?: PollingGoal;
-	/**
-	 * Called once per job seen ended (`done`), before the wait goes on for the others, within the request limit (e.g.
-	 * to fetch its result at once).
-	 */
+	/** Called once per job seen ended (`done`), before the wait goes on for the others, within the request limit. */
 	onDone?: (outcome: Extract<WaitOutcome, { kind: 'done' }>) => Promise<void>;
 	/** Where learned run times live. */
 	durations?: DurationStore;
-	/** Whether polls follow what was learned (run times per timing key, a training job's step pace). */
+	/** Whether polls follow what was learned. */
 	learning?: boolean;
 }
 
