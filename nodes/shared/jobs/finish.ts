@@ -44,7 +44,7 @@ export interface FinishHow<P extends JobItem, O> {
 	presenter?: Presenter<P, O>;
 }
 
-/** The ended jobs of `tracked` (`ends`: how each job id ended) to their items' output; see the file comment. */
+/** The ended jobs of `tracked` (`ends`: how each job id ended) to their items' output. */
 export async function finishJobs<P extends JobItem, O>(
 	batch: Batch<P, O>,
 	tracked: Array<Tracked<P>>,

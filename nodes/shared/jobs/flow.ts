@@ -21,7 +21,7 @@ import type { Resumed } from './park/finish';
 import { submitAll } from './submit';
 import { waitForJobs } from './waiting';
 
-/** Runs the whole flow (see the file comment) and returns the output items in input order. */
+/** Runs the whole flow and returns the output items in input order. */
 export async function runJobs<P extends JobItem, O = undefined>(
 	ctx: IExecuteFunctions,
 	items: INodeExecutionData[],

@@ -76,7 +76,7 @@ export interface JobKindCore<P extends JobItem, O> {
 	submitConcurrency: number;
 	/** Checks one item and builds what is submitted; throws to refuse it. */
 	prepare(itemIndex: number, extra: IDataObject): Promise<P>;
-	/** The ids that lead every output of an item, e.g. */
+	/** The ids that lead every output of an item, e.g. `{ model_id }` (also on its error output). */
 	ids(p: P): IDataObject;
 	/** One status request. */
 	poll(t: Tracked<P>, how?: RetryChoice): Promise<PollResult>;
@@ -159,7 +159,7 @@ export interface JobPark<P extends JobItem> {
 
 /** Presentation: how the output shows the job beyond `present`. */
 export interface JobPresentation {
-	/** Extra output fields of an accepted item that is not waited for (e.g. */
+	/** Extra output fields of an accepted item that is not waited for, e.g. `{ status: 'in_queue' }`. */
 	queued?: IDataObject;
 	/** Keep the service's status words (datasets) instead of the nodes' one vocabulary (../status withPublicStatus). */
 	keepServiceStatus?: boolean;

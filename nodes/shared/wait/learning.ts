@@ -287,7 +287,7 @@ export class DurationStore {
 /** The store shared by every execution in this process (the default of `WaitOptions.durations`). */
 export const sharedDurations = new DurationStore();
 
-/** A timing key from its parts, e.g. */
+/** A timing key from its parts, e.g. `timingKey('model', 'acme/flux', '1024x1024')`. */
 export function timingKey(kind: string, id: string, shape?: string): string {
 	return shape === undefined || shape === '' ? `${kind}:${id}` : `${kind}:${id}:${shape}`;
 }

@@ -1,7 +1,10 @@
-/** Where to poll a run whose end is expected around a learned distribution. */
+/**
+ * Where to poll a run whose end is expected around a learned distribution: the cheapest schedule for
+ * E[delay] + λ · E[requests], by dynamic programming over candidate times of equal probability mass.
+ */
 import type { EndDistribution } from './distribution';
 
-/** What a learned schedule optimises: see the file comment. */
+/** What a learned schedule optimises. */
 export type PollingGoal = 'lowestDelay' | 'fewestRequests';
 
 export const POLLING_GOALS: readonly PollingGoal[] = ['lowestDelay', 'fewestRequests'];
@@ -24,14 +27,14 @@ export const DEFAULT_MIN_GAP_MS = 200;
 export const DEFAULT_SHARE_IN_TIME = 0.5;
 const GRID_POINTS = 400;
 const SCAN_POINTS = 2000;
-/** A poll every 6.7 s over the median: three quarters of what a user's Wait 5 s loop sends. */
+/** Request budget: fewer polls over the median than a user's Wait 5 s loop sends. */
 const BUDGET_SPACING_MS = 6667;
 const BUDGET_EXTRA = 1;
 /** Short runs: the first poll at the lower end and two more. */
 const BUDGET_MIN = 3;
-/** A poll every 10 s before the median: half of what a Wait 5 s loop sends a run ending there. */
+/** The typical run's budget before the median: half of what a Wait 5 s loop sends. */
 const MEDIAN_SPACING_MS = 10_000;
-/** Bisection steps over log λ: 18 steps leave a bracket of 0.01 %. */
+/** Bisection steps over log λ. */
 const SEARCH_STEPS = 18;
 /** Goal `fewestRequests`: the requests that see the typical run… */
 export const FEW_REQUESTS = 3;

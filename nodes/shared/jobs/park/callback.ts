@@ -27,7 +27,7 @@ interface Callback {
 	body: IDataObject;
 }
 
-/** Answers one callback (see the file comment); `makeKind` builds the node's job kind on a given context. */
+/** Answers one callback; `makeKind` builds the node's job kind on a given context. */
 export async function answerCallback<P extends JobItem, O>(
 	ctx: IWebhookFunctions,
 	makeKind: (ctx: IExecuteFunctions) => JobKind<P, O>,

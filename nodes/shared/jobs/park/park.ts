@@ -18,7 +18,7 @@ import type { ReadWaitOptions } from '../options';
 
 /** What a parked job keeps in its stack item (`json.parked`), for the webhook. */
 export interface ParkedJob extends IDataObject {
-	/** The park's id (absent in executions parked by versions before 2026-11-28). */
+	/** The park's id (absent in executions parked by older versions). */
 	park?: string;
 	item: number;
 	id: string;
@@ -73,7 +73,7 @@ export async function parkOrFinish<P extends JobItem, O>(
 }
 
 /**
- * Parks the execution: the stack entry's input becomes the fallback items (see the file comment), the node's own
+ * Parks the execution: the stack entry's input becomes the fallback items, the node's own
  * output while it waits says so, and n8n stores the execution as waiting until Max Wait.
  */
 async function park<P extends JobItem, O>(
