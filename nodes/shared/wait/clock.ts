@@ -1,7 +1,6 @@
-/** The time seam of the wait engine: real time in nodes, a fake clock in tests and in the detection bench. */
+/** The time seam of the wait engine: real time in nodes, a fake clock in tests. */
 import { sleep } from 'n8n-workflow';
 
-/** Clock seam: real time in nodes, a fake one in unit tests of the engine. */
 export interface Clock {
 	now(): number;
 	sleep(ms: number, signal?: AbortSignal): Promise<void>;
@@ -50,10 +49,7 @@ export async function abortableSleep(ms: number, signal?: AbortSignal): Promise<
 /** The sleepers of each signal, woken by its one listener. */
 const sleepers = new WeakMap<AbortSignal, Set<() => void>>();
 
-/**
- * Calls `wake` when `signal` aborts (one listener per signal, see `abortableSleep`); returns the function that
- * forgets it.
- */
+/** Calls `wake` when `signal` aborts, one listener per signal; returns the function that forgets it. */
 export function onAbortOf(signal: AbortSignal, wake: () => void): () => void {
 	let waiting = sleepers.get(signal);
 	if (!waiting) {

@@ -51,7 +51,7 @@ export class ColdGroup {
 		return member.lastPollAt + SILENT_INTERVALS * this.settings.maxIntervalMs - now;
 	}
 
-	/** `member` was polled around `at` and is still going: the next tick goes to the run polled longest ago. */
+	/** `member` is still going: the next tick goes to the run polled longest ago. */
 	polled(member: ColdMember, at: number): void {
 		member.lastPollAt = at;
 		if (member !== this.ticker) return;

@@ -86,8 +86,7 @@ export function endDistribution(all: readonly DurationSample[], going: readonly 
 		b: Math.log(Math.max(s.hi, MIN_DURATION_MS)),
 		count: 1,
 	}));
-	// Runs going since about the same time are one entry with a count, each time rounded down to GOING_RESOLUTION on
-	// the log scale: EM stays cheap for a batch of a thousand.
+	// Runs going since about the same time are one entry with a count: EM stays cheap for a big batch.
 	const goingSince = new Map<number, number>();
 	for (const t of going) {
 		if (!Number.isFinite(t) || t < MIN_DURATION_MS) continue;

@@ -1,7 +1,4 @@
-/**
- * `waitForAll`: every job runs its own small loop, and one limiter keeps at most `concurrency` status requests in
- * flight.
- */
+/** `waitForAll`: a small loop per job, and one limiter on the status requests in flight. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { isTerminal } from '../status';
@@ -22,11 +19,7 @@ import type { PollResult, WaitJob, WaitOptions, WaitOutcome } from './types';
 /** The samples each finished job taught, until the service's timestamps of the run narrow them. */
 const learnedTotals = new WeakMap<WaitJob, { store: DurationStore; key: string; learned: Learned }>();
 
-/**
- * Narrows what a finished job taught about its run time (ms from its `submittedAt` to its end) to `window`, and its
- * `run` time to the same end, from the service's own timestamps of the run: the polls only bracket the end between
- * two requests, the timestamps place it within their resolution.
- */
+/** Narrows what a finished job taught to `window`: the service's timestamps place the end closer than two polls. */
 export function narrowRunTime(job: WaitJob, window: DurationSample): void {
 	const learned = learnedTotals.get(job);
 	if (!learned) return;
@@ -74,7 +67,7 @@ export async function waitForAll(
 	const deadline = start + o.maxWaitMs;
 	const aborted = () => signal?.aborted === true;
 
-	/** A job's sleeps can be interrupted by its cold batch: a wake-up while awake is kept for the next sleep. */
+	/** Its cold batch can interrupt a job's sleep; a wake-up while awake is kept for the next sleep. */
 	interface Sleeper extends ColdMember {
 		pending: boolean;
 		current: AbortController | undefined;

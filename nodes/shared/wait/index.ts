@@ -1,4 +1,7 @@
-/** The one wait engine every node uses. */
+/**
+ * The one wait engine every node uses: one outcome per job in input order, never a busy loop or a sleep past the
+ * deadline, and learning only moves polls. Design and why: docs/dev/wait-engine.md.
+ */
 export { narrowRunTime, waitForAll } from './engine';
 export type { Clock } from './clock';
 export { MAX_TIMER_MS, realClock, sleepFor } from './clock';

@@ -13,17 +13,17 @@ const planKey = (source: PlanSource, targetDelayMs: number, goal: PollingGoal) =
 
 interface KeyEntry {
 	samples: Record<DurationSource, DurationSample[]>;
-	/** Whether the service's timestamps have narrowed a `total` sample: its plans need no poll at the lower end. */
+	/** Whether timestamps narrowed a `total` sample: its plans need no poll at the lower end. */
 	timestamped: boolean;
-	/** Planned poll offsets per source, polling goal and target delay; dropped when a sample is added. */
+	/** Planned poll offsets per source, goal and target delay; dropped when a sample is added. */
 	plans: Map<string, readonly number[]>;
 	/** The fitted end distribution per source; dropped with the plans. */
 	fits: Map<DurationSource, EndDistribution | null>;
-	/** Samples ever recorded per source (not capped like `samples`): how much was learned since some moment. */
+	/** Samples ever recorded per source, uncapped: how much was learned since some moment. */
 	learned: Record<DurationSource, number>;
 	/** The runs of this key being waited for, per plan source. */
 	live: Record<PlanSource, Set<LiveRun>>;
-	/** The latest plan from samples and runs going, per source, polling goal and target delay (see `livePlan`). */
+	/** The latest `livePlan` per source, polling goal and target delay. */
 	livePlans: Map<string, LivePlan>;
 }
 
@@ -65,7 +65,6 @@ export class DurationStore {
 		this.samplesPerSource = positiveInteger(options.samplesPerSource, 24);
 	}
 
-	/** Number of keys remembered. */
 	get size(): number {
 		return this.entries.size;
 	}
@@ -101,10 +100,7 @@ export class DurationStore {
 		return stored;
 	}
 
-	/**
-	 * Narrows a `total` (or `run`) sample recorded earlier to the part of it that `window` confirms, from the
-	 * service's own timestamps of the run.
-	 */
+	/** Narrows a sample recorded earlier to the part of it that the run's timestamps (`window`) confirm. */
 	narrow(key: string, sample: DurationSample, window: DurationSample, source: 'total' | 'run' = 'total'): void {
 		const entry = this.entries.get(key);
 		const list = entry?.samples[source];
@@ -146,7 +142,6 @@ export class DurationStore {
 		return this.entries.get(key)?.samples[source] ?? [];
 	}
 
-	/** Whether anything was learned for the key. */
 	has(key: string): boolean {
 		const entry = this.entries.get(key);
 		return entry !== undefined && SOURCES.some((s) => entry.samples[s].length > 0);
@@ -159,7 +154,7 @@ export class DurationStore {
 		return medianOf(list.map((s) => (s.lo + s.hi) / 2));
 	}
 
-	/** Planned poll times for a run of this key, from one source's samples; undefined when nothing usable was learned. */
+	/** Planned poll times for a run of this key from one source's samples, if any were usable. */
 	plan(key: string, source: PlanSource, targetDelayMs: number, goal: PollingGoal = 'lowestDelay'): readonly number[] | undefined {
 		const entry = this.touch(key);
 		if (!entry) return undefined;
@@ -179,10 +174,7 @@ export class DurationStore {
 		return planPolls(dist, { targetDelayMs, goal, pollAtLowerEnd: this.pollsAtLowerEnd(key, source) });
 	}
 
-	/**
-	 * The chance that a run of this key, known not to have ended `fromMs` after its anchor, has ended by `toMs`;
-	 * undefined when nothing usable was learned.
-	 */
+	/** The chance that a run of this key, going `fromMs` after its anchor, has ended by `toMs`, if anything was learned. */
 	endChance(key: string, source: PlanSource, fromMs: number, toMs: number): number | undefined {
 		const entry = this.entries.get(key);
 		const fit = entry ? this.fit(entry, source) : undefined;
@@ -192,7 +184,7 @@ export class DurationStore {
 		return Math.min(1, Math.max(0, (fit.cdf(toMs) - fit.cdf(fromMs)) / left));
 	}
 
-	/** How many samples of a source were ever recorded for the key. */
+	/** Samples of a source ever recorded for the key. */
 	learnedCount(key: string, source: DurationSource): number {
 		return this.entries.get(key)?.learned[source] ?? 0;
 	}
@@ -210,7 +202,6 @@ export class DurationStore {
 		this.entries.get(key)?.live[source].delete(run);
 	}
 
-	/** How many runs of the key are registered as waited for. */
 	liveCount(key: string, source: PlanSource): number {
 		return this.entries.get(key)?.live[source].size ?? 0;
 	}
@@ -243,7 +234,6 @@ export class DurationStore {
 		return made.offsets.length ? made : undefined;
 	}
 
-	/** Drops what was learned for the key. */
 	forget(key: string): void {
 		const entry = this.entries.get(key);
 		if (!entry) return;
@@ -263,7 +253,6 @@ export class DurationStore {
 		this.entries.clear();
 	}
 
-	/** The distribution fitted to one source's samples. */
 	private fit(entry: KeyEntry, source: DurationSource): EndDistribution | undefined {
 		let fit = entry.fits.get(source);
 		if (fit === undefined) {
@@ -284,7 +273,7 @@ export class DurationStore {
 	}
 }
 
-/** The store shared by every execution in this process (the default of `WaitOptions.durations`). */
+/** The store shared by every execution in this process. */
 export const sharedDurations = new DurationStore();
 
 /** A timing key from its parts, e.g. `timingKey('model', 'acme/flux', '1024x1024')`. */

@@ -1,7 +1,4 @@
-/**
- * The engine's own defence against bad numbers: whatever a caller passes, the engine never polls in a busy loop,
- * never runs without a worker, and never gives up on or cancels a paid run because of a number.
- */
+/** Whatever numbers a caller passes, the engine never busy-polls, never runs without a worker, never drops a paid run. */
 import { DEFAULT_RETRY_POLICY } from '../transport/retry';
 import { getRetryPolicy } from '../transport/request';
 import type { DurationStore } from './learning';
@@ -13,10 +10,7 @@ import type { WaitOptions } from './types';
 
 export const DEFAULT_BACKOFF_FACTOR = 1.5;
 export const DEFAULT_JITTER = 0.1;
-/**
- * Failed status polls in a row a job survives: as many as the transport's retry policy repeats a request, so a poll
- * gets the attempts any request gets.
- */
+/** Failed status polls in a row a job survives: as many as the transport retries any request. */
 export const DEFAULT_MAX_TRANSIENT_ERRORS = DEFAULT_RETRY_POLICY.maxAttempts - 1;
 /** The shortest interval between two polls of one job. */
 export const MIN_INTERVAL_MS = 10;
@@ -48,10 +42,7 @@ export const learningOn = (options: Pick<WaitOptions, 'learning'>): boolean => o
 const isNumber = (v: unknown): v is number => typeof v === 'number' && !Number.isNaN(v);
 const finiteAtLeast = (v: unknown, min: number): v is number => isNumber(v) && Number.isFinite(v) && v >= min;
 
-/**
- * - intervals: at least MIN_INTERVAL_MS; not a number → 1 s; the cap is never below the first interval; Infinity as
- * the cap means no cap.
- */
+/** Every option made usable: a bad number gets its default, a bad `maxWaitMs` means no deadline. */
 export function resolveOptions(options: WaitOptions): ResolvedOptions {
 	const initial = finiteAtLeast(options.initialIntervalMs, 0) ? Math.max(MIN_INTERVAL_MS, options.initialIntervalMs) : FALLBACK_INTERVAL_MS;
 	const rawMax = options.maxIntervalMs;

@@ -1,7 +1,4 @@
-/**
- * Where to poll a run whose end is expected around a learned distribution: the cheapest schedule for
- * E[delay] + λ · E[requests], by dynamic programming over candidate times of equal probability mass.
- */
+/** Where to poll a run whose end follows a learned distribution: the cheapest schedule for E[delay] + λ · E[requests]. */
 import type { EndDistribution } from './distribution';
 
 /** What a learned schedule optimises. */
@@ -10,7 +7,7 @@ export type PollingGoal = 'lowestDelay' | 'fewestRequests';
 export const POLLING_GOALS: readonly PollingGoal[] = ['lowestDelay', 'fewestRequests'];
 
 export interface PlanSettings {
-	/** The median delay from a run's end to its detection that the schedule aims at (goal `lowestDelay`). */
+	/** The median detection delay the schedule aims at (goal `lowestDelay`). */
 	targetDelayMs: number;
 	/** Default `lowestDelay`. */
 	goal?: PollingGoal;
@@ -73,10 +70,7 @@ function candidateTimes(dist: EndDistribution): number[] {
 	return [...new Set(times)].filter((t) => t >= 0 && t <= hi).sort((a, b) => a - b);
 }
 
-/**
- * Poll times in ms from the anchor, increasing: the first at the distribution's lower end (unless `pollAtLowerEnd`
- * is false), the last at its upper end.
- */
+/** Poll times in ms from the anchor, increasing, the last at the distribution's upper end. */
 export function planPolls(dist: EndDistribution, settings: PlanSettings): number[] {
 	if (!(dist.hi > 0) || !(dist.hi >= dist.lo)) return [];
 	const grid = new PollGrid(dist, Math.max(0, settings.minGapMs ?? DEFAULT_MIN_GAP_MS));
@@ -85,10 +79,7 @@ export function planPolls(dist: EndDistribution, settings: PlanSettings): number
 	return settings.pollAtLowerEnd === false && polls.length > 1 ? polls.slice(1) : polls;
 }
 
-/**
- * The cost model on the candidate times of one distribution: `solve` finds the cheapest schedule for a price of a
- * request, and leaves in `cost[i]` / `next[i]` the cheapest way on from a poll at `t[i]` for that price.
- */
+/** The cost model on one distribution's candidate times; `solve` leaves the cheapest way on from `t[i]` in `next[i]`. */
 class PollGrid {
 	readonly t: number[];
 
@@ -172,7 +163,7 @@ class PollGrid {
 	}
 }
 
-/** Bisection over a log price: the schedule at the boundary where `ok` stops holding (`ok` holds at `from`). */
+/** Bisection over a log price: the schedule where `ok` stops holding. */
 function boundary<S>(ok: (s: S) => boolean, from: number, to: number, at: (x: number) => S): S {
 	let good = from;
 	let bad = to;
@@ -244,7 +235,7 @@ function planFewRequests(grid: PollGrid, dist: EndDistribution, settings: PlanSe
 	const { F, n } = grid;
 	let reach = F.findIndex((p) => p >= FEW_REQUESTS_SHARE);
 	if (reach < 0) reach = n - 1;
-	// The lower end's poll is in the grid's schedules either way; when it is not sent it is not paid either.
+	// The lower end's poll is in the grid's schedules either way; not sent, it is not paid.
 	const budget = Math.min(FEW_REQUESTS + FEW_REQUESTS_MEAN_EXTRA + (lowerEndSent ? 0 : 1), quickest.requests);
 
 	const at = (x: number) => {

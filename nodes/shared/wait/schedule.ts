@@ -16,7 +16,7 @@ export const MAX_START_UNCERTAINTY = 0.2;
 /** The first wait of a job whose steps are all counted done while it is still running. */
 export const FINISHING_FIRST_MS = 1000;
 
-/** A planned poll asks for the result (`WaitJob.pollResult`) when the run has ended by then at least this likely. */
+/** A planned poll asks for the result when the run has ended by then at least this likely. */
 export const RESULT_POLL_CHANCE = 0.5;
 
 interface Plan {
@@ -31,10 +31,7 @@ interface Plan {
 	target: number;
 }
 
-/**
- * The target delay of the plans of a cold batch's runs once it learned: a batch ends with its last run, and a Wait
- * 1 s loop's resolution is what it has to match.
- */
+/** A cold batch ends with its last run: its plans aim at what a Wait 1 s loop sees. */
 export const COLD_TARGET_MS = 1300;
 /** Polls of a woken cold batch's run past its plan at the first interval before its backoff grows again. */
 export const WOKEN_FLAT_POLLS = 5;
@@ -70,7 +67,7 @@ export class JobSchedule {
 
 	private seenQueued = false;
 
-	/** Waited for as part of a cold batch: its runs queue alike, so a queued run teaches its time from submit. */
+	/** In a cold batch, whose runs queue alike: a queued run teaches its time from submit. */
 	inColdBatch = false;
 
 	private firstQueued: { at: number; position: number } | undefined;
@@ -87,10 +84,7 @@ export class JobSchedule {
 	/** A result request of this job was refused: it polls its status only. */
 	private resultPollsRefused = false;
 
-	/**
-	 * Woken by its cold batch: past its plan its next polls come every first interval, not growing; after that many,
-	 * or once seen queued, the backoff grows again.
-	 */
+	/** Polls left past its plan at the first interval, the backoff not growing (a woken cold batch run). */
 	private flatPolls = 0;
 
 	/** Where the steps of a job that reports them end. */
@@ -124,21 +118,17 @@ export class JobSchedule {
 		return delay;
 	}
 
-	/**
-	 * Whether the next poll should be a result request (`WaitJob.pollResult`): it follows the learned plan and the
-	 * run has ended by then at least RESULT_POLL_CHANCE likely, so the poll that sees the end also brings the result
-	 * instead of a status request followed by a result fetch.
-	 */
+	/** Whether the next poll should be a result request (`WaitJob.pollResult`). */
 	asksResult(): boolean {
 		return this.expectsEnd;
 	}
 
-	/** A result request of this job found it going or was refused: it polls its status from now on. */
+	/** A result request found the run going or was refused: poll the status from now on. */
 	refuseResultPolls(): void {
 		this.resultPollsRefused = true;
 	}
 
-	/** After a poll sent and answered around `at` that found the job not finished: ms from `now` until the next poll. */
+	/** After a poll around `at` found the job not finished: ms from `now` until the next poll. */
 	afterPoll(at: number, now: number, state: RunState, record: IDataObject, steps?: StepProgress): number {
 		const key = this.job.timingKey;
 		const previous = this.lastPollAt;
@@ -180,13 +170,13 @@ export class JobSchedule {
 		return state === 'running' ? this.untilStepsEnd(now, backoff) : backoff;
 	}
 
-	/** The job's key while it follows no learned plan: it can wait as part of a cold batch, queued or not. */
+	/** The job's key while it follows no learned plan, for a cold batch. */
 	coldKey(): string | undefined {
 		const key = this.job.timingKey;
 		return key && !this.plan ? key : undefined;
 	}
 
-	/** Its cold batch learned a run time: the job follows the learned plan and counts as going until `now`. */
+	/** Its cold batch learned a run time: follow the plan, counted as going until `now`. */
 	enroll(now: number): void {
 		const key = this.coldKey();
 		if (!key) return;
@@ -196,7 +186,7 @@ export class JobSchedule {
 			plan.live.going = Math.max(plan.live.going, Math.min(now, this.lastGoingAt) - this.submittedAt);
 	}
 
-	/** Its cold batch learned a run time: from now on the job follows the learned plan, counted from its submit. */
+	/** Its cold batch learned a run time: follow the plan from submit; returns ms until the next poll. */
 	wake(now: number): number {
 		const key = this.job.timingKey;
 		this.interval = this.options.initialIntervalMs;
@@ -303,7 +293,7 @@ export class JobSchedule {
 		return Math.max(backoff, Math.min(this.options.maxIntervalMs, (position * step) / 2));
 	}
 
-	/** A learned plan: while other runs of the key are being waited for, one that counts them too. */
+	/** A learned plan that also counts the key's other runs still going. */
 	private planOf(key: string, source: PlanSource): readonly number[] | undefined {
 		const store = this.options.durations;
 		try {
@@ -362,10 +352,7 @@ export class JobSchedule {
 		if (made) plan.offsets = made.offsets;
 	}
 
-	/**
-	 * Whether the poll at `time` should ask for the result: the job can, has not been refused, and the followed
-	 * plan's run has ended by then at least RESULT_POLL_CHANCE likely, given what was seen.
-	 */
+	/** Whether the poll at `time` should ask for the result (see `asksResult`). */
 	private endLikelyBy(time: number): boolean {
 		const key = this.job.timingKey;
 		if (!key || !this.plan || !this.job.pollResult || this.resultPollsRefused) return false;

@@ -1,7 +1,4 @@
-/**
- * When a job that reports step progress (training: `current_step` of `total_steps`) will end, from the polls that
- * saw it running.
- */
+/** When a job that reports step progress (training) will end, from the polls that saw it running. */
 
 /** Step progress as a job reports it. */
 export interface StepProgress {

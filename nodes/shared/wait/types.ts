@@ -12,7 +12,7 @@ export interface PollResult {
 	state: RunState;
 	/** The raw status record, passed through to the output. */
 	record: IDataObject;
-	/** The job's result, when the poll was a result request (`pollResult`) that found the job finished. */
+	/** The job's result, when a result request (`pollResult`) found it finished. */
 	result?: IDataObject;
 	/** Step progress, for jobs that report it: a running job is polled where its last step ends. */
 	steps?: StepProgress;
@@ -23,23 +23,13 @@ export interface WaitJob {
 	itemIndex: number;
 	/** The id to show the user. */
 	id: string;
-	/**
-	 * One status request, sent once (transport `retry: 'never'`): the engine retries a failed poll (429 after its
-	 * Retry-After, 5xx and dropped connections up to `maxTransientErrors` in a row) on its own schedule.
-	 */
+	/** One status request, sent once (transport `retry: 'never'`): the engine retries a failed poll itself. */
 	poll: () => Promise<PollResult>;
-	/**
-	 * One result request that also tells the state (the Model API's result record says `in_queue` or `in_progress`
-	 * until the run has ended): asked instead of `poll` when the learned plan expects the run to have ended by then,
-	 * so the poll that sees the end also brings the result.
-	 */
+	/** A result request that also tells the state: asked instead of `poll` when the run has likely ended. */
 	pollResult?: () => Promise<PollResult>;
 	/** Cancel on the service, if the job kind supports it. */
 	cancel?: () => Promise<IDataObject>;
-	/**
-	 * Jobs with the same key are expected to take about as long: build it with `timingKey(kind, id, shape?)`, e.g.
-	 * the model id or deployment id, plus an input shape where it changes the run time.
-	 */
+	/** Jobs with the same key are expected to take about as long (`timingKey`). */
 	timingKey?: string;
 	/** When the job was submitted, on the clock's time line. */
 	submittedAt?: number;
@@ -63,20 +53,17 @@ export interface WaitOptions {
 	backoffFactor?: number;
 	/** Random spread of each interval, as a fraction. */
 	jitter?: number;
-	/** Consecutive transient poll errors tolerated per job before it ends as 'error', each followed by a backoff wait. */
+	/** Transient poll errors in a row a job survives, each followed by a backoff wait. */
 	maxTransientErrors?: number;
 	/** Wait this long before a job's first poll. */
 	firstPollDelayMs?: number;
 	/** Called after every successful poll. */
 	onPoll?: (job: WaitJob, result: PollResult) => void;
-	/**
-	 * For jobs with a timing key: the median delay from a run's end to its detection that the learned schedule aims
-	 * at.
-	 */
+	/** The median delay from a run's end to its detection that a learned schedule aims at. */
 	targetDelayMs?: number;
 	/** For jobs with a timing key: what the learned schedule optimises. */
 	pollingGoal?: PollingGoal;
-	/** Called once per job seen ended (`done`), before the wait goes on for the others, within the request limit. */
+	/** Called once per job seen ended, within the request limit, before the wait goes on for the others. */
 	onDone?: (outcome: Extract<WaitOutcome, { kind: 'done' }>) => Promise<void>;
 	/** Where learned run times live. */
 	durations?: DurationStore;
