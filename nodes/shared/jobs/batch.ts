@@ -57,7 +57,7 @@ export interface Batch<P extends JobItem, O> {
 /** What a step did to items: their output, by input item index. */
 export type Outputs = Map<number, INodeExecutionData[]>;
 
-/** A batch on a context. */
+/** A batch on a context; `resumed`: a parked batch's end, whose failures are items. */
 export function newBatch<P extends JobItem, O>(
 	ctx: IExecuteFunctions,
 	kind: JobKind<P, O>,

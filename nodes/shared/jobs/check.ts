@@ -12,7 +12,7 @@ import { assertCostCap, assertMinimumBalance } from './guards';
 import type { JobItem } from './kind';
 import { readCostCap, readMinimumBalance, readWaitOptions } from './options';
 
-/** 2. */
+/** 2. Every item is checked and every option read; returns the refused items' outputs. */
 export async function checkItems<P extends JobItem, O>(batch: Batch<P, O>): Promise<Outputs> {
 	const { ctx, kind } = batch;
 	const invalid: Array<{ itemIndex: number; error: NodeApiError | NodeOperationError; extra: IDataObject }> = [];
@@ -45,7 +45,7 @@ export async function checkItems<P extends JobItem, O>(batch: Batch<P, O>): Prom
 
 const lineOf = (itemIndex: number, message: string) => (/^Item \d+:/.test(message) ? message : `Item ${itemIndex}: ${message}`);
 
-/** 3. */
+/** 3. The guards, before the first paid call; undefined when they allow the batch. */
 export async function refusedByGuards<P extends JobItem, O>(batch: Batch<P, O>): Promise<Outputs | undefined> {
 	const { ctx, kind } = batch;
 	if (!kind.paid) return undefined;

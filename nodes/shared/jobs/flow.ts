@@ -44,7 +44,7 @@ export async function runJobs<P extends JobItem, O = undefined>(
 }
 
 async function run<P extends JobItem, O>(batch: Batch<P, O>, output: Output): Promise<INodeExecutionData[]> {
-	// 1.
+	// 1. park plan: a batch that cannot park is refused before any call.
 	batch.park = await planParking(batch);
 	// 2. check, 3. guards
 	output.write(await checkItems(batch));

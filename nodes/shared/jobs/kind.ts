@@ -58,7 +58,7 @@ export interface PresentContext<P extends JobItem, O> {
 	/** The finished job's record (status or result), when there is one. */
 	record?: IDataObject;
 	hosts: DownloadHosts;
-	/** Registers what cannot be undone (deleting the request after its files arrived). */
+	/** Registers what cannot be undone (deleting the request), run only once n8n keeps the output (./lastSteps.ts). */
 	afterBatch(step: LastStep): void;
 }
 
@@ -78,7 +78,7 @@ export interface JobKindCore<P extends JobItem, O> {
 	prepare(itemIndex: number, extra: IDataObject): Promise<P>;
 	/** The ids that lead every output of an item, e.g. `{ model_id }` (also on its error output). */
 	ids(p: P): IDataObject;
-	/** One status request. */
+	/** One status request; `how` goes to the transport (the wait engine sends `retry: 'never'`). */
 	poll(t: Tracked<P>, how?: RetryChoice): Promise<PollResult>;
 	/** Output fields of a job that has not finished (timeout, Stop): its status, progress, ... */
 	current(t: Tracked<P>, record: IDataObject): IDataObject;
@@ -98,7 +98,7 @@ export interface JobChecks<P extends JobItem, O> {
 
 /** Submit: the kind sends a new job for every item (Run, Submit, Resume, uploads). */
 export interface SubmitsJobs<P extends JobItem> {
-	/** The submission. */
+	/** The submission; `callbackUrl` is where the service POSTs the job's end (parking). */
 	submit(p: P, how?: { callbackUrl?: string }): Promise<Accepted>;
 	jobId?: undefined;
 	/** Submissions with the same key run one after the other, in item order (same file of one dataset). */

@@ -1,4 +1,8 @@
-/** What an execution's node already submitted, so n8n's Retry On Fail never pays twice. */
+/**
+ * What an execution's node already submitted, so n8n's Retry On Fail never pays twice: a retry follows what was
+ * (or may have been) accepted. A call is its execution, node and run index; an agent's tool call adds its input
+ * (each try gets a new run index), a sub-workflow adds the calling execution.
+ */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { isToolCall, toolExecution } from '../items';
