@@ -1,8 +1,4 @@
-/**
- * Steps 2 and 3 of the job flow (./flow.ts), before anything is paid: every item is checked and every option that
- * can fail is read (bad items are reported together), then the guards: Max Estimated Cost and Minimum Balance
- * (./guards.ts).
- */
+/** Steps 2 and 3 of the job flow (./flow.ts), before anything is paid: the item checks, then the guards. */
 import type { IDataObject, NodeApiError } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 

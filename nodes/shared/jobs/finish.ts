@@ -1,8 +1,4 @@
-/**
- * Finishing the ended jobs, the one way for all three paths: after the in-execution wait (./flow.ts), when every
- * job had ended before parking (./park/park.ts), and when a callback finds every parked job ended
- * (./park/finish.ts).
- */
+/** Finishing the ended jobs, one way for the in-execution wait, jobs ended before parking, and a callback. */
 import { mapPool } from '../pool';
 import { normaliseStatus } from '../status';
 import { narrowRunTime } from '../wait';

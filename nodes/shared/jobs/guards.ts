@@ -54,11 +54,7 @@ const ledgerKey = (ctx: IExecuteFunctions): string => {
  */
 export type CapScope = 'execution' | 'call';
 
-/**
- * "Max Estimated Cost (USD)": refuses the batch, before anything is paid, when the estimate of what it would submit
- * now (plus, per execution, what this node already submitted in it) is above the cap, or when some of it cannot be
- * estimated.
- */
+/** "Max Estimated Cost (USD)": refuses the batch before anything is paid when its estimate is above the cap or unknown. */
 export function assertCostCap(
 	ctx: IExecuteFunctions,
 	capUsd: number,

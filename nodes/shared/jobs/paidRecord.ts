@@ -1,10 +1,6 @@
 /**
- * Every paid submission leaves a trace outside the node's memory: a line in n8n's log (and its log streaming), and
- * the ids in the execution's custom data, which the execution list shows. n8n keeps at most 10 custom data keys (an
- * 11th is dropped), keys of 50 characters and values of 255 (longer ones are cut, with an ERROR log line per
- * write), so each node writes one key, `runcomfy_<node>`, listing "item:id" pairs within 255 characters
- * ("run.item:id" from the node's second run in a loop on; "item:?" for a submission that may have been accepted);
- * what does not fit is counted ("+N more, see the log").
+ * Every paid submission leaves a trace outside the node's memory: a log line, and its ids in one custom data key,
+ * `runcomfy_<node>`, within n8n's limits (10 keys, values of 255 characters).
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 

@@ -1,8 +1,6 @@
 /**
- * n8n's Retry of a failed execution (Executions list → Retry, REST `POST /rest/executions/:id/retry`, with the
- * saved or the original workflow) runs the failed node again in a new execution with mode `retry`, from the saved
- * execution data: n8n removes the failed run of the node and its error, but keeps the execution's custom data (n8n
- * execution.service `retry`; the custom data lives in the saved `resultData.metadata`).
+ * n8n's Retry of a failed execution runs the failed node again in a new execution that keeps the custom data: its
+ * `runcomfy_<node>` record (./paidRecord.ts) is what the node sees of what it paid.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 

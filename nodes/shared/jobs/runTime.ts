@@ -1,8 +1,4 @@
-/**
- * A finished run's time from the service's own timestamps (`created_at`, `finished_at` on the result of a Model API
- * request or a deployment request), as a window of what the wait engine measures: ms from sending the submission to
- * the end.
- */
+/** A finished run's time from the service's own timestamps, as a window of ms from submission to end. */
 import type { IDataObject } from 'n8n-workflow';
 
 import type { DurationSample } from '../wait';

@@ -1,8 +1,4 @@
-/**
- * What this process knows about each park while its callbacks come in (./callback.ts): which jobs have ended (from
- * callbacks and status checks: an ended job never runs again, so it is not checked twice), whether a callback is
- * checking the others right now, and whether the batch is being finished.
- */
+/** What this process knows of each park while its callbacks come in: which jobs ended, and who checks or finishes. */
 import { isTerminal } from '../../status';
 import type { PollResult } from '../../wait';
 import type { JobItem, JobKind, Tracked } from '../kind';
@@ -45,11 +41,7 @@ export interface Scan {
 	failed: boolean;
 }
 
-/**
- * Checks, once each, the jobs not known to have ended, starting after the calling item and wrapping around, in
- * groups that grow from one up to `concurrency`, and stops after the first group with a job still running: a batch
- * whose jobs end in order costs one check per callback, and the last callback checks the rest in a few rounds.
- */
+/** Checks the jobs not known to have ended, once each, in growing groups, stopping at a group with one still running. */
 export async function checkOthers<P extends JobItem, O>(
 	kind: JobKind<P, O>,
 	tracked: Array<Tracked<P>>,

@@ -1,7 +1,6 @@
 /**
- * Wait Mode "Park Until RunComfy Calls Back": instead of polling, the execution is saved as waiting and holds
- * nothing (no memory, no worker slot, no timer of ours) until the service POSTs the end of a job to this
- * execution's resume URL; the node's webhook (./callback.ts) then finishes the batch.
+ * Wait Mode "Park Until RunComfy Calls Back": the execution waits saved, holding nothing, until the service POSTs a
+ * job's end to its resume URL (./callback.ts).
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
