@@ -16,7 +16,7 @@ import type { Learned } from './schedule';
 import { JobSchedule } from './schedule';
 import type { PollResult, WaitJob, WaitOptions, WaitOutcome } from './types';
 
-/** The samples each finished job taught, until the service's timestamps of the run narrow them. */
+/** What each finished job taught, until the run's timestamps narrow it. */
 const learnedTotals = new WeakMap<WaitJob, { store: DurationStore; key: string; learned: Learned }>();
 
 /** Narrows what a finished job taught to `window`: the service's timestamps place the end closer than two polls. */

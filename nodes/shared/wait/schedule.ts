@@ -84,7 +84,7 @@ export class JobSchedule {
 	/** A result request of this job was refused: it polls its status only. */
 	private resultPollsRefused = false;
 
-	/** Polls left past its plan at the first interval, the backoff not growing (a woken cold batch run). */
+	/** Polls left at the first interval past the plan of a woken cold batch run. */
 	private flatPolls = 0;
 
 	/** Where the steps of a job that reports them end. */

@@ -49,10 +49,7 @@ export class StepForecast {
 		else if (!this.from && progress.current > this.first.step) this.from = sighting;
 	}
 
-	/**
-	 * Where the remaining steps end, once two polls after the steps began have counted at least two steps between
-	 * them.
-	 */
+	/** Where the remaining steps end, once two polls have counted at least two steps between them. */
 	forecast(): EndForecast | undefined {
 		const { from, last, total } = this;
 		if (!from || !last) return undefined;
