@@ -40,7 +40,6 @@ export class ColdGroup {
 		this.ticker ??= member;
 	}
 
-	/** Whether `member` still waits as part of the cold batch. */
 	has(member: ColdMember): boolean {
 		return !this.learned && this.members.has(member);
 	}

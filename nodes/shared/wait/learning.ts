@@ -124,7 +124,6 @@ export class DurationStore {
 		entry.fits.clear();
 	}
 
-	/** The key's `total` samples are known to be narrowed by timestamps. */
 	markTimestamped(key: string): void {
 		const entry = this.entries.get(key);
 		if (!entry || entry.timestamped) return;
@@ -132,7 +131,7 @@ export class DurationStore {
 		entry.plans.clear();
 	}
 
-	/** Whether the key's plans from `source` start with a poll at the lower end of what was learned. */
+	/** Whether the key's plans from `source` start at the lower end of what was learned. */
 	pollsAtLowerEnd(key: string, source: PlanSource): boolean {
 		return source === 'run' || this.entries.get(key)?.timestamped !== true;
 	}

@@ -122,7 +122,6 @@ class PollGrid {
 		return this.t[j] * (this.F[j] - this.F[i]) - (this.moment[j] - this.moment[i]);
 	}
 
-	/** Expected requests of the schedule that polls at these candidates. */
 	requestsOf(indices: readonly number[]): number {
 		let requests = 1;
 		for (let k = 1; k < indices.length; k++) requests += 1 - this.F[indices[k - 1]];

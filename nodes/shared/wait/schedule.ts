@@ -365,7 +365,6 @@ export class JobSchedule {
 		}
 	}
 
-	/** The next planned poll time after `now`, if a plan is followed and has one left. */
 	private plannedAfter(now: number): number | undefined {
 		if (!this.plan) return undefined;
 		const { anchor, offsets } = this.plan;

@@ -39,7 +39,6 @@ export class StepForecast {
 
 	private total = 0;
 
-	/** A poll around `at` saw the job running with this progress. */
 	observe(at: number, progress: StepProgress): void {
 		if (this.last && (progress.current < this.last.step || progress.total !== this.total || at < this.last.at)) this.reset();
 		const sighting = { at, step: progress.current };
