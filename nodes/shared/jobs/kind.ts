@@ -128,7 +128,7 @@ export interface JobFetch<P extends JobItem> {
 	fetch?(t: Tracked<P>, record: IDataObject): Promise<IDataObject>;
 	/**
 	 * One result request that tells the state too (see WaitJob.pollResult): `{ state, record: result, result }`, with
-	 * `result` only when the job has finished.
+	 * `result` only when the job has finished. Must fetch what `fetch` fetches.
 	 */
 	pollResult?(t: Tracked<P>, how?: RetryChoice): Promise<PollResult>;
 }

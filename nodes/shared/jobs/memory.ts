@@ -21,7 +21,7 @@ export function keepPickedUp(json: IDataObject, compact: IDataObject): IDataObje
 export type Remembered =
 	/** The service took it; follow this id. */
 	| { state: 'accepted'; accepted: Accepted; prepared: JobItem }
-	/** No answer was seen: it may have been taken. */
+	/** No answer was seen: it may have been taken. Never sent again. */
 	| { state: 'maybe'; error: Error; prepared: JobItem }
 	/** It ran and definitively failed or was cancelled: a retry may submit it again. */
 	| { state: 'ended'; accepted: Accepted }

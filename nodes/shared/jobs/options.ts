@@ -1,6 +1,6 @@
 /**
  * Reading the options only a job has, before anything is paid: the wait (mode and options), the cost cap and the
- * minimum balance.
+ * minimum balance. A spending guard that cannot be read is never taken as off.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';

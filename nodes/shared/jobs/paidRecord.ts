@@ -68,7 +68,7 @@ type CustomData = Pick<IExecuteFunctions['customData'], 'get' | 'set' | 'getAll'
 
 /**
  * The execution's custom data: `this.customData` (n8n 2.x), else `$execution.customData` of the expression data
- * (n8n 1.x has only that one).
+ * (n8n 1.x has only that one). Throws when the context has neither.
  */
 export function executionCustomData(ctx: IExecuteFunctions): CustomData {
 	const direct = (ctx as { customData?: CustomData }).customData;

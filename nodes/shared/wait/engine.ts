@@ -19,7 +19,10 @@ import type { PollResult, WaitJob, WaitOptions, WaitOutcome } from './types';
 /** What each finished job taught, until the run's timestamps narrow it. */
 const learnedTotals = new WeakMap<WaitJob, { store: DurationStore; key: string; learned: Learned }>();
 
-/** Narrows what a finished job taught to `window`: the service's timestamps place the end closer than two polls. */
+/**
+ * Narrows what a finished job taught to `window`: the service's timestamps place the end closer than two polls.
+ * Never throws: learning must not turn a fetched result into an error.
+ */
 export function narrowRunTime(job: WaitJob, window: DurationSample): void {
 	const learned = learnedTotals.get(job);
 	if (!learned) return;
@@ -53,7 +56,7 @@ async function cancelSafely(job: WaitJob): Promise<IDataObject> {
 	}
 }
 
-/** Waits for every job; resolves with one outcome per job in input order. */
+/** Waits for every job; resolves with one outcome per job in input order, never throwing for a single job. */
 export async function waitForAll(
 	jobs: WaitJob[],
 	options: WaitOptions,

@@ -1,6 +1,7 @@
 /**
  * The webhook of a parked batch (./park.ts). n8n calls it for every POST to the execution's resume URL (it has
- * already checked the URL's signature) while the execution waits.
+ * already checked the URL's signature) while the execution waits. It never throws: a throw would answer 500 and
+ * resume the workflow with an empty item.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
