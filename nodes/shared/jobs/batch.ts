@@ -1,11 +1,4 @@
-/**
- * The state of one run of the job flow (./flow.ts), shared by its steps, and the small helpers every step uses.
- * A leaf: it imports none of the steps (only the definitions ./kind, ./lastSteps, ./options, ./texts, ./memory),
- * so every step can import it without a cycle.
- *
- * A batch has no output: steps return what happened to each item (`Outputs`) and the flow alone writes the
- * items (./flow.ts).
- */
+/** The state of one run of the job flow (./flow.ts), shared by its steps, and the small helpers every step uses. */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { forCaller } from '../items';
@@ -48,7 +41,10 @@ export interface Batch<P extends JobItem, O> {
 	checked: Array<Checked<P, O>>;
 	texts: ReturnType<typeof jobTexts>;
 	hosts: DownloadHosts;
-	/** What the presentations registered to run once the output is final (`PresentContext.afterBatch`); the flow runs them. */
+	/**
+	 * What the presentations registered to run once the output is final (`PresentContext.afterBatch`); the flow runs
+	 * them.
+	 */
 	lastSteps: LastSteps;
 	/** Set when the batch parks (Wait Mode "Park Until RunComfy Calls Back"): where the service calls back. */
 	park?: ParkPlan;
@@ -58,13 +54,10 @@ export interface Batch<P extends JobItem, O> {
 	publish(json: IDataObject): IDataObject;
 }
 
-/** What a step did to items: their output, by input item index. Only the flow writes it into the node's output. */
+/** What a step did to items: their output, by input item index. */
 export type Outputs = Map<number, INodeExecutionData[]>;
 
-/**
- * A batch on a context. `resumed`: the end of a parked batch on the webhook (./park/finish.ts): failures are
- * items (a resumed node cannot fail the workflow), no agent form, no Stop, no earlier try.
- */
+/** A batch on a context; `resumed`: a parked batch's end, whose failures are items. */
 export function newBatch<P extends JobItem, O>(
 	ctx: IExecuteFunctions,
 	kind: JobKind<P, O>,

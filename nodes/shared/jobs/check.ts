@@ -1,8 +1,4 @@
-/**
- * Steps 2 and 3 of the job flow (./flow.ts), before anything is paid: every item is checked and every option
- * that can fail is read (bad items are reported together), then the guards: Max Estimated Cost and Minimum
- * Balance (./guards.ts). Each returns the items that end here; the flow writes them.
- */
+/** Steps 2 and 3 of the job flow (./flow.ts), before anything is paid: the item checks, then the guards. */
 import type { IDataObject, NodeApiError } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -12,15 +8,15 @@ import { assertCostCap, assertMinimumBalance } from './guards';
 import type { JobItem } from './kind';
 import { readCostCap, readMinimumBalance, readWaitOptions } from './options';
 
-/** 2. Every item is checked and every option read (into `batch.checked`); the refused items' outputs. */
+/** 2. Every item is checked and every option read; returns the refused items' outputs. */
 export async function checkItems<P extends JobItem, O>(batch: Batch<P, O>): Promise<Outputs> {
 	const { ctx, kind } = batch;
 	const invalid: Array<{ itemIndex: number; error: NodeApiError | NodeOperationError; extra: IDataObject }> = [];
 	for (let i = 0; i < batch.items.length; i++) {
 		const extra: IDataObject = {};
 		try {
-			// An item an earlier try of the node submitted is not checked again (its job may have changed what the
-			// checks see, e.g. a resumed job is running now); it is followed, never submitted again.
+			// An item an earlier try of the node submitted is not checked again (its job may have changed what the checks
+			// see, e.g. a resumed job is running now); it is followed, never submitted again.
 			const earlier = batch.earlier(i);
 			const p = earlier && 'prepared' in earlier ? (earlier.prepared as P) : await kind.prepare(i, extra);
 			const options = kind.readOptions ? kind.readOptions(p) : (undefined as O);
@@ -45,11 +41,7 @@ export async function checkItems<P extends JobItem, O>(batch: Batch<P, O>): Prom
 
 const lineOf = (itemIndex: number, message: string) => (/^Item \d+:/.test(message) ? message : `Item ${itemIndex}: ${message}`);
 
-/**
- * 3. The guards, before the first paid call: the cost cap (the lowest cap set on any item, against what would be
- * submitted now; per tool call on an agent's or MCP client's call, else per execution) and the minimum balance (the highest minimum of the checked items). Undefined when they allow
- * the batch; else (Continue on Fail) every checked item's error output.
- */
+/** 3. The guards, before the first paid call; undefined when they allow the batch. */
 export async function refusedByGuards<P extends JobItem, O>(batch: Batch<P, O>): Promise<Outputs | undefined> {
 	const { ctx, kind } = batch;
 	if (!kind.paid) return undefined;
@@ -60,7 +52,6 @@ export async function refusedByGuards<P extends JobItem, O>(batch: Batch<P, O>):
 		if (kind.estimate) {
 			const caps = batch.checked.map((c) => c.costCap).filter((cap) => cap > 0);
 			// Items an earlier try already submitted are not submitted (nor paid) again.
-			// A run of the execution that n8n's Retry runs again may be submitted again (./retried.ts): counted.
 			const fresh = batch.checked.filter((c) => {
 				const state = batch.earlier(c.p.itemIndex)?.state;
 				return state === undefined || state === 'ended' || state === 'retried';

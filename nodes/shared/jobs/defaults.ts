@@ -1,7 +1,4 @@
-/**
- * The wait defaults of every kind of job, in one place. The UI blocks (../descriptions) show them as the
- * fields' defaults and the option readers (./options) fall back to them.
- */
+/** The wait defaults of every kind of job, in one place. */
 import type { TimeoutBehaviour } from '../wait';
 
 /** Defaults of one kind of wait (inference runs, training jobs, datasets). */
@@ -47,7 +44,7 @@ export const INFERENCE_WAIT: WaitDefaults = {
 
 /**
  * Training jobs run for minutes to hours: poll every 10 s (as the CLI does), back off to 60 s, give up watching
- * after 8 h. A timeout never cancels the job, and stopping the execution only stops watching (like the CLI).
+ * after 8 h.
  */
 export const TRAINING_WAIT: WaitDefaults = {
 	maxWaitSeconds: 8 * 60 * 60,
@@ -62,7 +59,7 @@ export const TRAINING_WAIT: WaitDefaults = {
 	learnsStepPace: true,
 };
 
-/** Datasets: the CLI polls every 5 s; a dataset becomes READY within minutes. Stop only stops watching. */
+/** Datasets: the CLI polls every 5 s; a dataset becomes READY within minutes. */
 export const DATASET_WAIT: WaitDefaults = {
 	maxWaitSeconds: 600,
 	pollIntervalSeconds: 5,
@@ -84,7 +81,7 @@ export const MAX_WAIT_SECONDS = 30 * 24 * 3600;
 /** The largest poll interval a user can set: an hour. */
 export const MAX_POLL_INTERVAL_SECONDS = 3600;
 
-/** Paid submissions in flight at once. Small: the service queues runs anyway. */
+/** Paid submissions in flight at once. */
 export const SUBMIT_CONCURRENCY = 4;
 
 /** After Stop, how long submissions already on the wire may take to answer (their ids must not be lost). */

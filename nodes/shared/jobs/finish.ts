@@ -1,10 +1,4 @@
-/**
- * Finishing the ended jobs, the one way for all three paths: after the in-execution wait (./flow.ts), when every
- * job had ended before parking (./park/park.ts), and when a callback finds every parked job ended
- * (./park/finish.ts). Fetch each finished job's result once → judge every item (./outcomes.ts) → present them
- * → say how each result reached the node (`delivered_by`, parked batches only). It returns what happened; the
- * flow writes the items and the memory.
- */
+/** Finishing the ended jobs, one way for the in-execution wait, jobs ended before parking, and a callback. */
 import { mapPool } from '../pool';
 import { normaliseStatus } from '../status';
 import { narrowRunTime } from '../wait';
@@ -46,7 +40,7 @@ export interface FinishHow<P extends JobItem, O> {
 	presenter?: Presenter<P, O>;
 }
 
-/** The ended jobs of `tracked` (`ends`: how each job id ended) to their items' output; see the file comment. */
+/** The ended jobs of `tracked` (`ends`: how each job id ended) to their items' output. */
 export async function finishJobs<P extends JobItem, O>(
 	batch: Batch<P, O>,
 	tracked: Array<Tracked<P>>,
@@ -93,10 +87,7 @@ export function endsFromPolls<P extends JobItem, O>(
 	return ends;
 }
 
-/**
- * One result fetch per finished job (`firstOf`: the first item of each id). Jobs whose result the in-execution
- * wait already fetched when it saw them ended (`fetchEnded` as its `onEnded`, ./flow.ts) are not fetched again.
- */
+/** One result fetch per finished job (`firstOf`: the first item of each id). */
 async function fetchResults<P extends JobItem, O>(
 	batch: Batch<P, O>,
 	firstOf: Map<string, Tracked<P>>,

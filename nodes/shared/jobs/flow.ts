@@ -1,20 +1,6 @@
 /**
  * The one job flow of every paid or long-running operation (Model Run, Inference Run, Training Submit and Resume,
  * Dataset uploads, Wait Until Ready), in eight steps, top to bottom in `run`:
- *
- *   1. park plan   (./park/plan.ts)  whether the batch parks; a resume URL the service cannot reach is refused;
- *   2. check       (./check.ts)      every item and every option that can fail; nothing is paid before all are;
- *   3. guards      (./check.ts)      Max Estimated Cost and Minimum Balance;
- *   4. submit      (./submit.ts)     one bounded pool, never two payments (Retry On Fail memory, ./memory.ts;
- *                                    n8n's Retry of a failed execution, ./retried.ts);
- *   5. unwaited    (./outcomes.ts)   Stop, Deliver Results To, Wait for Completion off: output at once;
- *   6. wait / park (./waiting.ts, ./park/park.ts)  every job together with the one engine, or park;
- *   7. finish      (./finish.ts)     fetch each result once, judge, present (downloads, begun as each job ends);
- *   8. output      (here)            the items, in input order, and the Retry On Fail memory.
- *
- * Steps return what happened to items; this file alone writes the node's output items and the memory (also
- * for a parked batch that a callback finishes: `finishParked`). A node supplies only its job kind (./kind.ts).
- * One output item per input item, in input order (a kind may present several for one input, e.g. one per file).
  */
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
@@ -35,7 +21,7 @@ import type { Resumed } from './park/finish';
 import { submitAll } from './submit';
 import { waitForJobs } from './waiting';
 
-/** Runs the whole flow (see the file comment) and returns the output items in input order. */
+/** Runs the whole flow and returns the output items in input order. */
 export async function runJobs<P extends JobItem, O = undefined>(
 	ctx: IExecuteFunctions,
 	items: INodeExecutionData[],
@@ -58,7 +44,7 @@ export async function runJobs<P extends JobItem, O = undefined>(
 }
 
 async function run<P extends JobItem, O>(batch: Batch<P, O>, output: Output): Promise<INodeExecutionData[]> {
-	// 1. Before anything else: a batch that cannot park (no public resume URL) is refused before any call.
+	// 1. park plan: a batch that cannot park is refused before any call.
 	batch.park = await planParking(batch);
 	// 2. check, 3. guards
 	output.write(await checkItems(batch));
@@ -105,8 +91,8 @@ async function run<P extends JobItem, O>(batch: Batch<P, O>, output: Output): Pr
 		// 8. output
 		return output.finished(finished).items();
 	} finally {
-		// No download outlives the node, and after a failure or Stop none begins (a good run's files were only
-		// needed for an output that will not be written).
+		// No download outlives the node, and after a failure or Stop none begins (a good run's files were only needed
+		// for an output that will not be written).
 		presenter.close();
 		await presenter.settled();
 	}
@@ -114,8 +100,7 @@ async function run<P extends JobItem, O>(batch: Batch<P, O>, output: Output): Pr
 
 /**
  * Step 4 of a callback (./park/callback.ts): every parked job has ended; the one finish step fetches, judges and
- * presents each, exactly as in-process. Items without a parked job keep their stack entry (their output was final
- * before parking). Undefined (stay parked) when a fetched result says its job has not ended after all.
+ * presents each, exactly as in-process.
  */
 export async function finishParked<P extends JobItem, O>(
 	entries: INodeExecutionData[],
@@ -161,7 +146,7 @@ class Output {
 		return this;
 	}
 
-	/** The finish step's items. Its ended jobs are remembered first (a retry may submit them again), then its failure fails the node. */
+	/** The finish step's items. */
 	finished<P extends JobItem>(finished: Finished<P>): this {
 		if (finished.outcome !== 'finished') return this;
 		for (const t of finished.ended) this.memory?.set(t.itemIndex, endedOf(t));

@@ -7,8 +7,8 @@ import { MICRODOLLARS_PER_USD, toMicrodollars } from '../money';
 import { getBalance } from '../transport';
 
 /**
- * The "Minimum Balance" guard of paid operations: checked once per execution before anything is submitted,
- * compared exactly in microdollars. `minimumUsd` of 0 (or less) turns it off.
+ * The "Minimum Balance" guard of paid operations: checked once per execution before anything is submitted, compared
+ * exactly in microdollars.
  */
 export async function assertMinimumBalance(ctx: IExecuteFunctions, minimumUsd: number): Promise<void> {
 	if (!(minimumUsd > 0)) return;
@@ -48,17 +48,13 @@ const ledgerKey = (ctx: IExecuteFunctions): string => {
 };
 
 /**
- * What "Max Estimated Cost (USD)" limits: on the canvas, what the node submits in one `execution` (loops and
- * tries of the node count); for an AI agent's or MCP client's tool `call`, that call alone, since n8n runs many
- * calls in one long execution.
+ * What "Max Estimated Cost (USD)" limits: on the canvas, what the node submits in one `execution` (loops and tries
+ * of the node count); for an AI agent's or MCP client's tool `call`, that call alone, since n8n runs many calls in
+ * one long execution.
  */
 export type CapScope = 'execution' | 'call';
 
-/**
- * "Max Estimated Cost (USD)": refuses the batch, before anything is paid, when the estimate of what it would
- * submit now (plus, per execution, what this node already submitted in it) is above the cap, or when some of it
- * cannot be estimated. Per execution, the estimate is booked against the cap on success; a tool call books nothing.
- */
+/** "Max Estimated Cost (USD)": refuses the batch before anything is paid when its estimate is above the cap or unknown. */
 export function assertCostCap(
 	ctx: IExecuteFunctions,
 	capUsd: number,

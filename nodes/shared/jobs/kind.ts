@@ -1,8 +1,4 @@
-/**
- * What a node gives the one job flow (./flow.ts): a small "job kind". The flow owns the order of the steps,
- * the guards, the wording built from the noun and the outcome-to-item mapping; a kind only says how to check an
- * item, submit it, poll it, cancel it, fetch its result, judge a finished job and present a good one.
- */
+/** What a node gives the one job flow (./flow.ts): a small "job kind". */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { DownloadHosts } from '../outputs';
@@ -62,18 +58,13 @@ export interface PresentContext<P extends JobItem, O> {
 	/** The finished job's record (status or result), when there is one. */
 	record?: IDataObject;
 	hosts: DownloadHosts;
-	/**
-	 * Registers what cannot be undone (deleting the request after its files arrived). It runs only once the
-	 * node's output is final and n8n keeps it (./lastSteps.ts): a node that fails, is stopped (even during another
-	 * item's downloads) or is run again by Retry On Fail leaves the service as it was. Registered only by a
-	 * presentation that succeeded.
-	 */
+	/** Registers what cannot be undone (deleting the request), run only once n8n keeps the output (./lastSteps.ts). */
 	afterBatch(step: LastStep): void;
 }
 
 /**
- * What every kind must provide: how its jobs are named and waited for, how an item is checked, followed, judged
- * and presented. Everything else is an optional group below, composed into `JobKind`.
+ * What every kind must provide: how its jobs are named and waited for, how an item is checked, followed, judged and
+ * presented.
  */
 export interface JobKindCore<P extends JobItem, O> {
 	noun: JobNoun;
@@ -83,14 +74,11 @@ export interface JobKindCore<P extends JobItem, O> {
 	paid: boolean;
 	/** Submissions in flight at once. */
 	submitConcurrency: number;
-	/** Checks one item and builds what is submitted; throws to refuse it. Ids found on the way go into `extra`. */
+	/** Checks one item and builds what is submitted; throws to refuse it. */
 	prepare(itemIndex: number, extra: IDataObject): Promise<P>;
 	/** The ids that lead every output of an item, e.g. `{ model_id }` (also on its error output). */
 	ids(p: P): IDataObject;
-	/**
-	 * One status request. `how` goes to the transport: the wait engine sends `retry: 'never'` (it retries a failed
-	 * poll itself); one-off checks (parking, a resume, a snapshot) leave it out and get the transport's retries.
-	 */
+	/** One status request; `how` goes to the transport (the wait engine sends `retry: 'never'`). */
 	poll(t: Tracked<P>, how?: RetryChoice): Promise<PollResult>;
 	/** Output fields of a job that has not finished (timeout, Stop): its status, progress, ... */
 	current(t: Tracked<P>, record: IDataObject): IDataObject;
@@ -110,10 +98,7 @@ export interface JobChecks<P extends JobItem, O> {
 
 /** Submit: the kind sends a new job for every item (Run, Submit, Resume, uploads). */
 export interface SubmitsJobs<P extends JobItem> {
-	/**
-	 * The submission. Thrown errors are per item. `callbackUrl`: where the service must POST the end of this job
-	 * (parking).
-	 */
+	/** The submission; `callbackUrl` is where the service POSTs the job's end (parking). */
 	submit(p: P, how?: { callbackUrl?: string }): Promise<Accepted>;
 	jobId?: undefined;
 	/** Submissions with the same key run one after the other, in item order (same file of one dataset). */
@@ -142,8 +127,8 @@ export interface JobFetch<P extends JobItem> {
 	/** The one result fetch of a finished job; without it the last status record is the result. */
 	fetch?(t: Tracked<P>, record: IDataObject): Promise<IDataObject>;
 	/**
-	 * One result request that tells the state too (see WaitJob.pollResult): `{ state, record: result, result }`,
-	 * with `result` only when the job has finished. Must fetch what `fetch` fetches.
+	 * One result request that tells the state too (see WaitJob.pollResult): `{ state, record: result, result }`, with
+	 * `result` only when the job has finished. Must fetch what `fetch` fetches.
 	 */
 	pollResult?(t: Tracked<P>, how?: RetryChoice): Promise<PollResult>;
 }
@@ -174,7 +159,7 @@ export interface JobPark<P extends JobItem> {
 
 /** Presentation: how the output shows the job beyond `present`. */
 export interface JobPresentation {
-	/** Extra output fields of an accepted item that is not waited for (e.g. `{ status: 'in_queue' }`). */
+	/** Extra output fields of an accepted item that is not waited for, e.g. `{ status: 'in_queue' }`. */
 	queued?: IDataObject;
 	/** Keep the service's status words (datasets) instead of the nodes' one vocabulary (../status withPublicStatus). */
 	keepServiceStatus?: boolean;
@@ -184,10 +169,7 @@ export interface JobPresentation {
 	toolJson?(json: IDataObject): IDataObject;
 }
 
-/**
- * A job kind: the required core, either submitting or following jobs, and the optional groups. A new kind
- * provides `JobKindCore` and `submit` (or `jobId`); each optional group is one capability.
- */
+/** A job kind: the required core, either submitting or following jobs, and the optional groups. */
 export type JobKind<P extends JobItem, O = undefined> = JobKindCore<P, O> &
 	(SubmitsJobs<P> | FollowsJobs<P>) &
 	JobChecks<P, O> &

@@ -1,8 +1,6 @@
 /**
  * What cannot be undone (Deployment: deleting a request once its files arrived), kept until the node's output is
- * final. The steps run only when n8n keeps that output: not when the node fails or is stopped, and not when n8n
- * may throw it away to run the node again (Retry On Fail with a first item that failed). Otherwise a retry, or Get
- * Result, would find the paid result gone. A step that does not run says why on its items.
+ * final.
  */
 import { mapPool } from '../pool';
 
@@ -21,8 +19,8 @@ export class LastSteps {
 	private readonly steps: LastStep[] = [];
 
 	/**
-	 * Runs `present` with an `afterBatch` that registers here; its steps are kept only if `present` succeeds (an
-	 * item whose presentation failed is not output as presented, so nothing may be undone for it).
+	 * Runs `present` with an `afterBatch` that registers here; its steps are kept only if `present` succeeds (an item
+	 * whose presentation failed is not output as presented, so nothing may be undone for it).
 	 */
 	async collect<T>(present: (afterBatch: (step: LastStep) => void) => Promise<T>): Promise<T> {
 		const steps: LastStep[] = [];

@@ -1,27 +1,7 @@
 /**
- * What an execution's node already submitted, so n8n's Retry On Fail never pays twice.
- *
- * When a node throws and "Retry On Fail" is on, n8n runs its execute() again in the same process, for the same
- * execution, run index and items, up to Max Tries times (n8n-core `workflow-execute.js`). It does the same when
- * the node returns with an `error` on its first output item (Continue on Fail). The flow remembers, per
- * execution, node and run index, each item's submission: a retry picks up what was accepted (or may have been)
- * instead of submitting it again, and submits again only what the service refused or what definitively failed
- * there. The memory is freed when n8n can no longer run the node again (it succeeded, or used its last try),
- * when the execution ends, and in any case a day after its last try.
- *
- * An AI agent's tool call is retried by n8n-core's tool invocation handler instead, which gives every try a new
- * run index. There "the same call" is the execution, the node and the call's input (the agent's arguments):
- * a retry has the same input, two calls with different inputs are two memories (both paid). A call whose
- * memory is in use by a running try is another call made at the same time (a try never overlaps the one
- * before it): it gets a memory of its own. The handler runs the node again only when it throws: any output is
- * the call's answer, and frees the memory. The MCP Server Trigger's calls have no execution id yet: there the
- * request stands for the execution.
- *
- * In a sub-workflow (Execute Workflow, Call n8n Workflow Tool) the caller's Retry On Fail runs the whole
- * sub-workflow again as a new execution. There "the same call" is the calling execution (n8n passes its id to the
- * sub-execution), the sub-workflow, the node, its run index and its input. The caller's Max Tries is not visible
- * from inside, so such a memory outlives a failed try until it is picked up, succeeds, or is left for an hour
- * (n8n waits at most 5 s between tries).
+ * What an execution's node already submitted, so n8n's Retry On Fail never pays twice: a retry follows what was
+ * (or may have been) accepted. A call is its execution, node and run index; an agent's tool call adds its input
+ * (each try gets a new run index), a sub-workflow adds the calling execution.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
@@ -39,7 +19,7 @@ export function keepPickedUp(json: IDataObject, compact: IDataObject): IDataObje
 }
 
 export type Remembered =
-	/** The service took it; follow this id. `prepared` is the checked item of that try (not checked again). */
+	/** The service took it; follow this id. */
 	| { state: 'accepted'; accepted: Accepted; prepared: JobItem }
 	/** No answer was seen: it may have been taken. Never sent again. */
 	| { state: 'maybe'; error: Error; prepared: JobItem }
@@ -63,7 +43,10 @@ const memories = new Map<string, Memory>();
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SUB_WORKFLOW_KEEP_MS = 60 * 60 * 1000;
 
-/** n8n's test (workflow-execute.js checkFailure) for running a node again under Retry On Fail: its first item's `error`. */
+/**
+ * n8n's test (workflow-execute.js checkFailure) for running a node again under Retry On Fail: its first item's
+ * `error`.
+ */
 export function firstItemFailed(out: INodeExecutionData[]): boolean {
 	const error = out[0]?.json.error;
 	return error !== undefined && error !== null && error !== false;
@@ -126,8 +109,7 @@ let lastCallToken = 0;
 
 /**
  * The MCP Server Trigger runs its tools inside the webhook request, before n8n creates the execution: there is no
- * execution id. Every try of one MCP call gets the same execute data (made once per request, shared by the tool
- * invocation handler's contexts), and each request new ones: that object stands for the call.
+ * execution id.
  */
 function callOutsideExecution(ctx: IExecuteFunctions): string | undefined {
 	let data: unknown;
@@ -228,8 +210,7 @@ export class SubmissionMemory {
 
 	/**
 	 * Why n8n may run the node again after this try's output (`firstFailed`: its first item failed), and so throw
-	 * that output away; undefined when the output is final. In a sub-workflow the caller's Retry On Fail cannot be
-	 * seen, so a first item that failed always counts.
+	 * that output away; undefined when the output is final.
 	 */
 	mayRerun(firstFailed: boolean): string | undefined {
 		// n8n-core's tool invocation handler runs the node again only when it throws: an output is the call's answer.
@@ -241,10 +222,7 @@ export class SubmissionMemory {
 		return undefined;
 	}
 
-	/**
-	 * After this try. `mayRunAgain`: the node threw, or `mayRerun` gave a reason for its output. The memory is kept
-	 * only while n8n may still run the node again: an answer delivered to its caller ends the call.
-	 */
+	/** After this try. */
 	settle(mayRunAgain: boolean): void {
 		this.memory.active = false;
 		this.memory.touched = Date.now();

@@ -1,8 +1,6 @@
 /**
- * Reading the options only a job has, before anything is paid: the wait (mode and options), the cost cap and
- * the minimum balance. The generic readers and checks (numbers, switches, empty expressions, downloads) are in
- * ../params.ts; the same rules hold here: a bad or empty value is an error naming the field and the item, and
- * a spending guard that cannot be read is never taken as off.
+ * Reading the options only a job has, before anything is paid: the wait (mode and options), the cost cap and the
+ * minimum balance. A spending guard that cannot be read is never taken as off.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';

@@ -1,9 +1,4 @@
-/**
- * How a job ended becomes its item's output, in one place. Finished and good → the kind presents it
- * (downloads); failed, cancelled, timed out under "Fail", unreachable → an error that carries the id; still
- * running, stopped or not waited for → an item that says so, with the id. Each function returns the items by
- * input index (`Outputs`); the flow writes them (./flow.ts).
- */
+/** How a job ended becomes its item's output, in one place. */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -32,7 +27,7 @@ export interface Judged<P extends JobItem> {
 	failure?: Error;
 }
 
-/** Judges every item's ended job (the kind's verdict on a finished one). Nothing is output yet. */
+/** Judges every item's ended job (the kind's verdict on a finished one). */
 export function judge<P extends JobItem, O>(
 	batch: Batch<P, O>,
 	tracked: Array<Tracked<P>>,
@@ -88,15 +83,7 @@ const PRESENT_CONCURRENCY = 4;
 
 type Settled = { items: INodeExecutionData[] } | { error: unknown };
 
-/**
- * Presents a batch's good items, a few at a time. The in-execution wait starts an item's presentation (its
- * downloads) the moment its job is seen ended with a good result (`early`), so the downloads overlap the runs
- * still going and a batch ends with its last run's files, not with everyone's; the finish step then takes
- * those outputs (`output`). What a download throws is kept for that moment. If the batch fails instead (an item
- * failed without Continue on Fail, or Stop), what was downloaded early is not output, and the flow `close`s the
- * presenter: what had not begun yet never does. What a presentation cannot undo (deleting the request) waits in
- * `batch.lastSteps` until the node's output is final.
- */
+/** Presents a batch's good items, a few at a time. */
 export class Presenter<P extends JobItem, O> {
 	private readonly limiter: Limiter;
 
@@ -230,8 +217,8 @@ function stoppedJson<P extends JobItem, O>(batch: Batch<P, O>, t: Tracked<P>, re
 }
 
 /**
- * The execution was stopped: no more calls, except cancelling what was accepted (queued runs can be cancelled)
- * when the kind cancels on Stop. Every accepted id is in the output.
+ * The execution was stopped: no more calls, except cancelling what was accepted (queued runs can be cancelled) when
+ * the kind cancels on Stop.
  */
 export async function presentStopped<P extends JobItem, O>(
 	batch: Batch<P, O>,
@@ -262,7 +249,10 @@ export async function presentStopped<P extends JobItem, O>(
 	return outputs;
 }
 
-/** Not waited for (Wait for Completion off, Deliver Results To): each accepted item at once with its id (one status each when asked). */
+/**
+ * Not waited for (Wait for Completion off, Deliver Results To): each accepted item at once with its id (one status
+ * each when asked).
+ */
 export async function presentUnwaited<P extends JobItem, O>(batch: Batch<P, O>, tracked: Array<Tracked<P>>): Promise<Outputs> {
 	const { kind } = batch;
 	const outputs: Outputs = new Map();
@@ -291,10 +281,7 @@ export async function presentUnwaited<P extends JobItem, O>(batch: Batch<P, O>, 
 	return outputs;
 }
 
-/**
- * The output of a job that is not an error: the agent form for a tool call, else the kind's items (downloads).
- * What it registers for after the batch is kept only if its presentation succeeded (`batch.lastSteps.collect`).
- */
+/** The output of a job that is not an error: the agent form for a tool call, else the kind's items (downloads). */
 async function presentItem<P extends JobItem, O>(
 	batch: Batch<P, O>,
 	t: Tracked<P>,

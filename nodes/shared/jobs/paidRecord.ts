@@ -1,17 +1,6 @@
 /**
- * Every paid submission leaves a trace outside the node's memory: a line in n8n's log (and its log streaming),
- * and the ids in the execution's custom data, which the execution list shows. n8n keeps at most 10 custom data
- * keys (an 11th is dropped), keys of 50 characters and values of 255 (longer ones are cut, with an ERROR log
- * line per write), so each node writes one key, `runcomfy_<node>`, listing "item:id" pairs within 255
- * characters ("run.item:id" from the node's second run in a loop on; "item:?" for a submission that may have
- * been accepted); what does not fit is counted ("+N more, see the log"). The key grows over the whole execution:
- * later tries of the node (Retry On Fail) and later runs of it in a loop add to it, never replace it. When
- * custom data cannot take the record (no room for another key, or no custom data here), the node says so once
- * per run at warn level; the info lines still name every paid id.
- *
- * n8n saves custom data with the execution when the execution ends (not while a node runs), so after a crash
- * mid-node the log line is the record that survives (docs/money.md). n8n's Retry of a failed execution keeps
- * it: that is how the retried node knows what it paid (./retried.ts).
+ * Every paid submission leaves a trace outside the node's memory: a log line, and its ids in one custom data key,
+ * `runcomfy_<node>`, within n8n's limits (10 keys, values of 255 characters).
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 

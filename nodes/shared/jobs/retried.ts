@@ -1,15 +1,6 @@
 /**
- * n8n's Retry of a failed execution (Executions list → Retry, REST `POST /rest/executions/:id/retry`, with the
- * saved or the original workflow) runs the failed node again in a new execution with mode `retry`, from the
- * saved execution data: n8n removes the failed run of the node and its error, but keeps the execution's custom
- * data (n8n execution.service `retry`; the custom data lives in the saved `resultData.metadata`). So the
- * `runcomfy_<node>` record (./paidRecord.ts) of the failed execution is what this node sees of what it paid:
- *
- * - an item listed with an id is not submitted again: its run is checked once; one that definitively failed or
- *   was cancelled on RunComfy is submitted again (as Retry On Fail does), any other is followed;
- * - an item listed as "may have been accepted" (`item:?`), or any item not listed when the record was cut short
- *   or could not be kept, is refused: it may already be paid, and the error says which ids to fetch;
- * - an item not listed was never accepted: it is submitted.
+ * n8n's Retry of a failed execution runs the failed node again in a new execution that keeps the custom data: its
+ * `runcomfy_<node>` record (./paidRecord.ts) is what the node sees of what it paid.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
@@ -63,8 +54,7 @@ export type RetriedChoice = { follow: Accepted } | { submit: true } | { refuse: 
 
 /**
  * One check of the run the failed execution submitted for `p` (status, and its result once it has ended): a run
- * that definitively failed or was cancelled may be submitted again; any other is followed. When its status cannot
- * be read, or the failed execution did not name the run, the item is refused (it may already be paid).
+ * that definitively failed or was cancelled may be submitted again; any other is followed.
  */
 export async function choose<P extends JobItem, O>(
 	batch: Batch<P, O>,

@@ -1,10 +1,4 @@
-/**
- * A finished run's time from the service's own timestamps (`created_at`, `finished_at` on the result of a Model
- * API request or a deployment request), as a window of what the wait engine measures: ms from sending the
- * submission to the end. The polls only bracket the end between two status requests (seconds apart while the
- * plain backoff runs); the timestamps place it within their resolution, so even the first run of a model
- * teaches its run time closely.
- */
+/** A finished run's time from the service's own timestamps, as a window of ms from submission to end. */
 import type { IDataObject } from 'n8n-workflow';
 
 import type { DurationSample } from '../wait';
@@ -21,10 +15,7 @@ function timestamp(value: unknown): { at: number; resolution: number } | undefin
 	return Number.isFinite(at) ? { at, resolution: resolutionMs(value) } : undefined;
 }
 
-/**
- * The window, or undefined when the result lacks either timestamp or they make no sense. The service stamps
- * `created_at` somewhere between our sending and its answer, so the window widens by that round trip.
- */
+/** The window, or undefined when the result lacks either timestamp or they make no sense. */
 export function runTimeWindow(result: IDataObject, submittedAt?: number, answeredAt?: number): DurationSample | undefined {
 	const created = timestamp(result.created_at);
 	const finished = timestamp(result.finished_at);

@@ -1,14 +1,4 @@
-/**
- * Step 3 of the job flow: submissions through one bounded pool.
- *
- * - Never retried here: the transport retries a paid submission only when the service provably did not take it.
- * - A retry of the node (n8n's Retry On Fail) picks up what an earlier try submitted instead of paying again.
- * - Every paid submission is logged through n8n's logger and recorded in the execution's custom data.
- * - Stop: no new submission starts; the ones on the wire get a bounded grace to answer, so their ids are known
- *   (and the flow can cancel them) rather than lost. One that answers after the grace is still followed: its id
- *   is logged at warn level and it is cancelled where Stop cancels (the node has returned by then).
- * - Without Continue on Fail the first refused submission stops the rest; the error names what was already paid.
- */
+/** Step 3 of the job flow: submissions through one bounded pool. */
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -194,12 +184,7 @@ export async function submitAll<P extends JobItem, O>(batch: Batch<P, O>): Promi
 	return done;
 }
 
-/**
- * One submission. If the execution is stopped while it is on the wire, it gets STOP_GRACE_MS more to answer
- * (the paid request itself is not bound to Stop, see the transport), so an accepted id is not lost; an answer
- * after that is handed to `lateAnswer`. The grace is timed on the real clock, never on the execution's signal
- * (Stop has already fired it).
- */
+/** One submission. */
 async function answerOf<P extends JobItem, O>(batch: Batch<P, O>, p: P): Promise<Answer> {
 	const sentAt = Date.now();
 	const how = batch.park ? { callbackUrl: batch.park.callbackUrl(p.itemIndex) } : undefined;
@@ -238,11 +223,7 @@ async function answerOf<P extends JobItem, O>(batch: Batch<P, O>, p: P): Promise
 	}
 }
 
-/**
- * A submission whose answer came after Stop's grace: the node has reported it as "may have been accepted". If it
- * was accepted, its id is logged at warn level (node, item) and recorded as paid, and it is cancelled where Stop
- * cancels (runs and requests; RunComfy cancels only what has not started) with the outcome logged.
- */
+/** A submission whose answer came after Stop's grace: the node has reported it as "may have been accepted". */
 async function lateAnswer<P extends JobItem, O>(batch: Batch<P, O>, p: P, answer: Answer): Promise<void> {
 	if (!('accepted' in answer)) return;
 	const { ctx, kind } = batch;

@@ -20,7 +20,7 @@ export const jobTexts = (noun: JobNoun) => ({
 			.replace(/\.+$/, '');
 		return `${count} of ${total} items cannot be submitted; the first: ${text}. Nothing was submitted.`;
 	},
-	/** Added to a submit error when other items were already submitted. `list`: "item 0: <id>, item 1: <id>". */
+	/** Added to a submit error when other items were already submitted. */
 	alreadySubmitted: (list: string): string =>
 		`${capital(noun.many)} already submitted keep going on RunComfy (${list}); use ${noun.lookUp} with these ${noun.idLabel}s instead of running the node again.`,
 	timedOut: (id: string, waited: string, status: string, progress = ''): ErrorText => ({

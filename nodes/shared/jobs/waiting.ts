@@ -1,9 +1,6 @@
 /**
  * The in-execution wait of the job flow: wait for every job together with the one engine (../wait), then follow
- * cancellations the service only accepted. Fetching the results is the finish step's (./finish.ts): the flow hands
- * it in as `onEnded`, so each finished job's result is fetched as soon as it is seen ended (a batch then ends
- * within one request of its last run, and the result's timestamps teach the rest of the batch at once); the
- * finish step skips the jobs fetched here.
+ * cancellations the service only accepted.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -33,7 +30,10 @@ export interface JobEnd {
 export const cancelOutcomeOf = (cancel: IDataObject): IDataObject[string] => cancel.outcome ?? cancel.status;
 
 export interface WaitHow<P extends JobItem> {
-	/** Called once for each job seen finished, with the end it will have in the returned map (the finish step's fetch). */
+	/**
+	 * Called once for each job seen finished, with the end it will have in the returned map (the finish step's
+	 * fetch).
+	 */
 	onEnded?: (t: Tracked<P>, end: JobEnd) => Promise<void>;
 }
 

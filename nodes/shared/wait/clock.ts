@@ -1,7 +1,6 @@
-/** The time seam of the wait engine: real time in nodes, a fake clock in tests and in the detection bench. */
+/** The time seam of the wait engine: real time in nodes, a fake clock in tests. */
 import { sleep } from 'n8n-workflow';
 
-/** Clock seam: real time in nodes, a fake one in unit tests of the engine. */
 export interface Clock {
 	now(): number;
 	sleep(ms: number, signal?: AbortSignal): Promise<void>;
@@ -9,13 +8,10 @@ export interface Clock {
 	random?(): number;
 }
 
-/** The longest delay a timer can hold (2^31 − 1 ms, about 24.8 days); longer ones would fire at once. */
+/** The longest delay a timer can hold; longer ones would fire at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/**
- * Sleeps `ms` on `clock` in pieces a timer can hold, so a huge interval or deadline never fires early.
- * Rejects when the signal aborts (as `sleep` does). A non-finite or negative `ms` sleeps not at all.
- */
+/** Sleeps `ms` on `clock` in pieces a timer can hold, so a huge interval or deadline never fires early. */
 export async function sleepFor(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
 	if (!(ms > 0)) return;
 	const until = clock.now() + ms;
@@ -28,12 +24,8 @@ export async function sleepFor(clock: Clock, ms: number, signal?: AbortSignal): 
 }
 
 /**
- * n8n-workflow's `sleep` honours the signal only since 2.34 (older ones ignore it, and Stop would wait for the
- * sleep to end): racing it with the signal ends the sleep at Stop on every supported n8n.
- *
- * Every job of a batch sleeps on the execution's one signal at the same time. An EventTarget checks each new
- * listener against all it holds, so a listener per sleep would make a batch quadratic in its jobs: the signal
- * gets one listener (`onAbortOf`), and each sleep's timer listens to a signal of its own.
+ * n8n-workflow's `sleep` honours the signal only since 2.34: racing it with the signal ends the sleep at Stop on
+ * every supported n8n.
  */
 export async function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
 	if (!signal) return await sleep(ms);
@@ -57,7 +49,7 @@ export async function abortableSleep(ms: number, signal?: AbortSignal): Promise<
 /** The sleepers of each signal, woken by its one listener. */
 const sleepers = new WeakMap<AbortSignal, Set<() => void>>();
 
-/** Calls `wake` when `signal` aborts (one listener per signal, see `abortableSleep`); returns the function that forgets it. */
+/** Calls `wake` when `signal` aborts, one listener per signal; returns the function that forgets it. */
 export function onAbortOf(signal: AbortSignal, wake: () => void): () => void {
 	let waiting = sleepers.get(signal);
 	if (!waiting) {

@@ -1,23 +1,6 @@
 /**
- * When a run is expected to end, from its key's learned durations: a log-normal distribution of the time
- * from the anchor (submit, or the start of the run) to the end.
- *
- * Each learned duration is an interval [lo, hi]: the end lay between the last poll that saw the run going
- * and the poll that saw it finished (its midpoint is the estimate). The log-normal that best explains all
- * intervals together is found by maximum likelihood for interval-censored data (EM with the moments of a
- * truncated normal on the log scale): a run seen only after a long gap counts as "somewhere in that gap"
- * rather than as its midpoint, and nothing is left out. Leaving wide intervals out, or reading them as their
- * midpoints, would learn mostly from runs that ended where polls are dense, and the schedule would drift.
- * A parametric fit also fills the stretches no poll looked at, which a non-parametric one cannot.
- *
- * With few samples the spread is pulled toward a prior of PRIOR_RELATIVE_SPREAD (one standard deviation,
- * relative), so the second run of a model already polls around a plausible window rather than one instant;
- * the predictive spread also grows with the uncertainty of the fit (× sqrt(1 + 1/n)).
- *
- * Runs still going count too (`going`: each was last seen going that long after its anchor, so it ends
- * somewhere after): while a batch runs, the runs that ended first are its early ones, and a fit from them
- * alone would expect the rest too early. Many such runs make EM slow (each says little on its own), so it
- * iterates until the fit settles rather than a fixed number of times.
+ * When a run is expected to end, from its key's learned durations: a log-normal distribution of the time from the
+ * anchor to the end.
  */
 
 /** One learned duration in ms from its anchor: the end lay in [lo, hi]. */
@@ -29,31 +12,31 @@ export interface DurationSample {
 export interface EndDistribution {
 	/** P(end ≤ t), t in ms from the anchor. */
 	cdf(t: number): number;
-	/** Where the schedule's first poll goes (hardly any end is expected before it) and its upper end. */
+	/** Where the schedule's first poll goes and its upper end. */
 	lo: number;
 	hi: number;
 	/** Median end. */
 	median: number;
 }
 
-/** Prior spread (one standard deviation of the log, i.e. about relative) while there are few samples. */
+/** Prior spread while there are few samples. */
 export const PRIOR_RELATIVE_SPREAD = 0.07;
 /** How many samples the prior counts as. */
 const PRIOR_WEIGHT = 2;
-/** The smallest spread considered (a run time is never known better than this, relatively). */
+/** The smallest spread considered. */
 const MIN_RELATIVE_SPREAD = 0.005;
-/** The distribution is cut at this many standard deviations below and above the median (log scale). */
+/** The distribution is cut at this many standard deviations below and above the median. */
 const LOWER_REACH = 3.5;
 const UPPER_REACH = 3.5;
-/** EM stops once an iteration moves neither parameter (log scale) by more than this, or after MAX_EM_ITERATIONS. */
+/** EM stops once an iteration moves neither parameter by more than this, or after MAX_EM_ITERATIONS. */
 const EM_SETTLED = 1e-9;
 const MAX_EM_ITERATIONS = 2000;
-/** Times runs were last seen going are rounded down to this on the log scale (0.01 %: 30 ms of a 5-minute run). */
+/** Times runs were last seen going are rounded down to this on the log scale. */
 const GOING_RESOLUTION = 1e-4;
-/** Durations below this (ms) are read as this: the log scale needs a positive time. */
+/** Durations below this are read as this: the log scale needs a positive time. */
 const MIN_DURATION_MS = 1;
 
-/** Standard normal density and distribution function (Abramowitz–Stegun 7.1.26 for erf, error < 1.5e-7). */
+/** Standard normal density and distribution function. */
 const phi = (x: number): number => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
 function Phi(x: number): number {
 	if (x === Infinity) return 1;
@@ -71,7 +54,7 @@ export function medianOf(values: number[]): number {
 	return n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
-/** E[X] and E[X²] of N(mu, sigma²) truncated to [a, b] (a may be −∞, b may be +∞). */
+/** E[X] and E[X²] of N(mu, sigma²) truncated to [a, b]. */
 function truncatedMoments(a: number, b: number, mu: number, sigma: number): [number, number] {
 	if (b - a < 1e-9 * sigma) {
 		const x = (a + b) / 2;
@@ -94,10 +77,7 @@ function truncatedMoments(a: number, b: number, mu: number, sigma: number): [num
 	return [mean, Math.max(0, variance) + mean * mean];
 }
 
-/**
- * The expected end of a run from its key's samples and the runs still going (ms after their anchor they were
- * last seen going); undefined without usable samples.
- */
+/** The expected end of a run from its key's samples and the runs still going; undefined without usable samples. */
 export function endDistribution(all: readonly DurationSample[], going: readonly number[] = []): EndDistribution | undefined {
 	const samples = all.filter((s) => Number.isFinite(s.lo) && Number.isFinite(s.hi) && s.lo >= 0 && s.hi >= s.lo && s.hi > 0);
 	if (samples.length === 0) return undefined;
@@ -106,9 +86,7 @@ export function endDistribution(all: readonly DurationSample[], going: readonly 
 		b: Math.log(Math.max(s.hi, MIN_DURATION_MS)),
 		count: 1,
 	}));
-	// Runs going since about the same time are one entry with a count (a batch polled together gives few), each
-	// time rounded down to GOING_RESOLUTION on the log scale (rounding down only says less): EM stays cheap for
-	// a batch of a thousand. A run seen going only at its start says nothing.
+	// Runs going since about the same time are one entry with a count: EM stays cheap for a big batch.
 	const goingSince = new Map<number, number>();
 	for (const t of going) {
 		if (!Number.isFinite(t) || t < MIN_DURATION_MS) continue;

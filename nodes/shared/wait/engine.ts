@@ -1,13 +1,4 @@
-/**
- * `waitForAll`: every job runs its own small loop (poll, then sleep until its schedule says so; see
- * ./schedule), and one limiter keeps at most `concurrency` status requests in flight. A deadline of
- * `maxWaitMs` from the start. The engine alone retries a failed poll (polls are sent once): HTTP 429 waits at
- * least Retry-After; transient errors (5xx, dropped connections) are retried `maxTransientErrors` times in a
- * row; any other 4xx ends that job only. The execution cancel signal is
- * checked after every sleep and every request. Every job yields exactly one outcome.
- *
- * Waiting costs nothing but the sleeps: no busy loop, no timers other than the clock's `sleep`.
- */
+/** `waitForAll`: a small loop per job, and one limiter on the status requests in flight. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { isTerminal } from '../status';
@@ -25,16 +16,12 @@ import type { Learned } from './schedule';
 import { JobSchedule } from './schedule';
 import type { PollResult, WaitJob, WaitOptions, WaitOutcome } from './types';
 
-/** The samples each finished job taught, until the service's timestamps of the run narrow them. */
+/** What each finished job taught, until the run's timestamps narrow it. */
 const learnedTotals = new WeakMap<WaitJob, { store: DurationStore; key: string; learned: Learned }>();
 
 /**
- * Narrows what a finished job taught about its run time (ms from its `submittedAt` to its end) to `window`, and
- * its `run` time (from its start, when it was seen queued) to the same end,
- * from the service's own timestamps of the run: the polls only bracket the end between two requests (seconds
- * apart while the plain backoff runs), the timestamps place it within their resolution. Called once, after the
- * wait; a window that does not overlap what the polls saw is ignored (the timestamps then mean something else).
- * Never throws: like the learning in the wait itself, it must not turn a fetched result into an error.
+ * Narrows what a finished job taught to `window`: the service's timestamps place the end closer than two polls.
+ * Never throws: learning must not turn a fetched result into an error.
  */
 export function narrowRunTime(job: WaitJob, window: DurationSample): void {
 	const learned = learnedTotals.get(job);
@@ -69,7 +56,7 @@ async function cancelSafely(job: WaitJob): Promise<IDataObject> {
 	}
 }
 
-/** Waits for every job; resolves with one outcome per job in input order. Never throws for a single job. */
+/** Waits for every job; resolves with one outcome per job in input order, never throwing for a single job. */
 export async function waitForAll(
 	jobs: WaitJob[],
 	options: WaitOptions,
@@ -83,7 +70,7 @@ export async function waitForAll(
 	const deadline = start + o.maxWaitMs;
 	const aborted = () => signal?.aborted === true;
 
-	/** A job's sleeps can be interrupted by its cold batch (./coldBatch): a wake-up while awake is kept for the next sleep. */
+	/** Its cold batch can interrupt a job's sleep; a wake-up while awake is kept for the next sleep. */
 	interface Sleeper extends ColdMember {
 		pending: boolean;
 		current: AbortController | undefined;
@@ -101,7 +88,7 @@ export async function waitForAll(
 		return sleeper;
 	};
 
-	/** Sleeps until `ms` passed ('slept'), the execution was stopped, or (a member of a cold batch) the job was woken. */
+	/** Sleeps until `ms` passed, the execution was stopped, or the job was woken. */
 	const pauseOrWake = async (ms: number, sleeper: Sleeper, wakeable: boolean): Promise<'slept' | 'stopped' | 'woken'> => {
 		if (aborted()) return 'stopped';
 		if (sleeper.pending) {
@@ -134,8 +121,7 @@ export async function waitForAll(
 		return 'woken';
 	};
 
-	// Every schedule makes its first plan before any job sleeps, so a cold batch knows all its runs. Learning off:
-	// the schedule sees no timing key (and, below, no steps), so it neither reads nor records, and joins no cold batch.
+	// Every schedule makes its first plan before any job sleeps, so a cold batch knows all its runs.
 	const schedules = jobs.map((job) => new JobSchedule(o.learning ? job : { ...job, timingKey: undefined }, o, start, random));
 	const firstDelays = schedules.map((schedule) => {
 		try {
@@ -178,7 +164,7 @@ export async function waitForAll(
 					}
 				});
 			}
-			// A run that succeeded ends the batch's silence (with its fetched timestamps), even when the store kept nothing.
+			// A run that succeeded ends the batch's silence, even when the store kept nothing.
 			if (done?.state === 'succeeded') group?.learn(clock.now());
 			return end;
 		} finally {
@@ -188,10 +174,7 @@ export async function waitForAll(
 		}
 	};
 
-	/**
-	 * Sleeps `ms`, then true; false when stopped. A cold batch's member that is woken asks again when to poll: its
-	 * batch's tick while the batch learned nothing, else the plan it has learned (`JobSchedule.wake`).
-	 */
+	/** Sleeps `ms`, then true; false when stopped. */
 	const sleepUntilPoll = async (ms: number, schedule: JobSchedule, sleeper: Sleeper, group: ColdGroup | undefined): Promise<boolean> => {
 		let wait = ms;
 		for (;;) {
@@ -268,8 +251,7 @@ export async function waitForAll(
 					return { outcome: { kind: 'done', job, state: progress.state, record: progress.record, polls: progress.polls, ...fetched } };
 				}
 				if (aborted()) return { aborted: progress };
-				// The run outlasted what was expected: no more result requests before it is seen ended. Still queued
-				// is another matter: its plan starts again from the start of the run.
+				// The run outlasted what was expected: no more result requests before it is seen ended.
 				if (pollResult && result.state !== 'queued') schedule.refuseResultPolls();
 				waitMs = schedule.afterPoll(at, now, result.state, progress.record, o.learning ? result.steps : undefined);
 				if (group?.has(sleeper)) {
@@ -285,8 +267,7 @@ export async function waitForAll(
 				if (aborted()) return { aborted: progress };
 				const status = httpStatusOf(failure);
 				if (pollResult && status !== undefined && status >= 400 && status < 500 && status !== 429) {
-					// A result asked for before the run ended (the live service may answer 400 "not completed yet"):
-					// the run is going on; this job polls its status from now on.
+					// A result asked for before the run ended: the run is going on; this job polls its status from now on.
 					schedule.refuseResultPolls();
 					transientErrors = 0;
 					waitMs = schedule.afterPoll(at, now, progress.state === 'queued' ? 'queued' : 'running', progress.record);
@@ -324,7 +305,7 @@ export async function waitForAll(
 		}),
 	);
 
-	// Stopped jobs: cancel them on the service (bounded, in parallel) when asked to, else only stop watching.
+	// Stopped jobs: cancel them on the service when asked to, else only stop watching.
 	const cancelLimiter = new Limiter(o.concurrency);
 	return await Promise.all(
 		ends.map(async (end, index): Promise<WaitOutcome> => {
@@ -339,7 +320,7 @@ export async function waitForAll(
 	);
 }
 
-/** One cold batch per timing key with at least two jobs that follow no learned plan (./coldBatch). */
+/** One cold batch per timing key with at least two jobs that follow no learned plan. */
 function coldGroupsOf(
 	schedules: JobSchedule[],
 	members: ColdMember[],

@@ -1,7 +1,4 @@
-/**
- * How the wait engine classifies a failed status request: the transport's one lookup of HTTP status,
- * Retry-After and transient network failures (../transport/http), plus turning anything thrown into an Error.
- */
+/** How the wait engine classifies a failed status request: the transport's one lookup. */
 export { httpStatusOf, isTransientError, parseRetryAfter, retryAfterMsOf } from '../transport/http';
 
 export const toError = (e: unknown): Error => (e instanceof Error ? e : new Error(typeof e === 'string' ? e : JSON.stringify(e)));

@@ -1,26 +1,4 @@
-/**
- * What the engine has learned about how long runs take, per timing key (e.g. a model id, a deployment id,
- * plus an input shape given by the caller).
- *
- * One store is shared by every execution in this n8n process (`sharedDurations`), so the second run of a
- * model polls around its expected end even when it is in another execution. Nothing is persisted (./persist makes
- * a compact copy for a caller that keeps one; no node does, docs/waiting.md): a restart
- * starts from the plain backoff again; in queue mode every worker learns on its own. Memory is bounded: at
- * most `maxKeys` keys (least recently used ones are dropped), each with the last `samplesPerSource` samples
- * per source and at most MAX_PLANS_PER_KEY cached plans (a few hundred numbers each).
- *
- * While runs are waited for, the store also knows them (`watch`): how long each has been seen going. A batch's
- * runs that end first are its early ones; `livePlan` fits what ended together with what is still going, so the
- * rest of the batch can follow a plan that has learned from its early runs without being pulled early by them.
- *
- * Sources (all in ms):
- * - `total`: from submit to the end. Learned from runs not seen waiting in a queue, and from the runs of a batch
- *   that queued together (./coldBatch). Used unless a run seen queued has its `run` durations.
- * - `run`: from the start of the run (the midpoint between the last queued poll and the first in-progress
- *   poll) to the end. Used after a run was seen waiting in a queue. Only learned when that start is known
- *   closely (see `MAX_START_UNCERTAINTY`).
- * - `queueStep`: how long a run waited per place in the queue (`queue_position`).
- */
+/** What the engine has learned about how long runs take, per timing key. */
 import type { DurationSample, EndDistribution } from './distribution';
 import { endDistribution, medianOf } from './distribution';
 import type { PollingGoal } from './planner';
@@ -29,23 +7,23 @@ import { planPolls } from './planner';
 export type DurationSource = 'total' | 'run' | 'queueStep';
 
 const SOURCES: DurationSource[] = ['total', 'run', 'queueStep'];
-/** Cached plans per key (one per source, polling goal and target delay; callers normally use one target). */
+/** Cached plans per key. */
 const MAX_PLANS_PER_KEY = 4;
 const planKey = (source: PlanSource, targetDelayMs: number, goal: PollingGoal) => `${source}:${goal}:${targetDelayMs}`;
 
 interface KeyEntry {
 	samples: Record<DurationSource, DurationSample[]>;
-	/** Whether the service's timestamps have narrowed a `total` sample: its plans need no poll at the lower end. */
+	/** Whether timestamps narrowed a `total` sample: its plans need no poll at the lower end. */
 	timestamped: boolean;
-	/** Planned poll offsets per source, polling goal and target delay; dropped when a sample is added. */
+	/** Planned poll offsets per source, goal and target delay; dropped when a sample is added. */
 	plans: Map<string, readonly number[]>;
-	/** The fitted end distribution per source (null: nothing usable); dropped with the plans. */
+	/** The fitted end distribution per source; dropped with the plans. */
 	fits: Map<DurationSource, EndDistribution | null>;
-	/** Samples ever recorded per source (not capped like `samples`): how much was learned since some moment. */
+	/** Samples ever recorded per source, uncapped: how much was learned since some moment. */
 	learned: Record<DurationSource, number>;
 	/** The runs of this key being waited for, per plan source. */
 	live: Record<PlanSource, Set<LiveRun>>;
-	/** The latest plan from samples and runs going, per source, polling goal and target delay (see `livePlan`). */
+	/** The latest `livePlan` per source, polling goal and target delay. */
 	livePlans: Map<string, LivePlan>;
 }
 
@@ -55,7 +33,7 @@ export type PlanSource = 'total' | 'run';
 export interface LiveRun {
 	/** ms after its anchor the run was last seen going. */
 	going: number;
-	/** The key's `learnedCount` when the run was registered (or when what was learned before was forgotten). */
+	/** The key's `learnedCount` when the run was registered. */
 	since: number;
 }
 
@@ -66,9 +44,9 @@ export interface LivePlan {
 }
 
 export interface DurationStoreOptions {
-	/** Keys remembered at once (least recently used ones are forgotten). Default 500. */
+	/** Keys remembered at once. */
 	maxKeys?: number;
-	/** Samples kept per key and source (the most recent ones). Default 24. */
+	/** Samples kept per key and source. */
 	samplesPerSource?: number;
 }
 
@@ -87,12 +65,11 @@ export class DurationStore {
 		this.samplesPerSource = positiveInteger(options.samplesPerSource, 24);
 	}
 
-	/** Number of keys remembered. */
 	get size(): number {
 		return this.entries.size;
 	}
 
-	/** Adds one sample (ignored unless 0 ≤ lo ≤ hi, both finite); returns the sample as stored, for `narrow`. */
+	/** Adds one sample; returns the sample as stored, for `narrow`. */
 	record(key: string, source: DurationSource, sample: DurationSample): DurationSample | undefined {
 		const { lo, hi } = sample;
 		if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo < 0 || hi < lo) return undefined;
@@ -123,16 +100,7 @@ export class DurationStore {
 		return stored;
 	}
 
-	/**
-	 * Narrows a `total` (or `run`) sample recorded earlier (the same object) to the part of it that `window` confirms, from
-	 * the service's own timestamps of the run. Ignored when the sample is gone or the two do not overlap. From
-	 * then on the key's plans leave out the poll at the lower end (the timestamps teach each run's time), so a
-	 * run that ended well before the lower end of what was learned means the runs got faster: the older samples
-	 * are dropped (what the first planned poll finding the run finished does without timestamps). "Well before":
-	 * further below the lower end than the lower end is below the median. A run just below it is one the fit of a
-	 * few close samples did not expect; it is learned like any other (dropping the rest for it would leave a plan
-	 * made from that one run).
-	 */
+	/** Narrows a sample recorded earlier to the part of it that the run's timestamps (`window`) confirm. */
 	narrow(key: string, sample: DurationSample, window: DurationSample, source: 'total' | 'run' = 'total'): void {
 		const entry = this.entries.get(key);
 		const list = entry?.samples[source];
@@ -156,7 +124,6 @@ export class DurationStore {
 		entry.fits.clear();
 	}
 
-	/** The key's `total` samples are known to be narrowed by timestamps (restored from a saved copy, ./persist). */
 	markTimestamped(key: string): void {
 		const entry = this.entries.get(key);
 		if (!entry || entry.timestamped) return;
@@ -164,7 +131,7 @@ export class DurationStore {
 		entry.plans.clear();
 	}
 
-	/** Whether the key's plans from `source` start with a poll at the lower end of what was learned. */
+	/** Whether the key's plans from `source` start at the lower end of what was learned. */
 	pollsAtLowerEnd(key: string, source: PlanSource): boolean {
 		return source === 'run' || this.entries.get(key)?.timestamped !== true;
 	}
@@ -174,7 +141,6 @@ export class DurationStore {
 		return this.entries.get(key)?.samples[source] ?? [];
 	}
 
-	/** Whether anything was learned for the key. */
 	has(key: string): boolean {
 		const entry = this.entries.get(key);
 		return entry !== undefined && SOURCES.some((s) => entry.samples[s].length > 0);
@@ -187,10 +153,7 @@ export class DurationStore {
 		return medianOf(list.map((s) => (s.lo + s.hi) / 2));
 	}
 
-	/**
-	 * Planned poll times (ms from the anchor) for a run of this key, from one source's samples; undefined when
-	 * nothing usable was learned. Computed once per new sample and cached.
-	 */
+	/** Planned poll times for a run of this key from one source's samples, if any were usable. */
 	plan(key: string, source: PlanSource, targetDelayMs: number, goal: PollingGoal = 'lowestDelay'): readonly number[] | undefined {
 		const entry = this.touch(key);
 		if (!entry) return undefined;
@@ -210,10 +173,7 @@ export class DurationStore {
 		return planPolls(dist, { targetDelayMs, goal, pollAtLowerEnd: this.pollsAtLowerEnd(key, source) });
 	}
 
-	/**
-	 * The chance that a run of this key, known not to have ended `fromMs` after its anchor, has ended by `toMs`
-	 * (from the fitted distribution of one source); undefined when nothing usable was learned.
-	 */
+	/** The chance that a run of this key, going `fromMs` after its anchor, has ended by `toMs`, if anything was learned. */
 	endChance(key: string, source: PlanSource, fromMs: number, toMs: number): number | undefined {
 		const entry = this.entries.get(key);
 		const fit = entry ? this.fit(entry, source) : undefined;
@@ -223,7 +183,7 @@ export class DurationStore {
 		return Math.min(1, Math.max(0, (fit.cdf(toMs) - fit.cdf(fromMs)) / left));
 	}
 
-	/** How many samples of a source were ever recorded for the key (0 once it is forgotten). */
+	/** Samples of a source ever recorded for the key. */
 	learnedCount(key: string, source: DurationSource): number {
 		return this.entries.get(key)?.learned[source] ?? 0;
 	}
@@ -241,17 +201,11 @@ export class DurationStore {
 		this.entries.get(key)?.live[source].delete(run);
 	}
 
-	/** How many runs of the key are registered as waited for. */
 	liveCount(key: string, source: PlanSource): number {
 		return this.entries.get(key)?.live[source].size ?? 0;
 	}
 
-	/**
-	 * A plan from the samples and the runs still going, made from at least `fromLearned` samples ever learned
-	 * (the latest such plan is kept and shared). Undefined when nothing usable was learned, or when the samples no
-	 * longer hold every run that ended since the oldest run still going was registered: the fit would then count
-	 * only the last ones of a batch to end, and expect the rest too late.
-	 */
+	/** A plan from the samples and the runs still going, made from at least `fromLearned` samples ever learned. */
 	livePlan(
 		key: string,
 		source: PlanSource,
@@ -279,10 +233,6 @@ export class DurationStore {
 		return made.offsets.length ? made : undefined;
 	}
 
-	/**
-	 * Drops what was learned for the key. Runs of it still being waited for stay counted (they are going,
-	 * whatever was learned before): what is learned from now on is all theirs to fit with.
-	 */
 	forget(key: string): void {
 		const entry = this.entries.get(key);
 		if (!entry) return;
@@ -302,7 +252,6 @@ export class DurationStore {
 		this.entries.clear();
 	}
 
-	/** The distribution fitted to one source's samples (computed once per new sample). */
 	private fit(entry: KeyEntry, source: DurationSource): EndDistribution | undefined {
 		let fit = entry.fits.get(source);
 		if (fit === undefined) {
@@ -323,7 +272,7 @@ export class DurationStore {
 	}
 }
 
-/** The store shared by every execution in this process (the default of `WaitOptions.durations`). */
+/** The store shared by every execution in this process. */
 export const sharedDurations = new DurationStore();
 
 /** A timing key from its parts, e.g. `timingKey('model', 'acme/flux', '1024x1024')`. */

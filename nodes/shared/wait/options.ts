@@ -1,9 +1,4 @@
-/**
- * The engine's own defence against bad numbers: whatever a caller passes (NaN from an expression, a negative
- * value, Infinity), the engine never polls in a busy loop, never runs without a worker, and never gives up on
- * or cancels a paid run because of a number. Nodes validate their options first (with an error that names
- * the field); these rules only decide what the engine does if a bad value gets through anyway.
- */
+/** Whatever numbers a caller passes, the engine never busy-polls, never runs without a worker, never drops a paid run. */
 import { DEFAULT_RETRY_POLICY } from '../transport/retry';
 import { getRetryPolicy } from '../transport/request';
 import type { DurationStore } from './learning';
@@ -15,21 +10,18 @@ import type { WaitOptions } from './types';
 
 export const DEFAULT_BACKOFF_FACTOR = 1.5;
 export const DEFAULT_JITTER = 0.1;
-/**
- * Failed status polls in a row a job survives: as many as the transport's retry policy repeats a request, so a
- * poll gets the attempts any request gets (the engine owns them: polls are sent once, see ./engine).
- */
+/** Failed status polls in a row a job survives: as many as the transport retries any request. */
 export const DEFAULT_MAX_TRANSIENT_ERRORS = DEFAULT_RETRY_POLICY.maxAttempts - 1;
-/** The shortest interval between two polls of one job (a smaller or zero interval would be a busy loop). */
+/** The shortest interval between two polls of one job. */
 export const MIN_INTERVAL_MS = 10;
-/** Used only when an interval is not a number at all: the model-run defaults (1 s growing to 10 s). */
+/** Used only when an interval is not a number at all: the model-run defaults. */
 const FALLBACK_INTERVAL_MS = 1000;
 const FALLBACK_MAX_INTERVAL_MS = 10_000;
 
 export interface ResolvedOptions {
 	initialIntervalMs: number;
 	maxIntervalMs: number;
-	/** Infinity: no deadline (only Stop ends the wait). */
+	/** Infinity: no deadline. */
 	maxWaitMs: number;
 	concurrency: number;
 	backoffFactor: number;
@@ -50,15 +42,7 @@ export const learningOn = (options: Pick<WaitOptions, 'learning'>): boolean => o
 const isNumber = (v: unknown): v is number => typeof v === 'number' && !Number.isNaN(v);
 const finiteAtLeast = (v: unknown, min: number): v is number => isNumber(v) && Number.isFinite(v) && v >= min;
 
-/**
- * - intervals: at least MIN_INTERVAL_MS; not a number → 1 s (cap 10 s); the cap is never below the first
- *   interval; Infinity as the cap means no cap (sleeps are split to fit a timer).
- * - `maxWaitMs`: NaN, negative or Infinity → no deadline (the run is still fetched; Stop ends the wait).
- * - `concurrency`: NaN, 0 or negative → 1 (see `normaliseLimit`).
- * - `pollingGoal`: anything but `fewestRequests` → `lowestDelay`.
- * - `maxTransientErrors`: not a usable number → the transport policy's retries (`maxAttempts` − 1).
- * - everything else: not a usable number → its default.
- */
+/** Every option made usable: a bad number gets its default, a bad `maxWaitMs` means no deadline. */
 export function resolveOptions(options: WaitOptions): ResolvedOptions {
 	const initial = finiteAtLeast(options.initialIntervalMs, 0) ? Math.max(MIN_INTERVAL_MS, options.initialIntervalMs) : FALLBACK_INTERVAL_MS;
 	const rawMax = options.maxIntervalMs;

@@ -1,40 +1,21 @@
-/**
- * Where to poll a run whose end is expected around a learned distribution.
- *
- * Cost model: a schedule t1 < t2 < … costs E[delay] + λ · E[requests], where the delay runs from the run's end to
- * the poll that sees it and the poll at t_k is sent only if the run had not ended at t_(k−1). For one λ (ms of
- * delay a request is worth) the cheapest schedule is found exactly by dynamic programming over candidate times of
- * equal probability mass (PollGrid): sparse where ends are unlikely, dense where they are likely.
- *
- * - The first poll is at the distribution's lower end, so that what is learned is each run's end rather than
- *   "before the first poll" (which would push the plans later and later); left out when the service's
- *   timestamps teach each run's time (`pollAtLowerEnd: false`).
- * - `lowestDelay`: λ is the largest price whose schedule still sees `shareInTime` of the runs within
- *   `targetDelayMs`, within two request budgets (on average, one poll per BUDGET_SPACING_MS of the median; for
- *   the typical run, one per MEDIAN_SPACING_MS before the median). Where they bind the delay gives way: the polls
- *   before the median get a dearer price, and the price from the median on is searched again.
- * - `fewestRequests`: the typical run is seen with FEW_REQUESTS requests, placed by the same cost model, and a
- *   run pays at most FEW_REQUESTS_MEAN_EXTRA more on average.
- *
- * Why each rule, and what it was measured against: docs/dev/wait-engine.md, "Why each rule".
- */
+/** Where to poll a run whose end follows a learned distribution: the cheapest schedule for E[delay] + λ · E[requests]. */
 import type { EndDistribution } from './distribution';
 
-/** What a learned schedule optimises: see the file comment. */
+/** What a learned schedule optimises. */
 export type PollingGoal = 'lowestDelay' | 'fewestRequests';
 
 export const POLLING_GOALS: readonly PollingGoal[] = ['lowestDelay', 'fewestRequests'];
 
 export interface PlanSettings {
-	/** The median delay from a run's end to its detection that the schedule aims at (goal `lowestDelay`). */
+	/** The median detection delay the schedule aims at (goal `lowestDelay`). */
 	targetDelayMs: number;
 	/** Default `lowestDelay`. */
 	goal?: PollingGoal;
-	/** Two planned polls are at least this far apart (except the last one at the upper end). */
+	/** Two planned polls are at least this far apart. */
 	minGapMs?: number;
-	/** Share of runs to see within the target delay. Default DEFAULT_SHARE_IN_TIME. */
+	/** Share of runs to see within the target delay. */
 	shareInTime?: number;
-	/** Whether the schedule starts with a poll at the distribution's lower end (see above). Default true. */
+	/** Whether the schedule starts with a poll at the distribution's lower end. */
 	pollAtLowerEnd?: boolean;
 }
 
@@ -43,26 +24,26 @@ export const DEFAULT_MIN_GAP_MS = 200;
 export const DEFAULT_SHARE_IN_TIME = 0.5;
 const GRID_POINTS = 400;
 const SCAN_POINTS = 2000;
-/** A poll every 6.7 s over the median: three quarters of what a user's Wait 5 s loop sends. */
+/** Request budget: fewer polls over the median than a user's Wait 5 s loop sends. */
 const BUDGET_SPACING_MS = 6667;
 const BUDGET_EXTRA = 1;
 /** Short runs: the first poll at the lower end and two more. */
 const BUDGET_MIN = 3;
-/** A poll every 10 s before the median: half of what a Wait 5 s loop sends a run ending there. */
+/** The typical run's budget before the median: half of what a Wait 5 s loop sends. */
 const MEDIAN_SPACING_MS = 10_000;
-/** Bisection steps over log λ (a range of e^27.6): 18 steps leave a bracket of 0.01 %. */
+/** Bisection steps over log λ. */
 const SEARCH_STEPS = 18;
-/** Goal `fewestRequests`: the requests that see the typical run (the poll at the lower end counts)… */
+/** Goal `fewestRequests`: the requests that see the typical run… */
 export const FEW_REQUESTS = 3;
-/** …because these polls reach the point where this share of the runs has ended (well past half: a learned median is a few seconds off)… */
+/** …because these polls reach the point where this share of the runs has ended… */
 export const FEW_REQUESTS_SHARE = 0.8;
-/** …and on average a run pays at most this many more (the runs ending after that point). */
+/** …and on average a run pays at most this many more. */
 export const FEW_REQUESTS_MEAN_EXTRA = 0.5;
 
 interface Schedule {
 	polls: number[];
 	requests: number;
-	/** The price of a request it was solved for (ms of delay), from the median on. */
+	/** The price of a request it was solved for, from the median on. */
 	lambda: number;
 	/** The price before the median (at least `lambda`). */
 	lambdaBeforeMedian: number;
@@ -89,10 +70,7 @@ function candidateTimes(dist: EndDistribution): number[] {
 	return [...new Set(times)].filter((t) => t >= 0 && t <= hi).sort((a, b) => a - b);
 }
 
-/**
- * Poll times in ms from the anchor, increasing: the first at the distribution's lower end (unless
- * `pollAtLowerEnd` is false), the last at its upper end. Empty when the distribution is degenerate.
- */
+/** Poll times in ms from the anchor, increasing, the last at the distribution's upper end. */
 export function planPolls(dist: EndDistribution, settings: PlanSettings): number[] {
 	if (!(dist.hi > 0) || !(dist.hi >= dist.lo)) return [];
 	const grid = new PollGrid(dist, Math.max(0, settings.minGapMs ?? DEFAULT_MIN_GAP_MS));
@@ -101,11 +79,7 @@ export function planPolls(dist: EndDistribution, settings: PlanSettings): number
 	return settings.pollAtLowerEnd === false && polls.length > 1 ? polls.slice(1) : polls;
 }
 
-/**
- * The cost model on the candidate times of one distribution: `solve` finds the cheapest schedule for a price of a
- * request, and leaves in `cost[i]` / `next[i]` the cheapest way on from a poll at `t[i]` (the poll itself not
- * counted) for that price.
- */
+/** The cost model on one distribution's candidate times; `solve` leaves the cheapest way on from `t[i]` in `next[i]`. */
 class PollGrid {
 	readonly t: number[];
 
@@ -117,7 +91,7 @@ class PollGrid {
 
 	readonly next: number[];
 
-	/** The first candidate at least `minGap` after each one (the times are sorted). */
+	/** The first candidate at least `minGap` after each one. */
 	readonly firstAfterGap: number[];
 
 	/** Partial first moments ∫ T dF up to t_k, by the midpoint rule on the fine grid. */
@@ -148,7 +122,6 @@ class PollGrid {
 		return this.t[j] * (this.F[j] - this.F[i]) - (this.moment[j] - this.moment[i]);
 	}
 
-	/** Expected requests of the schedule that polls at these candidates (the first one is always sent). */
 	requestsOf(indices: readonly number[]): number {
 		let requests = 1;
 		for (let k = 1; k < indices.length; k++) requests += 1 - this.F[indices[k - 1]];
@@ -189,10 +162,7 @@ class PollGrid {
 	}
 }
 
-/**
- * Bisection over a log price: the schedule at the boundary where `ok` stops holding (`ok` holds at `from`).
- * `at` solves for a log price.
- */
+/** Bisection over a log price: the schedule where `ok` stops holding. */
 function boundary<S>(ok: (s: S) => boolean, from: number, to: number, at: (x: number) => S): S {
 	let good = from;
 	let bad = to;
@@ -208,7 +178,7 @@ function boundary<S>(ok: (s: S) => boolean, from: number, to: number, at: (x: nu
 	return chosen;
 }
 
-/** Log prices of a request (ms of delay): nearly free (the densest schedule) and the sparsest (one poll at the upper end). */
+/** Log prices of a request: nearly free and the sparsest. */
 const CHEAP = Math.log(1e-3);
 const DEAR = Math.log(1e9);
 
@@ -255,15 +225,7 @@ function planFromLowerEnd(grid: PollGrid, dist: EndDistribution, settings: PlanS
 	return boundary(fits, from, CHEAP, at);
 }
 
-/**
- * Goal `fewestRequests` (see the file comment). The lowest-delay schedule when it already sees FEW_REQUESTS_SHARE
- * of the runs within the count (short runs). Otherwise: the poll at the lower end, then FEW_REQUESTS more (the
- * lower end's poll is dropped by `planPolls` when not sent, and then counts no more) of which the last reaches the
- * FEW_REQUESTS_SHARE point, then the cheapest way on; for each price, the placement of those polls with the least
- * cost by a dynamic program over the poll count. The price is the lowest whose schedule keeps the mean within
- * FEW_REQUESTS + FEW_REQUESTS_MEAN_EXTRA requests, and within the lowest-delay schedule's mean (fewest requests
- * never sends more than lowest delay), as far as the count allows.
- */
+/** Goal `fewestRequests`. */
 function planFewRequests(grid: PollGrid, dist: EndDistribution, settings: PlanSettings, quickest: Schedule): number[] {
 	const lowerEndSent = settings.pollAtLowerEnd !== false;
 	const counted = lowerEndSent ? FEW_REQUESTS - 1 : FEW_REQUESTS;
@@ -272,7 +234,7 @@ function planFewRequests(grid: PollGrid, dist: EndDistribution, settings: PlanSe
 	const { F, n } = grid;
 	let reach = F.findIndex((p) => p >= FEW_REQUESTS_SHARE);
 	if (reach < 0) reach = n - 1;
-	// The lower end's poll is in the grid's schedules either way; when it is not sent it is not paid either.
+	// The lower end's poll is in the grid's schedules either way; not sent, it is not paid.
 	const budget = Math.min(FEW_REQUESTS + FEW_REQUESTS_MEAN_EXTRA + (lowerEndSent ? 0 : 1), quickest.requests);
 
 	const at = (x: number) => {

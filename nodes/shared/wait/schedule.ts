@@ -1,28 +1,4 @@
-/**
- * When to poll one job next.
- *
- * - No timing key, a key never seen, or learning off: the plain backoff (the first poll after
- *   `firstPollDelayMs`, then `initialIntervalMs` growing ×`backoffFactor` up to `maxIntervalMs`, each interval
- *   spread by ±`jitter`).
- * - A key with learned durations (./learning): the job follows a plan (./planner), anchored at `submittedAt` (the
- *   `total` durations) or, once seen queued and then going, at the start of the run when
- *   the `run` durations are known. Past the
- *   plan's upper end, the plain backoff again from the first interval. `firstPollDelayMs` still holds;
- *   `maxIntervalMs` bounds only the backoff (a plan may stay silent longer: the run is known not to end then).
- * - Faster runs: one already finished at the plan's first poll (at the lower end) drops what the key learned.
- * - Queued: no plan; polls no more often than the backoff and at least every `position × queueStep / 2`.
- * - A batch teaches itself: once the key learned REPLAN_GROWTH times the samples a job's plan was made from (and
- *   REPLAN_MIN_NEW more), the job follows a plan fitted to every sample and every run still going
- *   (`DurationStore.livePlan`); not with `fewestRequests` (new polls would add to those already sent).
- * - A planned poll by which the run has ended at least RESULT_POLL_CHANCE likely asks for the result
- *   (`asksResult`); one that finds the run going or is refused makes the job poll its status only.
- * - Step progress (training, no plan): a poll lands where the last step ends at the measured pace (./steps)
- *   when that comes before the backoff's; once the steps are done or overdue, from FINISHING_FIRST_MS growing.
- * - Learning (successful runs only): the end lies between the last poll that saw the run going and the one that
- *   saw it finished (the sample's interval); the service's timestamps narrow it afterwards (`narrowRunTime`).
- *
- * Why each rule: docs/dev/wait-engine.md, "Why each rule".
- */
+/** When to poll one job next. */
 import type { IDataObject } from 'n8n-workflow';
 
 import type { RunState } from '../types';
@@ -37,10 +13,10 @@ import type { WaitJob } from './types';
 /** A `run` sample is learned only when its start is known within this fraction of its duration. */
 export const MAX_START_UNCERTAINTY = 0.2;
 
-/** The first wait of a job whose steps are all counted done (or are overdue) while it is still running. */
+/** The first wait of a job whose steps are all counted done while it is still running. */
 export const FINISHING_FIRST_MS = 1000;
 
-/** A planned poll asks for the result (`WaitJob.pollResult`) when the run has ended by then at least this likely. */
+/** A planned poll asks for the result when the run has ended by then at least this likely. */
 export const RESULT_POLL_CHANCE = 0.5;
 
 interface Plan {
@@ -51,11 +27,11 @@ interface Plan {
 	learned: number;
 	/** This run, registered with the store while it follows the plan. */
 	live: LiveRun | undefined;
-	/** The median delay the plan aims at (COLD_TARGET_MS at least for the runs of a cold batch). */
+	/** The median delay the plan aims at. */
 	target: number;
 }
 
-/** The target delay of the plans of a cold batch's runs once it learned (./coldBatch): a batch ends with its last run, and a Wait 1 s loop's resolution is what it has to match. */
+/** A cold batch ends with its last run: its plans aim at what a Wait 1 s loop sees. */
 export const COLD_TARGET_MS = 1300;
 /** Polls of a woken cold batch's run past its plan at the first interval before its backoff grows again. */
 export const WOKEN_FLAT_POLLS = 5;
@@ -91,15 +67,15 @@ export class JobSchedule {
 
 	private seenQueued = false;
 
-	/** Waited for as part of a cold batch (./coldBatch): its runs queue alike, so a queued run teaches its time from submit. */
+	/** In a cold batch, whose runs queue alike: a queued run teaches its time from submit. */
 	inColdBatch = false;
 
 	private firstQueued: { at: number; position: number } | undefined;
 
-	/** The run started between these two times (set when first seen in progress). */
+	/** The run started between these two times. */
 	private start: { lo: number; hi: number } | undefined;
 
-	/** The first poll is the plan's first (at the lower end of the learned durations). */
+	/** The first poll is the plan's first. */
 	private firstPollPlanned = false;
 
 	/** The poll the last wait leads to asks for the result (see `asksResult`). */
@@ -108,16 +84,13 @@ export class JobSchedule {
 	/** A result request of this job was refused: it polls its status only. */
 	private resultPollsRefused = false;
 
-	/**
-	 * Woken by its cold batch (./coldBatch): past its plan its next polls come every first interval, not growing (the
-	 * batch ends with its last run); after that many, or once seen queued, the backoff grows again (an outlier).
-	 */
+	/** Polls left at the first interval past the plan of a woken cold batch run. */
 	private flatPolls = 0;
 
-	/** Where the steps of a job that reports them end (training). */
+	/** Where the steps of a job that reports them end. */
 	private readonly steps = new StepForecast();
 
-	/** The growing wait while a job's steps are done or overdue (see FINISHING_FIRST_MS). */
+	/** The growing wait while a job's steps are done or overdue. */
 	private finishingWait: number | undefined;
 
 	constructor(
@@ -137,28 +110,25 @@ export class JobSchedule {
 		if (key) this.follow(this.planOf(key, 'total'), this.submittedAt, 'total');
 		const planned = this.plannedAfter(now);
 		const delay = Math.max(this.options.firstPollDelayMs, planned === undefined ? 0 : planned - now);
-		// Only a first poll at the lower end of what was learned tells that the runs got faster by finding one finished.
+		// Only a first poll at the lower end of what was learned tells that the runs got faster by finding one
+		// finished.
 		this.firstPollPlanned =
 			planned !== undefined && now + delay <= planned && key !== undefined && this.options.durations.pollsAtLowerEnd(key, 'total');
 		this.expectsEnd = planned !== undefined && this.endLikelyBy(now + delay);
 		return delay;
 	}
 
-	/**
-	 * Whether the next poll should be a result request (`WaitJob.pollResult`): it follows the learned plan and
-	 * the run has ended by then at least RESULT_POLL_CHANCE likely, so the poll that sees the end also brings the
-	 * result instead of a status request followed by a result fetch.
-	 */
+	/** Whether the next poll should be a result request (`WaitJob.pollResult`). */
 	asksResult(): boolean {
 		return this.expectsEnd;
 	}
 
-	/** A result request of this job found it going or was refused (4xx): it polls its status from now on. */
+	/** A result request found the run going or was refused: poll the status from now on. */
 	refuseResultPolls(): void {
 		this.resultPollsRefused = true;
 	}
 
-	/** After a poll sent and answered around `at` that found the job not finished: ms from `now` until the next poll. */
+	/** After a poll around `at` found the job not finished: ms from `now` until the next poll. */
 	afterPoll(at: number, now: number, state: RunState, record: IDataObject, steps?: StepProgress): number {
 		const key = this.job.timingKey;
 		const previous = this.lastPollAt;
@@ -179,7 +149,7 @@ export class JobSchedule {
 		if (state === 'running' && !this.start) {
 			this.start = { lo: previous ?? this.submittedAt, hi: at };
 			if (key && this.seenQueued) {
-				// The run's own time from its start, else the time from submit (which counts a queue like this one).
+				// The run's own time from its start, else the time from submit.
 				const run = this.planOf(key, 'run');
 				if (run) this.follow(run, (this.start.lo + this.start.hi) / 2, 'run');
 				else if (!this.plan) this.follow(this.planOf(key, 'total'), this.submittedAt, 'total');
@@ -200,17 +170,13 @@ export class JobSchedule {
 		return state === 'running' ? this.untilStepsEnd(now, backoff) : backoff;
 	}
 
-	/** The job's key while it follows no learned plan: it can wait as part of a cold batch, queued or not. */
+	/** The job's key while it follows no learned plan, for a cold batch. */
 	coldKey(): string | undefined {
 		const key = this.job.timingKey;
 		return key && !this.plan ? key : undefined;
 	}
 
-	/**
-	 * Its cold batch learned a run time: the job follows the learned plan and counts as going until `now` (it was
-	 * not seen ended; most of a batch is still going when its first run ends). Called for every run of the batch
-	 * before any `wake`, so each plan counts them all.
-	 */
+	/** Its cold batch learned a run time: follow the plan, counted as going until `now`. */
 	enroll(now: number): void {
 		const key = this.coldKey();
 		if (!key) return;
@@ -220,16 +186,13 @@ export class JobSchedule {
 			plan.live.going = Math.max(plan.live.going, Math.min(now, this.lastGoingAt) - this.submittedAt);
 	}
 
-	/**
-	 * Its cold batch learned a run time (./coldBatch): from now on the job follows the learned plan, counted from
-	 * its submit. Returns ms from `now` until its next poll (one interval when the plan has no poll left).
-	 */
+	/** Its cold batch learned a run time: follow the plan from submit; returns ms until the next poll. */
 	wake(now: number): number {
 		const key = this.job.timingKey;
 		this.interval = this.options.initialIntervalMs;
 		if (!this.plan) this.enroll(now);
 		const plan = this.plan as Plan | undefined;
-		// Without a plan (nothing could be learned): a poll now, then the plain backoff as for any run.
+		// Without a plan: a poll now, then the plain backoff as for any run.
 		this.flatPolls = plan === undefined ? 0 : WOKEN_FLAT_POLLS;
 		if (!plan) return 0;
 		if (key && plan) {
@@ -244,8 +207,8 @@ export class JobSchedule {
 		}
 		const planned = this.plannedAfter(now);
 		if (planned === undefined) {
-			// Past the plan: a run that has likely ended is asked for its result now (a batch ends with its last run);
-			// otherwise one interval on, when the poll may as well bring the result.
+			// Past the plan: a run that has likely ended is asked for its result now; otherwise one interval on, when the
+			// poll may as well bring the result.
 			const endedNow = this.endLikelyBy(now);
 			const wait = endedNow ? 0 : this.backoffWait();
 			this.expectsEnd = endedNow || this.endLikelyBy(now + wait);
@@ -256,7 +219,7 @@ export class JobSchedule {
 		return planned - now;
 	}
 
-	/** The backoff's wait, shortened to land on the end of the job's last step (see the file comment). */
+	/** The backoff's wait, shortened to land on the end of the job's last step. */
 	private untilStepsEnd(now: number, backoff: number): number {
 		const forecast = this.steps.forecast();
 		if (!forecast) return backoff;
@@ -268,34 +231,31 @@ export class JobSchedule {
 		return Math.min(backoff, Math.max(MIN_INTERVAL_MS, forecast.latest - now));
 	}
 
-	/** The backoff wait, growing the interval (also used after a transient error). */
+	/** The backoff wait, growing the interval. */
 	backoffWait(): number {
 		const wait = this.jitteredInterval();
-		// A cold batch's run just past its plan: the batch ends with its last run, so it is not left to a growing backoff.
+		// A cold batch's run just past its plan: the batch ends with its last run, so it is not left to a growing
+		// backoff.
 		if (this.flatPolls > 0) this.flatPolls--;
 		else this.interval = Math.min(this.options.maxIntervalMs, this.interval * this.options.backoffFactor);
 		return wait;
 	}
 
-	/** The current interval with jitter, not grown (after a 429). */
+	/** The current interval with jitter, not grown. */
 	jitteredInterval(): number {
 		const { jitter, maxIntervalMs } = this.options;
 		const ms = jitter > 0 ? this.interval * (1 + (this.random() * 2 - 1) * jitter) : this.interval;
 		return Math.min(maxIntervalMs, ms);
 	}
 
-	/**
-	 * The job was seen finished by the poll around `at`: learn from a successful run. Returns the samples it
-	 * learned, so the service's timestamps of the run can narrow them later (`narrowRunTime`): `total`, and `run`
-	 * with the ms from submit to the run's start it is counted from.
-	 */
+	/** The job was seen finished by the poll around `at`: learn from a successful run. */
 	finished(at: number, state: RunState): Learned {
 		this.dropPlan();
 		const key = this.job.timingKey;
 		if (!key || state !== 'succeeded') return {};
 		const store = this.options.durations;
 		if (this.lastGoingAt === undefined && this.firstPollPlanned) {
-			// Finished before the lower end of what was learned: the runs got faster. Start learning again.
+			// Finished before the lower end of what was learned: the runs got faster.
 			store.forget(key);
 			return {};
 		}
@@ -333,11 +293,7 @@ export class JobSchedule {
 		return Math.max(backoff, Math.min(this.options.maxIntervalMs, (position * step) / 2));
 	}
 
-	/**
-	 * A learned plan: while other runs of the key are being waited for, one that counts them too (a run submitted
-	 * while an earlier batch is half done is not planned from that batch's early half alone). A failure in learning
-	 * never breaks the wait (the backoff is used instead).
-	 */
+	/** A learned plan that also counts the key's other runs still going. */
 	private planOf(key: string, source: PlanSource): readonly number[] | undefined {
 		const store = this.options.durations;
 		try {
@@ -367,7 +323,7 @@ export class JobSchedule {
 		};
 	}
 
-	/** Stops following a plan; the store no longer counts this run as going. Called whenever the wait for the job ends. */
+	/** Stops following a plan; the store no longer counts this run as going. */
 	dropPlan(): void {
 		const plan = this.plan;
 		this.plan = undefined;
@@ -375,10 +331,7 @@ export class JobSchedule {
 		if (plan?.live && key) this.options.durations.release(key, plan.source, plan.live);
 	}
 
-	/**
-	 * The run was seen going around `at`. Once the key has learned enough since the plan was made (other runs of a
-	 * batch ended), the plan is made again from every sample and every run still going, and followed from now.
-	 */
+	/** The run was seen going around `at`. */
 	private learnFromBatch(key: string, at: number): void {
 		const plan = this.plan;
 		if (!plan) return;
@@ -399,10 +352,7 @@ export class JobSchedule {
 		if (made) plan.offsets = made.offsets;
 	}
 
-	/**
-	 * Whether the poll at `time` should ask for the result: the job can, has not been refused, and the followed
-	 * plan's run has ended by then at least RESULT_POLL_CHANCE likely, given what was seen.
-	 */
+	/** Whether the poll at `time` should ask for the result (see `asksResult`). */
 	private endLikelyBy(time: number): boolean {
 		const key = this.job.timingKey;
 		if (!key || !this.plan || !this.job.pollResult || this.resultPollsRefused) return false;
@@ -415,7 +365,6 @@ export class JobSchedule {
 		}
 	}
 
-	/** The next planned poll time after `now`, if a plan is followed and has one left. */
 	private plannedAfter(now: number): number | undefined {
 		if (!this.plan) return undefined;
 		const { anchor, offsets } = this.plan;

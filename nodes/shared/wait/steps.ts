@@ -1,17 +1,4 @@
-/**
- * When a job that reports step progress (training: `current_step` of `total_steps`) will end, from the polls
- * that saw it running. Training jobs run for minutes to hours at a steady pace, so the steps counted between
- * two polls tell how long the remaining ones take: the schedule (./schedule) lands a poll where the last step
- * ends instead of up to one Max Poll Interval after it.
- *
- * - The pace is measured from the first poll that saw the steps advancing, not from the first poll that saw
- *   the job running: a job may run for minutes at its first step (loading the model), and that time would
- *   make the pace look slower than it is.
- * - A poll only tells the step a job is in, not how far into it: the pace is counted in whole steps, so the
- *   latest end it allows (`latest`) is where the remaining steps end if the job had just begun its current
- *   step and the pace is the slowest those whole steps allow.
- * - Fewer steps than seen before (a resumed job counting again, a new attempt) start the measurement again.
- */
+/** When a job that reports step progress (training) will end, from the polls that saw it running. */
 
 /** Step progress as a job reports it. */
 export interface StepProgress {
@@ -20,11 +7,11 @@ export interface StepProgress {
 }
 
 export interface EndForecast {
-	/** The latest time the remaining steps can end at the pace seen (clock time). */
+	/** The latest time the remaining steps can end at the pace seen. */
 	latest: number;
 	/** The measured time per step, ms. */
 	msPerStep: number;
-	/** Every step is counted done: the job is finishing (saving, a last sample) or about to report its end. */
+	/** Every step is counted done: the job is finishing or about to report its end. */
 	stepsDone: boolean;
 }
 
@@ -52,7 +39,6 @@ export class StepForecast {
 
 	private total = 0;
 
-	/** A poll around `at` saw the job running with this progress. */
 	observe(at: number, progress: StepProgress): void {
 		if (this.last && (progress.current < this.last.step || progress.total !== this.total || at < this.last.at)) this.reset();
 		const sighting = { at, step: progress.current };
@@ -62,7 +48,7 @@ export class StepForecast {
 		else if (!this.from && progress.current > this.first.step) this.from = sighting;
 	}
 
-	/** Where the remaining steps end, once two polls after the steps began have counted at least two steps between them. */
+	/** Where the remaining steps end, once two polls have counted at least two steps between them. */
 	forecast(): EndForecast | undefined {
 		const { from, last, total } = this;
 		if (!from || !last) return undefined;

@@ -10,41 +10,28 @@ export type TimeoutBehaviour = 'fail' | 'returnRunning' | 'cancel';
 
 export interface PollResult {
 	state: RunState;
-	/** The raw status record, passed through to the output. Its `queue_position`, if any, is read while queued. */
+	/** The raw status record, passed through to the output. */
 	record: IDataObject;
-	/** The job's result, when the poll was a result request (`pollResult`) that found the job finished. */
+	/** The job's result, when a result request (`pollResult`) found it finished. */
 	result?: IDataObject;
-	/** Step progress, for jobs that report it (training): a running job is polled where its last step ends (./steps). */
+	/** Step progress, for jobs that report it: a running job is polled where its last step ends. */
 	steps?: StepProgress;
 }
 
 export interface WaitJob {
-	/** Index of the input item this job belongs to (for pairedItem and errors). */
+	/** Index of the input item this job belongs to. */
 	itemIndex: number;
-	/** The id to show the user (request id, job id, dataset id). */
+	/** The id to show the user. */
 	id: string;
-	/**
-	 * One status request, sent once (transport `retry: 'never'`): the engine retries a failed poll (429 after its
-	 * Retry-After, 5xx and dropped connections up to `maxTransientErrors` in a row) on its own schedule.
-	 */
+	/** One status request, sent once (transport `retry: 'never'`): the engine retries a failed poll itself. */
 	poll: () => Promise<PollResult>;
-	/**
-	 * One result request that also tells the state (the Model API's result record says `in_queue` or
-	 * `in_progress` until the run has ended): asked instead of `poll` when the learned plan expects the run to
-	 * have ended by then, so the poll that sees the end also brings the result. A 4xx answer (the live service may
-	 * say 400 `400005` "not completed yet") counts as "not finished" and the job polls its status from then on.
-	 */
+	/** A result request that also tells the state: asked instead of `poll` when the run has likely ended. */
 	pollResult?: () => Promise<PollResult>;
 	/** Cancel on the service, if the job kind supports it. */
 	cancel?: () => Promise<IDataObject>;
-	/**
-	 * Jobs with the same key are expected to take about as long: build it with `timingKey(kind, id, shape?)`,
-	 * e.g. the model id or deployment id, plus an input shape where it changes the run time. With a key the
-	 * engine learns how long runs take and polls around the expected end (see ./schedule); without one it
-	 * uses the plain backoff.
-	 */
+	/** Jobs with the same key are expected to take about as long (`timingKey`). */
 	timingKey?: string;
-	/** When the job was submitted, on the clock's time line (Date.now() in nodes). Default: when waiting started. */
+	/** When the job was submitted, on the clock's time line. */
 	submittedAt?: number;
 }
 
@@ -58,42 +45,29 @@ export interface WaitOptions {
 	/** How many status requests may be in flight at once. */
 	concurrency: number;
 	onTimeout: TimeoutBehaviour;
-	/** When the execution is stopped: cancel remote jobs (model/deployment runs) or only stop watching (training, datasets). */
+	/** When the execution is stopped: cancel remote jobs or only stop watching. */
 	cancelOnStop: boolean;
-	/** Keep polling a job that reports `cancelling` until it reaches a terminal state. Default true. */
+	/** Keep polling a job that reports `cancelling` until it reaches a terminal state. */
 	followCancellation?: boolean;
-	/** Growth factor of the interval after each poll. Default 1.5. */
+	/** Growth factor of the interval after each poll. */
 	backoffFactor?: number;
-	/** Random spread of each interval, as a fraction (0.1 = ±10 %). Default 0.1; 0 makes intervals exact. */
+	/** Random spread of each interval, as a fraction. */
 	jitter?: number;
-	/** Consecutive transient poll errors (5xx, 408, dropped connection) tolerated per job before it ends as
-	 * 'error', each followed by a backoff wait. Default: the transport policy's retries (`maxAttempts` − 1, i.e. 3).
-	 * The engine is the one to retry a poll: `poll` must send its request once (transport `retry: 'never'`). */
+	/** Transient poll errors in a row a job survives, each followed by a backoff wait. */
 	maxTransientErrors?: number;
-	/** Wait this long before a job's first poll. Default 0 (poll at once). Runs that were just submitted
-	 * are never finished yet, so callers that submit and then wait save one request per run with a delay. */
+	/** Wait this long before a job's first poll. */
 	firstPollDelayMs?: number;
-	/** Called after every successful poll (e.g. to log progress). Must not throw. */
+	/** Called after every successful poll. */
 	onPoll?: (job: WaitJob, result: PollResult) => void;
-	/** For jobs with a timing key: the median delay from a run's end to its detection that the learned
-	 * schedule aims at. Default 300 ms. */
+	/** The median delay from a run's end to its detection that a learned schedule aims at. */
 	targetDelayMs?: number;
-	/** For jobs with a timing key: what the learned schedule optimises (./planner). Default `lowestDelay`: the
-	 * target delay; `fewestRequests`: about three requests per run, seen later. */
+	/** For jobs with a timing key: what the learned schedule optimises. */
 	pollingGoal?: PollingGoal;
-	/**
-	 * Called once per job seen ended (`done`), before the wait goes on for the others, within the request limit
-	 * (e.g. to fetch its result at once). Errors are ignored. A cold batch (./coldBatch) wakes its other runs only
-	 * after it, so a fetch that narrows the run time from the result's timestamps (`narrowRunTime`) shapes their plans.
-	 */
+	/** Called once per job seen ended, within the request limit, before the wait goes on for the others. */
 	onDone?: (outcome: Extract<WaitOutcome, { kind: 'done' }>) => Promise<void>;
-	/** Where learned run times live. Default: `sharedDurations`, shared by every execution in the process. */
+	/** Where learned run times live. */
 	durations?: DurationStore;
-	/**
-	 * Whether polls follow what was learned (run times per timing key, a training job's step pace). Default true.
-	 * false: the plain backoff for every job, and nothing is read from or recorded in `durations` (the user's
-	 * fallback when learned polling misbehaves). Test it with `learningOn`.
-	 */
+	/** Whether polls follow what was learned. */
 	learning?: boolean;
 }
 

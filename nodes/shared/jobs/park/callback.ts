@@ -2,24 +2,6 @@
  * The webhook of a parked batch (./park.ts). n8n calls it for every POST to the execution's resume URL (it has
  * already checked the URL's signature) while the execution waits. It never throws: a throw would answer 500 and
  * resume the workflow with an empty item.
- *
- * 1. The callback must name a job of this park: `park` and `item` (query) and the body's id (`request_id`) must
- *    match a parked item. Anything else is acknowledged and ignored (logged): a late callback of an earlier park
- *    of the execution (another parking node, or this one in a loop) reaches the node parked now, at the same URL.
- * 2. Intermediate events (`in_queue`, `in_progress`) are acknowledged; nothing changes.
- * 3. A final event (`succeeded`, `failed`, `cancelled`/`canceled`): the other jobs not known to have ended are
- *    checked once (./callbackState.ts), stopping at the first one still running. If one is still running, the
- *    callback is acknowledged and the execution stays parked (that job's callback comes later). If a check
- *    failed, the answer is 503, so the service delivers the callback again.
- * 4. All ended: the service gets its 200 at once (it expects one within 10 s), then every result is fetched
- *    once, judged and presented (downloads) by the kind exactly as in-process, and the execution resumes with
- *    one item per input item: `delivered_by` says whether this callback or a status check saw the job end.
- *
- * Duplicate and out-of-order deliveries change nothing: whichever callback arrives when every job has ended
- * finishes the batch; callbacks arriving while this process checks or finishes it are only acknowledged (a
- * check under way looks again before settling); once n8n runs the execution again, n8n answers 409.
- * A parked node cannot fail the workflow after it resumes (n8n resumes it without running it), so failed jobs
- * are output as items with `error`, as under "On Error: Continue".
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
@@ -46,7 +28,7 @@ interface Callback {
 	body: IDataObject;
 }
 
-/** Answers one callback (see the file comment); `makeKind` builds the node's job kind on a given context. */
+/** Answers one callback; `makeKind` builds the node's job kind on a given context. */
 export async function answerCallback<P extends JobItem, O>(
 	ctx: IWebhookFunctions,
 	makeKind: (ctx: IExecuteFunctions) => JobKind<P, O>,

@@ -1,16 +1,4 @@
-/**
- * What this process knows about each park while its callbacks come in (./callback.ts): which jobs have ended (from callbacks and status checks: an ended job never runs again, so it is not checked twice), whether a
- * callback is checking the others right now, and whether the batch is being finished.
- *
- * A state belongs to one park (execution id + park id, ./park.ts), not to the execution: an execution that parks
- * again (a second parking node, or the same one in a loop) starts with a fresh state, however the first park
- * ended.
- *
- * Only one callback of a park checks at a time: one arriving meanwhile records its job as ended, asks for
- * another look and is acknowledged at once. So when every job ends at the same moment, the batch costs one check
- * of each job instead of one per callback per job. Callbacks handled by other processes (several mains or
- * webhook processors) check on their own; correctness never depends on this memory.
- */
+/** What this process knows of each park while its callbacks come in: which jobs ended, and who checks or finishes. */
 import { isTerminal } from '../../status';
 import type { PollResult } from '../../wait';
 import type { JobItem, JobKind, Tracked } from '../kind';
@@ -31,8 +19,7 @@ const FORGET_FINISHED_AFTER_MS = 10 * 60 * 1000;
 
 /**
  * The state of a park (created on first use; `parkId` undefined for executions parked by versions without park
- * ids). States untouched for a day go; so do finished ones after 10 minutes: until then a duplicate of the
- * callback that finished the park is only acknowledged, while n8n may not yet have marked the execution running.
+ * ids).
  */
 export function parkedState(executionId: string, parkId: string | undefined): ParkedState {
 	const now = Date.now();
@@ -54,12 +41,7 @@ export interface Scan {
 	failed: boolean;
 }
 
-/**
- * Checks, once each, the jobs not known to have ended, starting after the calling item and wrapping around, in
- * groups that grow from one up to `concurrency`, and stops after the first group with a job still running: a
- * batch whose jobs end in order costs one check per callback, and the last callback checks the rest in a few
- * rounds. Ended jobs are added to `st.ended`.
- */
+/** Checks the jobs not known to have ended, once each, in growing groups, stopping at a group with one still running. */
 export async function checkOthers<P extends JobItem, O>(
 	kind: JobKind<P, O>,
 	tracked: Array<Tracked<P>>,

@@ -1,8 +1,4 @@
-/**
- * The end of a parked batch, when a callback found every job ended (./callback.ts): the batch rebuilt from the
- * parked stack items on a resume context, and how each job ended, for the one finish step (../finish.ts) that
- * ../flow.ts `finishParked` runs.
- */
+/** The end of a parked batch once a callback found every job ended, rebuilt on a resume context for ../finish.ts. */
 import type { IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 
 import type { PollResult } from '../../wait';
@@ -14,11 +10,7 @@ import type { ReadWaitOptions } from '../options';
 import type { JobEnd } from '../waiting';
 import type { ParkedJob } from './park';
 
-/**
- * What the end of a parked batch uses of an execute context: the kind's status, result and download calls
- * (node, parameters, credentials, n8n's HTTP and binary helpers, logger, execution id) and the item policy
- * (Continue on Fail, tool call, input items).
- */
+/** What the end of a parked batch uses of an execute context. */
 export type ResumeContext = Pick<
 	IExecuteFunctions,
 	| 'getNode'
@@ -33,10 +25,9 @@ export type ResumeContext = Pick<
 >;
 
 /**
- * The webhook's context as the resume context, member by member: an item's parameters were read before parking
- * (a parameter is read without item), Continue on Fail is how a resumed batch reports failures, there is no agent
- * and no Stop. Nothing else of the webhook's context is reachable, so a kind that needed more would fail loudly
- * rather than silently get the webhook's behaviour.
+ * The webhook's context as the resume context, member by member: an item's parameters were read before parking (a
+ * parameter is read without item), Continue on Fail is how a resumed batch reports failures, there is no agent and
+ * no Stop.
  */
 export function resumeContext(ctx: IWebhookFunctions, items: INodeExecutionData[]): ResumeContext {
 	const getNodeParameter = (name: string, _itemIndex: number, fallback?: unknown) =>
@@ -54,10 +45,7 @@ export function resumeContext(ctx: IWebhookFunctions, items: INodeExecutionData[
 	};
 }
 
-/**
- * The kinds are written for the execute context; a resumed batch calls only the members of ResumeContext
- * (test/RunComfyDeployment/park.test.ts: a resumed batch no longer looks for $runIndex on the webhook).
- */
+/** The kinds are written for the execute context; a resumed batch calls only the members of ResumeContext. */
 export const asExecuteContext = (view: ResumeContext): IExecuteFunctions => view as IExecuteFunctions;
 
 /** A parked batch rebuilt on the resume context: its checked items, wait options and how each job ended. */

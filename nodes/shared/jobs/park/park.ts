@@ -1,19 +1,6 @@
 /**
- * Wait Mode "Park Until RunComfy Calls Back": instead of polling, the execution is saved as waiting and holds
- * nothing (no memory, no worker slot, no timer of ours) until the service POSTs the end of a job to this
- * execution's resume URL; the node's webhook (./callback.ts) then finishes the batch.
- *
- * - Every job is submitted with the callback URL `<resume URL>&park=<park id>&item=<input item index>`. An
- *   execution has one resume URL for all its parks (two parking nodes, or one in a loop); the park id, new for
- *   each park and kept with its jobs, tells the webhook which park a callback belongs to.
- * - One status check before parking: when every job has already ended, the flow continues here as usual.
- * - Where the ids live while parked: n8n saves the node's execution stack entry with the execution and gives
- *   it back to the webhook (its input items) and, at Max Wait, to the resumed (disabled) node, which passes it
- *   through. So the entry's input becomes one item per input item: its ids and what the webhook needs, worded
- *   as the explicit "no result within Max Wait" output. Any batch size fits (custom data would cap it at 10 ×
- *   512 characters).
- * - The resume URL must be reachable by the service: a loopback/private n8n address with a public service is
- *   refused before anything is paid.
+ * Wait Mode "Park Until RunComfy Calls Back": the execution waits saved, holding nothing, until the service POSTs a
+ * job's end to its resume URL (./callback.ts).
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
@@ -30,7 +17,7 @@ import type { ReadWaitOptions } from '../options';
 
 /** What a parked job keeps in its stack item (`json.parked`), for the webhook. */
 export interface ParkedJob extends IDataObject {
-	/** The park's id (absent in executions parked by versions before 2026-11-28). */
+	/** The park's id (absent in executions parked by older versions). */
 	park?: string;
 	item: number;
 	id: string;
@@ -54,14 +41,13 @@ export function parkedJobOf(item: INodeExecutionData | undefined): ParkedJob | u
 	return parked as ParkedJob;
 }
 
-/** What parking did: the jobs had all ended (finished like any wait), or the execution parked (its outputs while it waits). */
+/**
+ * What parking did: the jobs had all ended (finished like any wait), or the execution parked (its outputs while it
+ * waits).
+ */
 export type Parked<P extends JobItem> = { finished: Finished<P> } | { parked: Outputs };
 
-/**
- * After submitting: one status check of every job. All ended → finished here like any finished wait
- * (`delivered_by: 'poll'`); otherwise the execution parks until the service calls back or Max Wait.
- * `soFar`: the output of items refused before or at submission, kept in the parked stack entry.
- */
+/** After submitting: one status check of every job. */
 export async function parkOrFinish<P extends JobItem, O>(
 	batch: Batch<P, O>,
 	tracked: Array<Tracked<P>>,
@@ -86,8 +72,8 @@ export async function parkOrFinish<P extends JobItem, O>(
 }
 
 /**
- * Parks the execution: the stack entry's input becomes the fallback items (see the file comment), the node's
- * own output while it waits says so, and n8n stores the execution as waiting until Max Wait.
+ * Parks the execution: the stack entry's input becomes the fallback items, the node's own
+ * output while it waits says so, and n8n stores the execution as waiting until Max Wait.
  */
 async function park<P extends JobItem, O>(
 	batch: Batch<P, O>,

@@ -13,11 +13,7 @@ import type { JobItem } from '../kind';
 import { readWaitMode } from '../options';
 import { readBoolean } from '../../params';
 
-/**
- * Before anything is checked or paid: whether this batch parks (Wait for Completion and Wait Mode of the first
- * item, like every wait option of the flow) and, if so, the resume URL, refused when the service cannot reach
- * it. Options that cannot be read are left to the item checks, which report them per item.
- */
+/** Whether this batch parks and, if so, its resume URL, refused when the service cannot reach it. */
 export async function planParking<P extends JobItem, O>(batch: Batch<P, O>): Promise<ParkPlan | undefined> {
 	const { ctx, kind } = batch;
 	if (!kind.park || batch.items.length === 0) return undefined;
@@ -47,9 +43,8 @@ export async function planParking<P extends JobItem, O>(batch: Batch<P, O>): Pro
 }
 
 /**
- * The service can only call back when n8n's public address (WEBHOOK_URL) is one it can reach: a resume URL on
- * a loopback, private or link-local address is refused, unless the service itself is on such an address (a
- * local stand-in on the same machine or network).
+ * The service can call back only to an address it can reach: a loopback, private or link-local resume URL is
+ * refused unless the service is on one too.
  */
 export function assertReachable(ctx: IExecuteFunctions, resumeUrl: string, serviceBaseUrl: string, family: ApiFamily): void {
 	const fix =
