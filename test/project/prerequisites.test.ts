@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals */
 /**
  * `npm test` prepares only what the selected suites need (scripts/test-prerequisites.js), and jest runs the
  * real-n8n suites last (scripts/jest-sequencer.js) so both workers have work while n8n is provisioned.
