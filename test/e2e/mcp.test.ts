@@ -110,7 +110,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-	sandbox.configure({ faults: { rate5xx: 0 } });
+	sandbox.configure({ faults: { rate5xx: 0, rateDrop: 0 } });
 	sandbox.clearLog();
 });
 
