@@ -14,7 +14,7 @@ module.exports = {
 	testPathIgnorePatterns: ['/node_modules/', ...(phase === 'unit' ? [E2E] : phase === 'e2e' ? [`^(?!.*${E2E})`] : [])],
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
 	testTimeout: 60000,
-	// The real-n8n suites spend much of their time waiting on n8n and the sandbox: a third one keeps both cores busy.
-	maxWorkers: phase === 'e2e' ? 3 : 2,
+	// Two, as many as cores: with a third, a queue-mode restart under load outlasted its test's wait.
+	maxWorkers: 2,
 	testSequencer: '<rootDir>/scripts/jest-sequencer.js',
 };
