@@ -11,6 +11,7 @@ import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
 import type { N8nInstance, UserFolder, WorkflowJson } from '../../scripts/e2e/n8n';
 import { modelRunWorkflow, runModels } from '../../scripts/e2e/polling';
+import { waitFor as pollUntil } from '../../scripts/e2e/parking';
 
 const TEST_TIMEOUT = 4 * 60 * 1000;
 const FLUX = 'blackforestlabs/flux-2/flash/text-to-image';
@@ -23,14 +24,9 @@ const PROMPTS = [
 
 type Summary = { id: string; status?: string; mode?: string; retryOf?: string | null };
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, deadline: number): Promise<T> {
-	for (;;) {
-		const found = await probe();
-		if (found !== undefined) return found;
-		if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 200));
-	}
-}
+/** scripts/e2e/parking.js's poll, until one deadline shared by a test's waits. */
+const waitFor = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, deadline: number): Promise<T> =>
+	pollUntil(what, async () => await probe(), { limitMs: Math.max(0, deadline - Date.now()), intervalMs: 200 });
 
 let sandbox: Sandbox;
 
