@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals */
 /**
  * n8n's Retry of a failed execution in a REAL n8n (2.x pinned and the latest 1.x), through the REST call the
  * Executions list's Retry button makes (`POST /rest/executions/:id/retry`, "with currently saved workflow"
