@@ -10,7 +10,7 @@ const path = require('path');
 
 const { ROOT, CREDENTIAL_NAME, CREDENTIAL_TYPE } = require('./constants');
 const { track, run, supervise, httpStatus, freePort, tail } = require('./processes');
-const { node24, ensureN8n, n8nBin } = require('./provision');
+const { node24, ensureN8n, n8nBin, withLock } = require('./provision');
 const { RestClient } = require('./rest-client');
 const { n8nEnv } = require('./user-folder');
 
@@ -25,6 +25,37 @@ function envFor(userFolder, home, extra) {
 	return env;
 }
 
+const SQLITE_FILES = ['database.sqlite', 'database.sqlite-wal', 'database.sqlite-shm'];
+
+/**
+ * Gives a new SQLite user folder a copy of an empty database that this n8n already migrated: every suite
+ * would otherwise run all of n8n's migrations again on its first command.
+ */
+async function seedDatabase(userFolder, n8nHome, env) {
+	if (env.DB_TYPE !== 'sqlite' || fs.existsSync(path.join(userFolder.n8nDir, 'database.sqlite'))) return;
+	const template = path.join(n8nHome, '.migrated-user-folder', '.n8n');
+	await withLock(`db-template-${path.basename(n8nHome)}`, async () => {
+		if (fs.existsSync(path.join(template, 'database.sqlite'))) return;
+		const scratchDir = `${path.dirname(template)}.tmp`;
+		const scratch = { dir: scratchDir, n8nDir: path.join(scratchDir, '.n8n'), encryptionKey: crypto.randomBytes(24).toString('hex') };
+		fs.rmSync(scratch.dir, { recursive: true, force: true });
+		fs.mkdirSync(path.join(scratch.dir, '.n8n'), { recursive: true });
+		const brokerPort = await freePort();
+		const res = await run(node24().bin, [n8nBin(n8nHome), 'list:workflow'], {
+			cwd: scratch.dir,
+			env: envFor(scratch, n8nHome, { N8N_RUNNERS_BROKER_PORT: String(brokerPort) }),
+			timeoutMs: 5 * 60 * 1000,
+		});
+		if (res.code !== 0) throw new Error(`n8n list:workflow could not migrate a new database:\n${tail(res.stderr)}`);
+		fs.rmSync(path.dirname(template), { recursive: true, force: true });
+		fs.renameSync(scratch.dir, path.dirname(template));
+	});
+	fs.mkdirSync(userFolder.n8nDir, { recursive: true });
+	for (const file of SQLITE_FILES) {
+		if (fs.existsSync(path.join(template, file))) fs.copyFileSync(path.join(template, file), path.join(userFolder.n8nDir, file));
+	}
+}
+
 /**
  * Runs one n8n CLI command (`n8n <args>`) against the user folder, on Node 24.
  * Resolves with { code, stdout, stderr }; use `check: true` to reject on a non-zero exit.
@@ -32,11 +63,9 @@ function envFor(userFolder, home, extra) {
 async function n8nCli(userFolder, args, { home, env = {}, timeoutMs = 3 * 60 * 1000, check = false } = {}) {
 	const n8nHome = home || (await ensureN8n());
 	const brokerPort = await freePort();
-	const res = await run(node24().bin, [n8nBin(n8nHome), ...args], {
-		cwd: userFolder.dir,
-		env: envFor(userFolder, n8nHome, { N8N_RUNNERS_BROKER_PORT: String(brokerPort), ...env }),
-		timeoutMs,
-	});
+	const fullEnv = envFor(userFolder, n8nHome, { N8N_RUNNERS_BROKER_PORT: String(brokerPort), ...env });
+	await seedDatabase(userFolder, n8nHome, fullEnv);
+	const res = await run(node24().bin, [n8nBin(n8nHome), ...args], { cwd: userFolder.dir, env: fullEnv, timeoutMs });
 	if (check && res.code !== 0) {
 		const err = new Error(`n8n ${args.join(' ')} failed (exit ${res.code}):\n${tail(res.stdout)}\n${tail(res.stderr)}`);
 		Object.assign(err, res);
@@ -210,20 +239,22 @@ async function startN8n(userFolder, { port, home, env = {}, readyTimeoutMs = 5 *
 	const listenPort = port || (await freePort());
 	const brokerPort = await freePort();
 	const url = `http://127.0.0.1:${listenPort}`;
+	const fullEnv = envFor(userFolder, n8nHome, {
+		N8N_PORT: String(listenPort),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		N8N_PROTOCOL: 'http',
+		N8N_EDITOR_BASE_URL: `${url}/`,
+		WEBHOOK_URL: `${url}/`,
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		N8N_PUSH_BACKEND: 'websocket',
+		...env,
+	});
+	await seedDatabase(userFolder, n8nHome, fullEnv);
 	const child = track(
 		spawn(node24().bin, [n8nBin(n8nHome), 'start'], {
 			cwd: userFolder.dir,
-			env: envFor(userFolder, n8nHome, {
-				N8N_PORT: String(listenPort),
-				N8N_LISTEN_ADDRESS: '127.0.0.1',
-				N8N_HOST: '127.0.0.1',
-				N8N_PROTOCOL: 'http',
-				N8N_EDITOR_BASE_URL: `${url}/`,
-				WEBHOOK_URL: `${url}/`,
-				N8N_RUNNERS_BROKER_PORT: String(brokerPort),
-				N8N_PUSH_BACKEND: 'websocket',
-				...env,
-			}),
+			env: fullEnv,
 			detached: true,
 			stdio: ['ignore', 'pipe', 'pipe'],
 		}),
