@@ -58,6 +58,20 @@ ready_problem() {
 	[[ "$answer" == "$version" ]] || echo "n8n --version answered '${answer:0:300}'"
 }
 
+sqlite3_version() { node -p 'require(process.argv[1] + "/package.json").version' "$1" 2>/dev/null || true; }
+
+# The build folder of the same sqlite3 in another ready n8n of the cache (built for this Node), if any.
+built_sqlite3() {
+	local wanted other
+	wanted="$(sqlite3_version "$home/node_modules/sqlite3")"
+	[[ -n "$wanted" ]] || return 0
+	for other in "$cache"/n8n-*/; do
+		other="${other%/}"
+		[[ "$other" != "$home" && -f "$other/.ready" && -f "$other/node_modules/sqlite3/build/Release/node_sqlite3.node" ]] || continue
+		[[ "$(sqlite3_version "$other/node_modules/sqlite3")" == "$wanted" ]] && { echo "$other/node_modules/sqlite3/build"; return 0; }
+	done
+}
+
 installed_version() {
 	(cd "$home" && node -p 'require("n8n/package.json").version' 2>/dev/null) || true
 }
@@ -104,10 +118,24 @@ for attempt in 1 2; do
 		without_npm_env npm install --ignore-scripts --no-audit --no-fund --loglevel=error "n8n@$version" >&2
 		fresh=true
 	fi
-	log "building sqlite3 and isolated-vm for Node $(node --version)"
+	# Compiling sqlite3 takes minutes: take the build of another n8n in the cache when its sqlite3 is the same.
+	rebuild=(sqlite3 isolated-vm)
+	if [[ ! -f node_modules/sqlite3/build/Release/node_sqlite3.node ]] && built="$(built_sqlite3)" && [[ -n "$built" ]]; then
+		log "taking sqlite3's build from $built"
+		cp -R "$built" node_modules/sqlite3/build
+		rebuild=(isolated-vm)
+	fi
+	log "building ${rebuild[*]} for Node $(node --version)"
 	without_npm_env npm_config_nodedir="$node_home" npm_config_build_from_source=sqlite3 \
-		npm rebuild sqlite3 isolated-vm --ignore-scripts=false --no-audit --no-fund --loglevel=error >&2
+		npm rebuild "${rebuild[@]}" --ignore-scripts=false --no-audit --no-fund --loglevel=error >&2
 	problem="$(ready_problem)"
+	if [[ -n "$problem" && "${rebuild[*]}" == isolated-vm ]]; then
+		log "the copied sqlite3 build does not work ($problem): building sqlite3"
+		rm -rf node_modules/sqlite3/build
+		without_npm_env npm_config_nodedir="$node_home" npm_config_build_from_source=sqlite3 \
+			npm rebuild sqlite3 --ignore-scripts=false --no-audit --no-fund --loglevel=error >&2
+		problem="$(ready_problem)"
+	fi
 	[[ -z "$problem" ]] && break
 	if [[ "$fresh" == true || "$attempt" == 2 ]]; then
 		die "n8n@$version in $home does not work after installing it: $problem"
