@@ -9,9 +9,6 @@ const { startSandbox, parseQuirkList } = require('./index');
 
 const HELP = `Usage: npm run sandbox -- [flags]
 
-  --host <ip>                 interface to bind (default 127.0.0.1)
-  --advertise-host <name>     host name used in the printed/returned URLs (default: --host)
-  --foreign-host <name>       host name of the foreign file URLs (default localhost)
   --port-base <n>             modelApi=n, serverless=n+1, trainer=n+2, files=n+3 (default: free ports)
   --token <t>                 bearer token (default sandbox-token-0123456789)
   --quirks=<list>             comma list: live, bareDeploymentList, !wrappedDatasetList, inferencePaths=v2,
@@ -86,9 +83,6 @@ async function main() {
 	// Realistic by default when started by hand or by the benchmark: run times spread ±20 % around their mean.
 	const config = { spread: 0.2 };
 	const webhooks = {};
-	if (a.host) config.host = a.host;
-	if (a['advertise-host']) config.advertiseHost = a['advertise-host'];
-	if (a['foreign-host']) config.foreignHost = a['foreign-host'];
 	if (a['port-base']) config.portBase = num(a['port-base'], 'port-base');
 	if (a.token) config.token = a.token;
 	if (a.quirks) config.quirks = parseQuirkList(a.quirks);

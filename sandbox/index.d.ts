@@ -283,15 +283,7 @@ export interface Sandbox {
 }
 
 export interface StartOptions extends SandboxConfig {
-	/** Interface to bind, default '127.0.0.1'. */
-	host?: string;
-	/** Host name put in urls (and the one the file host treats as allowed); default `host` (127.0.0.1 for 0.0.0.0). */
-	advertiseHost?: string;
-	/** Host name of urls.foreignFiles (same server, treated as foreign); default 'localhost'. */
-	foreignHost?: string;
-	/** Fixed ports per family (0 or absent = a free port). */
-	ports?: { modelApi?: number; serverless?: number; trainer?: number; files?: number };
-	/** modelApi = portBase, serverless = +1, trainer = +2, files = +3 (when `ports` does not say). */
+	/** modelApi = portBase, serverless = +1, trainer = +2, files = +3 (default: free ports). */
 	portBase?: number;
 }
 

@@ -20,6 +20,8 @@ const training = require('./training');
 const filesHost = require('./files-host');
 
 const DEFAULT_TOKEN = 'sandbox-token-0123456789';
+/** Every family listens on loopback only; the file host treats this name as allowed and `localhost` as foreign. */
+const HOST = '127.0.0.1';
 
 const DEFAULTS = {
 	token: DEFAULT_TOKEN,
@@ -110,11 +112,10 @@ const LIVE_QUIRKS = {
 };
 
 async function startSandbox(options = {}) {
-	const { host = '127.0.0.1', ports = {}, portBase, advertiseHost, foreignHost = 'localhost', ...config } = options;
-	const urlHost = advertiseHost || (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host);
+	const { portBase, ...config } = options;
 	const initial = mergeConfig(DEFAULTS, config);
 	const sb = {
-		host: urlHost.replace(/^\[|\]$/g, ''),
+		host: HOST,
 		urls: null,
 		log: new RequestLog(),
 		faults: new FaultInjector(),
@@ -237,30 +238,27 @@ async function startSandbox(options = {}) {
 			const f = families[i];
 			const server = createServer(sb, familyApi[f]);
 			sb.servers.push(server);
-			const port = ports[f] ?? (portBase ? portBase + i : 0);
-			bound[f] = await listen(server, host, port);
+			bound[f] = await listen(server, HOST, portBase ? portBase + i : 0);
 		}
 		// The foreign host name (localhost) may resolve to ::1: serve the files there too when possible.
-		if (host === '127.0.0.1' && foreignHost === 'localhost') {
-			const v6 = createServer(sb, 'files');
-			try {
-				await listen(v6, '::1', bound.files);
-				sb.servers.push(v6);
-			} catch {
-				/* no IPv6 loopback: localhost resolves to 127.0.0.1 anyway */
-			}
+		const v6 = createServer(sb, 'files');
+		try {
+			await listen(v6, '::1', bound.files);
+			sb.servers.push(v6);
+		} catch {
+			/* no IPv6 loopback: localhost resolves to 127.0.0.1 anyway */
 		}
 	} catch (err) {
 		await api.close();
 		throw err;
 	}
-	const at = (p, h = sb.host) => `http://${h.includes(':') ? `[${h}]` : h}:${p}`;
+	const at = (p, h = HOST) => `http://${h}:${p}`;
 	sb.urls = {
 		modelApi: at(bound.modelApi),
 		serverless: at(bound.serverless),
 		trainer: at(bound.trainer),
 		files: at(bound.files),
-		foreignFiles: at(bound.files, foreignHost),
+		foreignFiles: at(bound.files, 'localhost'),
 	};
 	sb.stable = { models: STABLE_MODELS, deployments: deployments.STABLE_DEPLOYMENTS };
 	return api;

@@ -15,7 +15,7 @@ import type { RunComfyCredentialData } from './engine';
 
 /** Starts a sandbox on 127.0.0.1 with `config`. */
 export async function openSandbox(config: SandboxConfig = {}): Promise<Sandbox> {
-	return await startSandbox({ host: '127.0.0.1', ...config });
+	return await startSandbox(config);
 }
 
 /**

@@ -123,7 +123,7 @@ beforeAll(
 		await h.ensureN8n();
 		await h.ensureBuilt();
 		services = await q.startServices();
-		sandbox = await startSandbox({ host: '127.0.0.1', runDurationMs: 1500, queueMs: 0 });
+		sandbox = await startSandbox({ runDurationMs: 1500, queueMs: 0 });
 		userFolder = h.createUserFolder();
 		// The first CLI command migrates the empty PostgreSQL database.
 		const credential = await q.importCredential(userFolder, services, h.sandboxCredential(sandbox));

@@ -49,7 +49,7 @@ beforeAll(
 		await h.ensureBuilt();
 		services = await q.startServices();
 		// The runs last far longer than the test: they are still going on the service when the worker dies.
-		sandbox = await startSandbox({ host: '127.0.0.1', runDurationMs: 60 * 60 * 1000, queueMs: 0 });
+		sandbox = await startSandbox({ runDurationMs: 60 * 60 * 1000, queueMs: 0 });
 		userFolder = h.createUserFolder();
 		const credential = await q.importCredential(userFolder, services, h.sandboxCredential(sandbox));
 		workflow = await q.importWorkflow(userFolder, services, modelRunWorkflow({ credential }), { publish: true });
