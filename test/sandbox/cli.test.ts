@@ -20,15 +20,22 @@ describe('sandbox CLI', () => {
 	it('prints help and refuses unknown arguments', () => {
 		const help = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8' });
 		expect(help.status).toBe(0);
-		expect(help.stdout).toContain('--port-base');
-		const bad = spawnSync(process.execPath, [CLI, 'oops'], { encoding: 'utf8' });
-		expect(bad.status).toBe(64);
+		expect(help.stdout).toContain('--config');
+		for (const args of [['oops'], ['--run-ms', '500'], ['--config']]) {
+			const bad = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+			expect(bad.status).toBe(64);
+			expect(bad.stderr).toMatch(/^sandbox: (unknown argument|--config needs a value)/);
+		}
 	});
 
 	it('starts, prints URLs and token as JSON, and serves with the given quirks until killed', async () => {
-		const child = spawn(process.execPath, [CLI, '--json', '--token', 'cli-token-1234567', '--quirks=live', '--wallet', '777'], {
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
+		const child = spawn(
+			process.execPath,
+			[CLI, '--json', '--quirks=live', '--config', JSON.stringify({ token: 'cli-token-1234567', walletMicrodollars: 777 })],
+			{
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
 		try {
 			const line = await new Promise<string>((resolve, reject) => {
 				let out = '';
