@@ -10,7 +10,6 @@
  *   sim.large: outputs are `largeOutputBytes` big
  *   sim.fails: error text; every run fails
  *   sim.foreignThumbnail: the output also carries a `thumbnail` URL on the foreign (not allow-listed) host
- *   sim.meanRunMs: typical in_progress time of the live model (used when `catalogMeans` is on)
  */
 const fs = require('fs');
 const path = require('path');

@@ -11,7 +11,7 @@ const HELP = `Usage: npm run sandbox -- [flags]
 
   --quirks=<list>        comma list: live, bareDeploymentList, !wrappedDatasetList, inferencePaths=v2,
                          deploymentCancelRequested, resultSaysCompleted, americanCanceled, errorsAsHttp200,
-                         statusSaysFailed, resultNotReady400, patchRequiresName, emptyInferenceBodyRunsDefaults
+                         statusSaysFailed, resultNotReady400, patchRequiresName
   --config=<json|@file>  any SandboxConfig (sandbox/index.d.ts), merged last, e.g. '{"runDurationMs":500,"portBase":18000}';
                          run times spread ±20 % here unless it sets "spread"
   --json                 print one JSON line instead of text

@@ -35,7 +35,6 @@ function makeDeployment(sb, seed, now) {
 		overrides: JSON.parse(JSON.stringify(seed.overrides || {})),
 		readme: seed.readme || `# ${seed.name}\n`,
 		large: !!seed.large,
-		meanRunMs: seed.meanRunMs,
 		instanceId: uuid(),
 	};
 }

@@ -25,8 +25,6 @@ export interface SandboxQuirks {
 	resultNotReady400?: boolean;
 	/** PATCH /prod/v2/deployments/{id} without `name` is refused with 422 "Deployment name is required" (live). */
 	patchRequiresName?: boolean;
-	/** Inference with an empty body (`{}` or none) runs the saved defaults instead of 422. */
-	emptyInferenceBodyRunsDefaults?: boolean;
 }
 
 export interface SandboxFaults {
@@ -62,7 +60,7 @@ export interface SandboxFaults {
 
 /**
  * Webhook deliveries of deployment requests submitted with `webhook` (query parameter, or the legacy body field).
- * Only loopback targets (127.0.0.0/8, ::1, localhost) and `allowedHosts` are contacted; anything else is refused
+ * Only loopback targets (127.0.0.0/8, ::1, localhost) are contacted; anything else is refused
  * before any connection or lookup and logged with `refused`.
  */
 export interface SandboxWebhooks {
@@ -85,8 +83,6 @@ export interface SandboxWebhooks {
 	outOfOrderRate?: number;
 	/** Longest hold of an out-of-order final event, ms (default 2000). */
 	holdMs?: number;
-	/** Host names besides loopback that may receive webhooks (opt-in; default none). Tests must not use this. */
-	allowedHosts?: string[];
 }
 
 export interface SandboxConfig {
@@ -95,7 +91,7 @@ export interface SandboxConfig {
 	walletMicrodollars?: number;
 	/** Mean time a model run / deployment request spends in_progress, ms (default 2000). Total = queueMs + capacity wait + this (with `queueShare`: the whole time but the capacity wait). */
 	runDurationMs?: number;
-	/** Per-model (or per deployment id/name) mean in_progress time, ms; wins over the catalog means and runDurationMs. */
+	/** Per-model (or per deployment id/name) mean in_progress time, ms; wins over runDurationMs. */
 	modelDurations?: Record<string, number>;
 	/**
 	 * Each run lasts mean × (1 + s), s = spread × (u1 + u2 + u3) / 3 with u uniform on [-1, 1]: bell-shaped, never
@@ -109,10 +105,6 @@ export interface SandboxConfig {
 	 * so batches of different models submitted side by side run for the same times (benchmarks). Default false.
 	 */
 	drawsPerTarget?: boolean;
-	/** Use each model's `sim.meanRunMs` from fixtures/models and each deployment's `meanRunMs` as its mean (default false: runDurationMs). */
-	catalogMeans?: boolean;
-	/** Factor on those catalog means, e.g. 0.01 to keep their ratios with short runs (default 1). */
-	meanScale?: number;
 	/** How long every run stays in_queue before it may start, ms (default 300). */
 	queueMs?: number;
 	/**
@@ -135,12 +127,8 @@ export interface SandboxConfig {
 	trainingStepMs?: number;
 	/** A training attempt reports RUNNING at its first step this long (loading the model). Default 0. */
 	trainingLoadMs?: number;
-	/** A finished training attempt reports RUNNING with every step done this long (saving). Default 0. */
-	trainingSaveMs?: number;
 	/** Training: ms a job stays IN_QUEUE (default: queueMs). */
 	trainingQueueMs?: number;
-	/** Training: the first attempt of every job STOPs at this step with "server was reclaimed" (preemption). */
-	preemptAtStep?: number;
 	/** Dataset: ms from last upload to READY (default 300). */
 	datasetReadyMs?: number;
 	/** Size in bytes of generated outputs of models/deployments marked large (default 3 GiB). */
@@ -149,14 +137,10 @@ export interface SandboxConfig {
 	failingModels?: Record<string, string>;
 	/** Charge per deployment inference, microdollars (default 20_000). */
 	deploymentPriceMicrodollars?: number;
-	/** Charge per training submit or resume, microdollars (default 250_000). */
-	trainingPriceMicrodollars?: number;
 	/** deploymentCancelRequested quirk: the run turns cancelled this long after the cancel (or after 2 status polls). Default 100. */
 	cancelDelayMs?: number;
 	/** Lifetime of signed upload URLs, ms (default 15 min). */
 	signedUrlTtlMs?: number;
-	/** Model API accepts http:// file inputs too (default false: HTTPS only, as the contract says). */
-	allowHttpInputs?: boolean;
 	/**
 	 * Model run outputs are listed as https:// URLs, as the live service lists them, so a workflow can pass them on
 	 * to another model's file inputs (which must be https). The sandbox serves plain http, so downloading such a

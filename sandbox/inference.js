@@ -34,16 +34,12 @@ function usableDeployment(sb, id) {
 function inference(sb, rq) {
 	checkVersion(sb, rq);
 	const d = usableDeployment(sb, rq.params.id);
-	let body = rq.body;
-	const quirks = sb.config.quirks;
+	const body = rq.body;
 	if (body === undefined || (isPlainObject(body) && Object.keys(body).length === 0)) {
-		if (!quirks.emptyInferenceBodyRunsDefaults) {
-			throw validationError(
-				[{ loc: ['body'], msg: 'Empty inference body: send {"overrides": {...}} (or a workflow_api_json)', type: 'missing' }],
-				'Empty inference body is not accepted',
-			);
-		}
-		body = {};
+		throw validationError(
+			[{ loc: ['body'], msg: 'Empty inference body: send {"overrides": {...}} (or a workflow_api_json)', type: 'missing' }],
+			'Empty inference body is not accepted',
+		);
 	}
 	if (!isPlainObject(body)) throw validationError([{ loc: ['body'], msg: 'Input should be a valid dictionary', type: 'dict_type' }]);
 	const detail = [];
@@ -71,7 +67,7 @@ function inference(sb, rq) {
 	}
 	const effective = applyOverrides(graph, body.overrides);
 	const failure = (sb.config.failingModels && (sb.config.failingModels[d.id] || sb.config.failingModels[d.name])) || null;
-	const meanMs = meanRunMs(sb.config, [d.id, d.name], d.meanRunMs);
+	const meanMs = meanRunMs(sb.config, [d.id, d.name]);
 	const hook = webhookRequest(rq.query, body);
 	const run = createRun(sb, {
 		kind: 'deployment',

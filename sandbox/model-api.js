@@ -128,7 +128,7 @@ function submit(sb, rq) {
 	const model = sb.catalog.byId.get(id);
 	if (!model) throw modelNotFound(id);
 	const body = rq.body === undefined ? {} : rq.body;
-	const detail = validateInputs(model.input_schema, body, { allowHttp: !!sb.config.allowHttpInputs });
+	const detail = validateInputs(model.input_schema, body);
 	if (detail.length) throw validationError(detail);
 	const price = Math.round(model.base_price_usd * 1e6);
 	if (sb.wallet < price) {
@@ -141,7 +141,7 @@ function submit(sb, rq) {
 	}
 	const sim = sb.catalog.sims.get(id);
 	const failure = sim.fails || (sb.config.failingModels && sb.config.failingModels[id]) || null;
-	const meanMs = meanRunMs(sb.config, [id], sim.meanRunMs);
+	const meanMs = meanRunMs(sb.config, [id]);
 	const run = createRun(sb, {
 		kind: 'model',
 		target: id,

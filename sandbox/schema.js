@@ -78,7 +78,7 @@ function ajvErrorToDetail(err) {
 	}
 }
 
-function checkFileUrl(value, loc, allowHttp) {
+function checkFileUrl(value, loc) {
 	if (typeof value !== 'string') return null;
 	if (/^data:/i.test(value)) {
 		return { loc, msg: 'Base64 data URIs are not accepted; pass a publicly accessible HTTPS URL', type: 'value_error.url' };
@@ -89,7 +89,7 @@ function checkFileUrl(value, loc, allowHttp) {
 	} catch {
 		return { loc, msg: 'Input should be a valid URL (a publicly accessible HTTPS URL)', type: 'value_error.url' };
 	}
-	if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) {
+	if (url.protocol !== 'https:') {
 		return { loc, msg: `URL scheme '${url.protocol.replace(':', '')}' is not accepted; use a public HTTPS URL`, type: 'value_error.url' };
 	}
 	return null;
@@ -98,7 +98,7 @@ function checkFileUrl(value, loc, allowHttp) {
 /**
  * @returns {Array<{loc: Array<string|number>, msg: string, type: string}>} empty when valid
  */
-function validateInputs(inputSchema, body, opts = {}) {
+function validateInputs(inputSchema, body) {
 	if (!isPlainObject(body)) {
 		return [{ loc: ['body'], msg: 'Input should be a valid dictionary (a flat JSON object of the model inputs)', type: 'dict_type' }];
 	}
@@ -119,11 +119,11 @@ function validateInputs(inputSchema, body, opts = {}) {
 		if (!FILE_FORMATS.has(prop.format) || body[name] == null) continue;
 		if (Array.isArray(body[name])) {
 			body[name].forEach((v, i) => {
-				const d = checkFileUrl(v, ['body', name, i], opts.allowHttp);
+				const d = checkFileUrl(v, ['body', name, i]);
 				if (d) detail.push(d);
 			});
 		} else {
-			const d = checkFileUrl(body[name], ['body', name], opts.allowHttp);
+			const d = checkFileUrl(body[name], ['body', name]);
 			if (d) detail.push(d);
 		}
 	}

@@ -4,9 +4,7 @@
  * and u1..u3 are uniform on [-1, 1]: a bell-shaped (piecewise quadratic) law, symmetric, bounded by ±spread,
  * standard deviation spread / 3. Three uniforms rather than a normal law because the bound must be hard.
  *
- * The mean of a run: `modelDurations[model id | deployment id | deployment name]` (ms), else with
- * `catalogMeans` on the catalog's `sim.meanRunMs` (deployments: `meanRunMs` of the fixture) × `meanScale`,
- * else `runDurationMs`.
+ * The mean of a run: `modelDurations[model id | deployment id | deployment name]` (ms), else `runDurationMs`.
  *
  * Draws come from one seeded stream (`seed`), one draw per submitted run in submission order, whether or not
  * the spread is on, so the n-th run after a reset (or a new `seed`) always gets the n-th draw. With
@@ -38,10 +36,9 @@ function bellFraction(random) {
 }
 
 /** The mean in_progress time of a run on `keys` (first key with a `modelDurations` entry wins). */
-function meanRunMs(config, keys, catalogMean) {
+function meanRunMs(config, keys) {
 	const overrides = config.modelDurations || {};
 	for (const k of keys) if (k != null && overrides[k] != null) return Math.max(0, Number(overrides[k]) || 0);
-	if (config.catalogMeans && catalogMean > 0) return catalogMean * (config.meanScale ?? 1);
 	return Math.max(0, config.runDurationMs ?? 0);
 }
 

@@ -2,12 +2,11 @@
 /**
  * ai-toolkit training jobs on urls.trainer (/prod/v1/trainers/ai-toolkit/jobs...). State is computed from
  * timestamps: each submit/resume is an "attempt" (queued -> running: loading the model for trainingLoadMs at its
- * first step, then trainingStepMs per step, then saving the final model for trainingSaveMs with every step done
- * -> ends), as ai-toolkit reports RUNNING while it loads and saves.
+ * first step, then trainingStepMs per step -> ends), as ai-toolkit reports RUNNING while it loads.
  *
  * Triggers (see README): config.name containing "fail" -> FAILED every attempt; process[0].model.name_or_path
- * containing "fail" -> FAILED (fixable with edit); config.name containing "preempt" or the preemptAtStep knob
- * -> the first attempt STOPs early with result error "Job failed: server was reclaimed.".
+ * containing "fail" -> FAILED (fixable with edit); config.name containing "preempt" -> the first attempt STOPs
+ * at half its steps with result error "Job failed: server was reclaimed.".
  */
 const YAML = require('yaml');
 const { apiError, validationError, iso, uuid, isPlainObject } = require('./util');
@@ -16,6 +15,7 @@ const TRAINING_FOLDER = '/app/ai-toolkit/output';
 const DATASET_PREFIX = '/app/ai-toolkit/datasets/';
 const GPU_TYPES = ['ADA_80_PLUS', 'HOPPER_141'];
 const RECLAIMED = 'Job failed: server was reclaimed.';
+const TRAINING_PRICE_MICRODOLLARS = 250_000;
 
 const jobNotFound = (id) => apiError(404, 40451, `JOB_NOT_FOUND: training job '${id}' not found`);
 const jobValidation = (detail, message) => validationError(detail, message, 42251);
@@ -179,7 +179,7 @@ function compute(sb, job, now = Date.now()) {
 		reason = 'preempt';
 	}
 	const stepsFrom = startAt + a.loadMs;
-	const endAt = stepsFrom + (endStep - a.startStep) * ms + (reason === 'done' ? a.saveMs : 0);
+	const endAt = stepsFrom + (endStep - a.startStep) * ms;
 	const stepAt = (t) => Math.min(endStep, a.startStep + (ms > 0 ? Math.floor(Math.max(0, t - stepsFrom) / ms) : endStep));
 	const base = { attempt: a, total, startAt, endAt };
 	if (a.cancelAt != null && a.cancelAt < endAt) {
@@ -249,7 +249,7 @@ function snapshot(sb, job, now) {
 }
 
 function charge(sb) {
-	const price = Math.round(sb.config.trainingPriceMicrodollars ?? 0);
+	const price = TRAINING_PRICE_MICRODOLLARS;
 	if (sb.wallet < price) {
 		throw apiError(
 			402,
@@ -267,7 +267,6 @@ function newAttempt(sb, startStep, preemptStep) {
 		queueMs: Math.max(0, sb.config.trainingQueueMs ?? sb.config.queueMs ?? 0),
 		stepMs: stepMs(sb),
 		loadMs: Math.max(0, sb.config.trainingLoadMs ?? 0),
-		saveMs: Math.max(0, sb.config.trainingSaveMs ?? 0),
 		startStep,
 		preemptStep,
 		cancelAt: null,
@@ -287,12 +286,7 @@ function submit(sb, rq) {
 	const parsed = parseConfig(sb, format, body.config_file);
 	const price = charge(sb);
 	const name = parsed.cfg.name;
-	const preemptStep =
-		Number.isInteger(sb.config.preemptAtStep) && sb.config.preemptAtStep > 0
-			? sb.config.preemptAtStep
-			: /preempt/i.test(name)
-				? Math.max(1, Math.floor(parsed.totalSteps / 2))
-				: null;
+	const preemptStep = /preempt/i.test(name) ? Math.max(1, Math.floor(parsed.totalSteps / 2)) : null;
 	const job = {
 		id: uuid(),
 		name,

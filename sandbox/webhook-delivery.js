@@ -9,7 +9,7 @@
  * event back until the request's next event was delivered (a final event has none: it waits for the next
  * delivery to the same URL, or `holdMs`).
  *
- * Safety: only loopback hosts (127.0.0.0/8, ::1, localhost) and the opt-in `allowedHosts` are contacted.
+ * Safety: only loopback hosts (127.0.0.0/8, ::1, localhost) are contacted.
  * Any other target is refused before any connection or name lookup, and `localhost` must resolve to
  * loopback addresses only. Every attempt and every refusal is a log entry with `api: 'webhook'`.
  */
@@ -29,7 +29,6 @@ const WEBHOOK_DEFAULTS = {
 	duplicateRate: 0,
 	outOfOrderRate: 0,
 	holdMs: 2000,
-	allowedHosts: [],
 };
 
 function isLoopbackAddress(address) {
@@ -52,7 +51,7 @@ function isLoopbackHost(hostname) {
 }
 
 /** Why an event must not be sent to `raw`, or null when it may. Decided on the text alone: no lookup. */
-function refusalReason(raw, cfg) {
+function refusalReason(raw) {
 	let url;
 	try {
 		url = new URL(raw);
@@ -62,8 +61,7 @@ function refusalReason(raw, cfg) {
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') return `scheme ${url.protocol} is not delivered`;
 	if (isLoopbackHost(url.hostname)) return null;
 	const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-	if ((cfg.allowedHosts || []).some((h) => String(h).toLowerCase() === host)) return null;
-	return `${host} is not a loopback host; the sandbox delivers only to 127.0.0.0/8, ::1 and localhost (and webhooks.allowedHosts)`;
+	return `${host} is not a loopback host; the sandbox delivers only to 127.0.0.0/8, ::1 and localhost`;
 }
 
 /** The URL as logged: any `signature` query value replaced (n8n resume URLs carry one). */
@@ -174,7 +172,7 @@ class WebhookSender {
 	/** Delivers one event with its retries; true when a 2xx came back. */
 	async deliver(ev, flags) {
 		const cfg = this.cfg;
-		const refused = refusalReason(ev.url, cfg);
+		const refused = refusalReason(ev.url);
 		if (refused) {
 			this.logAttempt(ev, flags, 1).refused = refused;
 			return false;

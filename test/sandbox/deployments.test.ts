@@ -128,8 +128,6 @@ describe('sandbox deployments', () => {
 			const notInputs = await infer(T2I, { overrides: { 6: { text: 'x' } } });
 			expect(notInputs.status).toBe(422);
 			expect(sb.state().runs).toHaveLength(0);
-			sb.configure({ quirks: { emptyInferenceBodyRunsDefaults: true } });
-			expect((await infer(T2I, {})).status).toBe(200);
 		});
 
 		it('accepts https URLs and data: URIs for file inputs, rejects http and malformed data URIs', async () => {
