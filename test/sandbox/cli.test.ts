@@ -31,7 +31,7 @@ describe('sandbox CLI', () => {
 	it('starts, prints URLs and token as JSON, and serves with the given quirks until killed', async () => {
 		const child = spawn(
 			process.execPath,
-			[CLI, '--json', '--quirks=live', '--config', JSON.stringify({ token: 'cli-token-1234567', walletMicrodollars: 777 })],
+			[CLI, '--json', '--quirks=live', '--config', '{"token":"cli-token-1234567","walletMicrodollars":777}'],
 			{
 				stdio: ['ignore', 'pipe', 'pipe'],
 			},
