@@ -130,4 +130,4 @@ const STABLE_MODELS = {
 	mixedHosts: 'runcomfy/test/mixed-hosts',
 };
 
-module.exports = { CATEGORIES, buildCatalog, STABLE_MODELS };
+module.exports = { buildCatalog, STABLE_MODELS };

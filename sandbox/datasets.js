@@ -421,4 +421,4 @@ const routes = [
 	{ method: 'PUT', path: '/upload/:id/:filename', api: 'files', raw: true, handler: signedPut },
 ];
 
-module.exports = { routes, snapshot, statusOf, DIRECT_MAX };
+module.exports = { routes, snapshot, statusOf };

@@ -229,4 +229,4 @@ const routes = [
 	{ method: 'DELETE', path: '/prod/v2/deployments/:id', handler: remove },
 ].map((r) => ({ ...r, api: 'serverless' }));
 
-module.exports = { routes, seedDeployments, getDeployment, STABLE_DEPLOYMENTS, HARDWARE_SKUS };
+module.exports = { routes, seedDeployments, getDeployment, STABLE_DEPLOYMENTS };

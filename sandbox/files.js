@@ -14,7 +14,7 @@
  */
 const { Readable } = require('stream');
 const { contentTypeFor } = require('./util');
-const { renderPicture, pictureFormat, encodePng, crc32 } = require('./picture');
+const { renderPicture, pictureFormat, encodePng } = require('./picture');
 
 // ---------- small valid files ----------
 function hashColor(name) {
@@ -251,4 +251,4 @@ function serveFile(sb, req, res, segments) {
 	return 200;
 }
 
-module.exports = { serveFile, smallFile, png, wav, mp4, safetensors, JPEG, WEBP, sizedStream, crc32 };
+module.exports = { serveFile };

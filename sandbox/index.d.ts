@@ -273,7 +273,6 @@ export interface StartOptions extends SandboxConfig {
 
 export function startSandbox(config?: StartOptions): Promise<Sandbox>;
 
-export const DEFAULT_TOKEN: string;
 /** Curated model ids tests rely on. */
 export const STABLE_MODELS: SandboxStableIds['models'];
 /** Seeded deployment ids. */
@@ -282,8 +281,6 @@ export const STABLE_DEPLOYMENTS: SandboxStableIds['deployments'];
 export const LIVE_QUIRKS: SandboxQuirks;
 /** Parses `a,b,!c,inferencePaths=v2,live` into a quirks object (CLI helper). */
 export function parseQuirkList(list: string): SandboxQuirks;
-/** Defaults of every knob. */
-export const DEFAULTS: Required<Pick<SandboxConfig, 'token' | 'walletMicrodollars' | 'runDurationMs' | 'queueMs'>> & SandboxConfig;
 
 /** The sandbox's deterministic PRNG (mulberry32): numbers in [0, 1) from `seed`. */
 export function mulberry32(seed: number): () => number;

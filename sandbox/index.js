@@ -259,8 +259,6 @@ async function startSandbox(options = {}) {
 
 module.exports = {
 	startSandbox,
-	DEFAULTS,
-	DEFAULT_TOKEN,
 	LIVE_QUIRKS,
 	parseQuirkList,
 	STABLE_MODELS,

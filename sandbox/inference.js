@@ -264,4 +264,4 @@ const routes = [
 		};
 	});
 
-module.exports = { routes, resultBody };
+module.exports = { routes };

@@ -257,4 +257,4 @@ function encodeJpeg(rgb, width, height) {
 	]);
 }
 
-module.exports = { encodeJpeg, QUALITY };
+module.exports = { encodeJpeg };

@@ -68,4 +68,4 @@ function graphPictureSpec(graph) {
 	};
 }
 
-module.exports = { modelPictureSpec, graphPictureSpec, IMAGE_SIZES, fit };
+module.exports = { modelPictureSpec, graphPictureSpec };

@@ -267,4 +267,4 @@ function renderPicture(spec, format = 'png') {
 	return encode(cv.px, cv.width, cv.height);
 }
 
-module.exports = { renderPicture, drawPicture, pictureFormat, encodePng, crc32, MAX_SIDE, DEFAULT_SIDE, FORMATS: Object.keys(ENCODERS) };
+module.exports = { renderPicture, pictureFormat, encodePng, MAX_SIDE, DEFAULT_SIDE };

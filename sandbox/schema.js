@@ -130,4 +130,4 @@ function validateInputs(inputSchema, body) {
 	return detail;
 }
 
-module.exports = { validateInputs, toAjvSchema, FILE_FORMATS };
+module.exports = { validateInputs };

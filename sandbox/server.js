@@ -286,4 +286,4 @@ function createServer(sb, family) {
 	return server;
 }
 
-module.exports = { Router, createServer, listen, readBody, parseJson, compile, parseQuery };
+module.exports = { Router, createServer, listen, readBody, parseJson };

@@ -89,4 +89,4 @@ function drawRunMs(sb, target, mean) {
 	return Math.min(high, Math.max(low, Math.round(mean * (1 + spread * f))));
 }
 
-module.exports = { MAX_SPREAD, seededStream, spreadOf, meanRunMs, drawRunMs, queueSplit, resetDraws, bellFraction };
+module.exports = { seededStream, meanRunMs, drawRunMs, queueSplit, resetDraws, bellFraction };

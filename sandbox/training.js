@@ -388,4 +388,4 @@ const routes = [
 	{ method: 'POST', path: `${P}/:id/edit`, handler: edit },
 ].map((r) => ({ ...r, api: 'trainer' }));
 
-module.exports = { routes, snapshot, parseConfig, TRAINING_FOLDER, DATASET_PREFIX };
+module.exports = { routes, snapshot };

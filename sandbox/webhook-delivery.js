@@ -290,4 +290,4 @@ class WebhookSender {
 	}
 }
 
-module.exports = { WebhookSender, WEBHOOK_DEFAULTS, redactUrl, refusalReason, isLoopbackHost };
+module.exports = { WebhookSender, WEBHOOK_DEFAULTS, redactUrl, refusalReason };

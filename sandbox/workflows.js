@@ -19,10 +19,4 @@ const FILE_INPUTS = {
 	LoadAudio: ['audio'],
 };
 
-module.exports = {
-	graph,
-	textToImage: () => graph('textToImage'),
-	imageToImage: () => graph('imageToImage'),
-	imageToVideo: () => graph('imageToVideo'),
-	FILE_INPUTS,
-};
+module.exports = { graph, FILE_INPUTS };
