@@ -132,4 +132,4 @@ function main() {
 
 if (require.main === module) main();
 
-module.exports = { graphOf, cyclesOf, specifiersOf };
+module.exports = { graphOf };

@@ -64,20 +64,16 @@ async function scan({ sourceOnly = false } = {}) {
 	return { passed: legs.every(([, r]) => r.passed), report };
 }
 
-module.exports = { scan };
-
-if (require.main === module) {
-	// eslint-plugin-n8n-nodes-base reads file names differently under NODE_ENV=test (its own tests' layout),
-	// which jest sets: every node would fail its file-name rule.
-	delete process.env.NODE_ENV;
-	scan({ sourceOnly: process.argv.includes('--source') }).then(
-		({ passed, report }) => {
-			console.log(report);
-			process.exit(passed ? 0 : 1);
-		},
-		(err) => {
-			console.error(`[scan] ${err.message}`);
-			process.exit(1);
-		},
-	);
-}
+// eslint-plugin-n8n-nodes-base reads file names differently under NODE_ENV=test (its own tests' layout),
+// which jest sets: every node would fail its file-name rule.
+delete process.env.NODE_ENV;
+scan({ sourceOnly: process.argv.includes('--source') }).then(
+	({ passed, report }) => {
+		console.log(report);
+		process.exit(passed ? 0 : 1);
+	},
+	(err) => {
+		console.error(`[scan] ${err.message}`);
+		process.exit(1);
+	},
+);

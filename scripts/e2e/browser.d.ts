@@ -3,9 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 import type { Owner } from './n8n';
 
-export const CHROMIUM_ARGS: string[];
 export const ARTIFACTS_DIR: string;
-export function chromiumPath(): string;
 /** Installs Debian's chromium when missing (root or password-less sudo); rejects with the command to run otherwise. */
 export function ensureChromium(): Promise<string>;
 export function launch(opts?: { viewport?: { width: number; height: number } }): Promise<{

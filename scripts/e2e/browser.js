@@ -105,4 +105,4 @@ async function onPage(context, name, fn) {
 	}
 }
 
-module.exports = { CHROMIUM_ARGS, ARTIFACTS_DIR, chromiumPath, ensureChromium, launch, screenshot, signIn, onPage };
+module.exports = { ARTIFACTS_DIR, ensureChromium, launch, screenshot, signIn, onPage };

@@ -1,11 +1,6 @@
 /** Types of scripts/e2e/fire-and-forget.js (workflow A submits with Deliver Results To, workflow B receives). */
 import type { ExecutionSummary, RestClient, RunJson, WorkflowJson } from './n8n';
 
-export const FIRE_AND_FORGET_NODE_IDS: Record<
-	'submitWebhook' | 'submitWebhookId' | 'items' | 'run' | 'submitted' | 'trigger' | 'triggerWebhookId' | 'keep',
-	string
->;
-
 export function submitterWorkflow(opts: { credential: { id: string; name: string }; path?: string; name?: string }): Omit<WorkflowJson, 'id'>;
 export function receiverWorkflow(opts: { token: string; credential: { id: string; name: string }; name?: string }): Omit<WorkflowJson, 'id'>;
 export function plainWebhookReceiverWorkflow(opts: { token: string; credential: { id: string; name: string }; name?: string }): Omit<WorkflowJson, 'id'>;
@@ -68,5 +63,4 @@ export interface DeliveryStats {
 	lastFinalAt: number;
 }
 export function deliveryStats(log: LogEntryLike[], ids: string[]): DeliveryStats;
-export function isDelivery(e: LogEntryLike): boolean;
 export function isFinal(e: LogEntryLike): boolean;

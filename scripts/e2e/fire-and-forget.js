@@ -196,7 +196,6 @@ function deliveryStats(log, ids) {
 }
 
 module.exports = {
-	FIRE_AND_FORGET_NODE_IDS: IDS,
 	submitterWorkflow,
 	receiverWorkflow,
 	plainWebhookReceiverWorkflow,
@@ -207,6 +206,5 @@ module.exports = {
 	receivedRuns,
 	deliveriesSettled,
 	deliveryStats,
-	isDelivery,
 	isFinal,
 };

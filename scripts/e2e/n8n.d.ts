@@ -115,8 +115,7 @@ export interface N8nInstance {
 	stop(): Promise<void>;
 }
 
-export class RestClient {
-	constructor(baseUrl: string);
+export interface RestClient {
 	baseUrl: string;
 	cookies: Map<string, string>;
 	browserId: string;
@@ -208,7 +207,6 @@ export function node24(): { bin: string; binDir: string };
  */
 export function ensureN8n(opts?: { log?: Log; version?: string }): Promise<string>;
 export function ensureBuilt(opts?: { log?: Log; force?: boolean }): Promise<boolean>;
-export function distIsStale(): boolean;
 export function packageManifest(): {
 	pkg: { name: string; version: string; n8n: { nodes?: string[]; credentials?: string[] }; [key: string]: unknown };
 	nodes: string[];
@@ -241,7 +239,6 @@ export function importWorkflow<T extends string | object | Array<string | object
 ): Promise<T extends unknown[] ? WorkflowJson[] : WorkflowJson>;
 /** `n8n publish:workflow --id` (n8n not running): the next `n8n start` activates the workflow. */
 export function publishWorkflow(userFolder: UserFolder, workflowId: string, opts?: { home?: string; timeoutMs?: number }): Promise<CliResult>;
-export function parseRunOutput(stdout: string): RunJson | undefined;
 export function execute(
 	userFolder: UserFolder,
 	workflowId: string,
@@ -277,4 +274,3 @@ export function run(
 	opts?: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number },
 ): Promise<CliResult>;
 export function killAll(signal?: string): void;
-export function binaryStoragePath(userFolder: UserFolder): string;

@@ -27,7 +27,6 @@ const processes = require('./lib/processes');
 const provision = require('./lib/provision');
 const userFolder = require('./lib/user-folder');
 const cli = require('./lib/cli');
-const { RestClient } = require('./lib/rest-client');
 
 module.exports = {
 	supervise: processes.supervise,
@@ -36,11 +35,9 @@ module.exports = {
 	node24: provision.node24,
 	ensureN8n: provision.ensureN8n,
 	ensureBuilt: provision.ensureBuilt,
-	distIsStale: provision.distIsStale,
 	packageManifest: userFolder.packageManifest,
 	createUserFolder: userFolder.createUserFolder,
 	binaryFilePath: userFolder.binaryFilePath,
-	binaryStoragePath: userFolder.binaryStoragePath,
 	n8nEnv: userFolder.n8nEnv,
 	n8nCli: cli.n8nCli,
 	freePort: processes.freePort,
@@ -52,11 +49,9 @@ module.exports = {
 	prepareWorkflow: cli.prepareWorkflow,
 	importWorkflow: cli.importWorkflow,
 	publishWorkflow: cli.publishWorkflow,
-	parseRunOutput: cli.parseRunOutput,
 	execute: cli.execute,
 	nodeItems: cli.nodeItems,
 	nodeError: cli.nodeError,
-	RestClient,
 	startN8n: cli.startN8n,
 	startN8nWithPublished: cli.startN8nWithPublished,
 	run: processes.run,

@@ -1,8 +1,6 @@
 /** Types of scripts/e2e/parking.js (parked Inference → Run in a real n8n). */
 import type { ExecutionSummary, RestClient, WorkflowJson } from './n8n';
 
-export const PARKING_NODE_IDS: Record<'webhook' | 'webhookId' | 'items' | 'run' | 'after', string>;
-
 export function parkingWorkflow(opts: { credential: { id: string; name: string }; path?: string; name?: string }): Omit<WorkflowJson, 'id'>;
 
 /** The parking workflow with a second parking node, "Run Again" (each item again on its `again` deployment). */
@@ -32,7 +30,6 @@ export function startRun(
 	opts: { path?: string; workflowId: string; known: Set<string>; body: ParkBody },
 ): Promise<string>;
 
-export function executionSummary(rest: RestClient, workflowId: string, id: string): Promise<ExecutionSummary | undefined>;
 
 export function waitForStatus(
 	rest: RestClient,

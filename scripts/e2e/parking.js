@@ -149,9 +149,7 @@ module.exports = {
 	twoParksWorkflow,
 	waitFor,
 	startRun,
-	executionSummary,
 	waitForStatus,
 	deliveryInFlight,
 	requestsByItem,
-	PARKING_NODE_IDS: IDS,
 };

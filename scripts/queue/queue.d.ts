@@ -1,9 +1,7 @@
 /**
  * Types of scripts/queue/queue.js (n8n queue mode on one machine), for the TypeScript queue-mode test.
  */
-import type { CliResult, CredentialJson, N8nInstance, UserFolder, WorkflowJson } from '../e2e/n8n';
-
-export const SERVICES_SCRIPT: string;
+import type { CredentialJson, N8nInstance, UserFolder, WorkflowJson } from '../e2e/n8n';
 
 /** n8n environment for queue mode as printed by `services.sh start` (EXECUTIONS_MODE, QUEUE_BULL_REDIS_*, DB_*). */
 export type QueueServiceEnv = Record<string, string>;
@@ -52,7 +50,6 @@ export interface QueueCluster {
 	stop(): Promise<void>;
 }
 
-export function parseEnv(text: string): Record<string, string>;
 export function startServices(opts?: {
 	stateDir?: string;
 	redisPort?: number;
@@ -65,11 +62,6 @@ export function startWorker(
 	env: Record<string, string>,
 	opts?: { concurrency?: number; name?: string; readyTimeoutMs?: number; echo?: boolean },
 ): Promise<QueueWorker>;
-export function startWebhook(
-	userFolder: UserFolder,
-	env: Record<string, string>,
-	opts?: { port?: number; name?: string; readyTimeoutMs?: number; echo?: boolean },
-): Promise<QueueWebhook>;
 export function startCluster(
 	userFolder: UserFolder,
 	opts: {
@@ -83,12 +75,6 @@ export function startCluster(
 		log?: (msg: string) => void;
 	},
 ): Promise<QueueCluster>;
-export function cli(
-	userFolder: UserFolder,
-	services: { env: QueueServiceEnv },
-	args: string[],
-	opts?: { env?: Record<string, string>; timeoutMs?: number; check?: boolean },
-): Promise<CliResult>;
 export function importCredential<T extends CredentialJson | CredentialJson[]>(
 	userFolder: UserFolder,
 	services: { env: QueueServiceEnv },

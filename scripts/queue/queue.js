@@ -273,11 +273,7 @@ module.exports = {
 	startServices,
 	queueEnv,
 	startWorker,
-	startWebhook,
 	startCluster,
-	cli,
 	importCredential,
 	importWorkflow,
-	parseEnv,
-	SERVICES_SCRIPT,
 };

@@ -305,7 +305,6 @@ module.exports = {
 	prepareWorkflow,
 	importWorkflow,
 	publishWorkflow,
-	parseRunOutput,
 	execute,
 	nodeItems,
 	nodeError,

@@ -153,4 +153,4 @@ async function ensureBuilt({ log = defaultLog, force = false } = {}) {
 	});
 }
 
-module.exports = { node24, withLock, ensureN8n, n8nBin, distIsStale, ensureBuilt };
+module.exports = { node24, withLock, ensureN8n, n8nBin, ensureBuilt };

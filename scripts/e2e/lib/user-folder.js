@@ -141,4 +141,4 @@ function n8nEnv(userFolder, extra = {}) {
 	};
 }
 
-module.exports = { packageManifest, createUserFolder, binaryStoragePath, binaryFilePath, n8nEnv };
+module.exports = { packageManifest, createUserFolder, binaryFilePath, n8nEnv };
