@@ -20,7 +20,7 @@
 const h = require('../../scripts/e2e/n8n');
 const { waitFor } = require('../../scripts/e2e/parking');
 const { SandboxView } = require('./detection-n8n');
-const { behindWebhook, httpLoopWorkflow, nodeWorkflow, promptOnlyModels } = require('./real-n8n');
+const { behindWebhook, headerCredential, httpLoopWorkflow, nodeWorkflow, promptOnlyModels } = require('./real-n8n');
 
 const SPREAD = 0.2;
 const QUEUE_MS = 300;
@@ -134,14 +134,6 @@ function sandboxWatcher(sb) {
 }
 
 const withTag = (model, tag) => (r) => r.target === model && promptOf(r).startsWith(`${tag} `);
-
-/** A header credential with the sandbox token, for the loops' HTTP Request nodes. */
-const headerCredential = (sb) => ({
-	id: h.newId(),
-	name: 'RunComfy token (Header Auth)',
-	type: 'httpHeaderAuth',
-	data: { name: 'Authorization', value: `Bearer ${sb.token}` },
-});
 
 async function post(url, items) {
 	const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items }) });

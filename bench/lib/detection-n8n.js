@@ -23,7 +23,7 @@
  */
 const h = require('../../scripts/e2e/n8n');
 const { waitFor } = require('../../scripts/e2e/parking');
-const { behindWebhook, httpLoopWorkflow, nodeWorkflow, promptOnlyModels } = require('./real-n8n');
+const { behindWebhook, headerCredential, httpLoopWorkflow, nodeWorkflow, promptOnlyModels } = require('./real-n8n');
 const { GOAL_DELAY_MS, GOAL_REQUESTS } = require('./detection');
 const { quantile } = require('./measure');
 
@@ -149,12 +149,7 @@ async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, sideBySid
 	const view = new SandboxView(sb);
 	try {
 		const runComfy = h.sandboxCredential(sb);
-		const header = {
-			id: h.newId(),
-			name: 'RunComfy token (Header Auth)',
-			type: 'httpHeaderAuth',
-			data: { name: 'Authorization', value: `Bearer ${sb.token}` },
-		};
+		const header = headerCredential(sb);
 		await h.importCredential(uf, [runComfy, header]);
 		const built = PATTERNS.map((p) =>
 			behindWebhook(

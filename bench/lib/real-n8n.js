@@ -45,6 +45,14 @@ const trigger = {
 	parameters: {},
 };
 
+/** A header credential with the sandbox token, for the loops' HTTP Request nodes. */
+const headerCredential = (sb) => ({
+	id: h.newId(),
+	name: 'RunComfy token (Header Auth)',
+	type: 'httpHeaderAuth',
+	data: { name: 'Authorization', value: `Bearer ${sb.token}` },
+});
+
 function httpNode(id, name, position, method, url, headerCred, extra = {}) {
 	return {
 		id,
@@ -254,12 +262,7 @@ async function compareInRealN8n(sb, { n, scenarios, pickerRepeats, catalogExtra,
 	const uf = h.createUserFolder();
 	try {
 		const runComfy = h.sandboxCredential(sb);
-		const header = {
-			id: h.newId(),
-			name: 'RunComfy token (Header Auth)',
-			type: 'httpHeaderAuth',
-			data: { name: 'Authorization', value: `Bearer ${sb.token}` },
-		};
+		const header = headerCredential(sb);
 		await h.importCredential(uf, [runComfy, header]);
 		const waits = [...new Set(scenarios.flatMap((s) => s.waits))];
 		const loops = waits.map((w) => httpLoopWorkflow({ n, waitSeconds: w, modelApi: sb.urls.modelApi, headerCred: header }));
@@ -335,4 +338,4 @@ async function promptOnlyModels(sb) {
 		.map((m) => m.model_id);
 }
 
-module.exports = { behindWebhook, compareInRealN8n, httpLoopWorkflow, nodeWorkflow, promptOnlyModels };
+module.exports = { behindWebhook, compareInRealN8n, headerCredential, httpLoopWorkflow, nodeWorkflow, promptOnlyModels };
