@@ -393,11 +393,9 @@ module.exports = {
 	delayAndRequests,
 	loadEngine,
 	VirtualClock,
-	requestsLowerBound,
 	NODE_WAIT,
 	GOAL_DELAY_MS,
 	GOAL_REQUESTS,
-	spreadOf,
 	simulateLoop,
 	simulatedPolls,
 };

@@ -84,4 +84,4 @@ function loadHarness() {
 	};
 }
 
-module.exports = { loadHarness, CACHE };
+module.exports = { loadHarness };

@@ -316,6 +316,5 @@ module.exports = {
 	countRequests,
 	batchSpan,
 	backoffPolls,
-	kindOf,
 	MODEL,
 };

@@ -136,4 +136,4 @@ function itemsSummary(it) {
 	return `Items at scale (one Model → Run execution): ${parts.join('; ')}${one ? ` (one item alone: ${one.cpuMs.toFixed(1)} ms CPU)` : ''}.${req}`;
 }
 
-module.exports = { itemsAtScale, itemsSection, itemsSummary, measureChild };
+module.exports = { itemsAtScale, itemsSection, itemsSummary };

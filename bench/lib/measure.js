@@ -120,4 +120,4 @@ const median = (xs) => {
 	return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-module.exports = { gc, procStatus, resetPeak, measurePeak, cpuMs, machine, fmtS, fmtMiB, fmtBytes, median, quantile, MiB, GiB };
+module.exports = { gc, measurePeak, cpuMs, machine, fmtS, fmtMiB, fmtBytes, median, quantile, MiB, GiB };

@@ -1,6 +1,6 @@
 'use strict';
 /** The memory section of BENCHMARKS.md (bench/lib/report.js): peak RSS growth against the size of the file moved. */
-const { fmtS, fmtBytes, GiB, MiB } = require('./measure');
+const { fmtS, fmtBytes, MiB } = require('./measure');
 
 const pct = (a, b) => `${((100 * a) / b).toFixed(1)} %`;
 

@@ -19,7 +19,7 @@ const fs = require('fs');
 const { performance } = require('perf_hooks');
 
 const h = require('../../scripts/e2e/n8n');
-const { parkingWorkflow, startRun, waitFor } = require('../../scripts/e2e/parking');
+const { parkingWorkflow, waitFor } = require('../../scripts/e2e/parking');
 const q = require('../../scripts/queue/queue');
 const { fmtS, MiB } = require('./measure');
 
