@@ -51,14 +51,14 @@ function batchSpan(log, startEpoch) {
  * poll one interval after the submit phase, then waits of 1.5 s growing ×1.5 up to 10 s; jitter ignored): the
  * reference the measured count is compared with.
  */
-function backoffPolls(runMs, { initial = 1000, factor = 1.5, max = 10000 } = {}) {
-	let t = initial;
-	let interval = Math.min(max, initial * factor);
+function backoffPolls(runMs) {
+	let t = 1000;
+	let interval = 1500;
 	let polls = 1;
 	while (t < runMs) {
 		t += interval;
 		polls++;
-		interval = Math.min(max, interval * factor);
+		interval = Math.min(10000, interval * 1.5);
 	}
 	return polls;
 }

@@ -40,7 +40,7 @@ function resetPeak() {
  * the sampler's maximum is used), plus a 10 ms RSS/heap sampler for the curve.
  * `reset()` passed to fn lets it restart the measurement at a later point (e.g. when a node starts).
  */
-async function measurePeak(fn, { intervalMs = 10 } = {}) {
+async function measurePeak(fn) {
 	gc();
 	let base = procStatus().rss;
 	let baseHeap = process.memoryUsage().heapUsed;
@@ -53,7 +53,7 @@ async function measurePeak(fn, { intervalMs = 10 } = {}) {
 		maxRss = Math.max(maxRss, m.rss);
 		maxHeap = Math.max(maxHeap, m.heapUsed);
 		maxExternal = Math.max(maxExternal, m.external + m.arrayBuffers);
-	}, intervalMs);
+	}, 10);
 	const reset = () => {
 		const m = process.memoryUsage();
 		base = procStatus().rss;

@@ -6,7 +6,7 @@ import type { Owner } from './n8n';
 export const ARTIFACTS_DIR: string;
 /** Installs Debian's chromium when missing (root or password-less sudo); rejects with the command to run otherwise. */
 export function ensureChromium(): Promise<string>;
-export function launch(opts?: { viewport?: { width: number; height: number } }): Promise<{
+export function launch(): Promise<{
 	browser: Browser;
 	context: BrowserContext;
 	page: Page;

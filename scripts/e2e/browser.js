@@ -57,11 +57,11 @@ async function ensureChromium() {
 }
 
 /** Launches Chromium (installed first when missing, see ensureChromium); resolves with { browser, context, page }. */
-async function launch({ viewport = { width: 1440, height: 900 } } = {}) {
+async function launch() {
 	const { chromium, selectors } = require('playwright-core');
 	selectors.setTestIdAttribute('data-test-id');
 	const browser = await chromium.launch({ executablePath: await ensureChromium(), args: CHROMIUM_ARGS });
-	const context = await browser.newContext({ viewport });
+	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
 	// Loopback only: the editor would otherwise look the package up on registry.npmjs.org and call api.n8n.io.
 	await context.route(
 		(url) => !LOOPBACK_HOSTS.includes(url.hostname) && /^(https?|wss?):$/.test(url.protocol),

@@ -128,7 +128,7 @@ export interface RestClient {
 	login(owner?: Owner): Promise<unknown>;
 	createCredential(cred: Omit<CredentialJson, 'id'> & { id?: string }): Promise<{ id: string; name: string; type: string }>;
 	testCredential(cred: { id?: string; name: string; type: string; data: Record<string, string> }): Promise<{ status: string; message: string }>;
-	resourceLocatorResults(req: DynamicParametersRequest & { filter?: string; paginationToken?: string }): Promise<{
+	resourceLocatorResults(req: DynamicParametersRequest & { filter?: string }): Promise<{
 		results: Array<{ name: string; value: string; url?: string; description?: string }>;
 		paginationToken?: string;
 	}>;
@@ -137,14 +137,14 @@ export interface RestClient {
 	/** POST /rest/workflows (the editor's save): no n8n CLI process, unlike importWorkflow(). */
 	createWorkflow(workflow: object): Promise<StoredWorkflowJson>;
 	/** POST /rest/workflows/:id/run (the editor's "Execute workflow"), then waits for the execution to end. */
-	runManually(workflowId: string, opts?: { trigger?: string; timeoutMs?: number; intervalMs?: number }): Promise<RunJson & { id: string; workflowId?: string; mode: string }>;
+	runManually(workflowId: string, opts?: { timeoutMs?: number }): Promise<RunJson & { id: string; workflowId?: string; mode: string }>;
 	getWorkflow(workflowId: string): Promise<StoredWorkflowJson>;
 	/** POST /rest/workflows/:id/activate (the editor's "Publish"): a polling trigger runs its first poll before this answers. */
-	activateWorkflow(workflowId: string, opts?: { versionId?: string }): Promise<StoredWorkflowJson>;
+	activateWorkflow(workflowId: string): Promise<StoredWorkflowJson>;
 	deactivateWorkflow(workflowId: string): Promise<StoredWorkflowJson>;
 	publicationStatus(workflowId: string): Promise<PublicationStatus>;
 	/** Waits until the (asynchronous, outbox-driven) publication settled; with versionId, until that version is live. */
-	waitForPublication(workflowId: string, opts?: { versionId?: string; timeoutMs?: number; intervalMs?: number }): Promise<PublicationStatus>;
+	waitForPublication(workflowId: string, opts?: { versionId?: string; timeoutMs?: number }): Promise<PublicationStatus>;
 	/** GET /rest/executions (newest first), optionally of one workflow. */
 	listExecutions(opts?: { workflowId?: string; limit?: number }): Promise<ExecutionSummary[]>;
 	/** GET /rest/executions/:id, its flatted data decoded (works with nodeItems()/nodeError()). */
@@ -206,7 +206,7 @@ export function node24(): { bin: string; binDir: string };
  * scripts/provision-n8n.sh, which re-checks the cache (native modules load) and rebuilds a broken one.
  */
 export function ensureN8n(opts?: { log?: Log; version?: string }): Promise<string>;
-export function ensureBuilt(opts?: { log?: Log; force?: boolean }): Promise<boolean>;
+export function ensureBuilt(opts?: { log?: Log }): Promise<boolean>;
 export function packageManifest(): {
 	pkg: { name: string; version: string; n8n: { nodes?: string[]; credentials?: string[] }; [key: string]: unknown };
 	nodes: string[];

@@ -55,7 +55,7 @@ function track(child) {
  * Spawns a command in its own process group, collects its output. Resolves with
  * { code, signal, stdout, stderr } (never rejects on a non-zero exit; rejects on timeout).
  */
-function run(command, args, { cwd = ROOT, env = process.env, timeoutMs = 10 * 60 * 1000, onStderr, onStdout } = {}) {
+function run(command, args, { cwd = ROOT, env = process.env, timeoutMs = 10 * 60 * 1000, onStderr } = {}) {
 	return new Promise((resolve, reject) => {
 		const child = track(spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
 		let stdout = '';
@@ -64,7 +64,6 @@ function run(command, args, { cwd = ROOT, env = process.env, timeoutMs = 10 * 60
 		child.stderr.setEncoding('utf8');
 		child.stdout.on('data', (d) => {
 			stdout += d;
-			if (onStdout) onStdout(d);
 		});
 		child.stderr.on('data', (d) => {
 			stderr += d;

@@ -143,9 +143,9 @@ function distIsStale() {
 }
 
 /** Runs `npm run build` when dist/ is stale (under a lock, so parallel callers build once). */
-async function ensureBuilt({ log = defaultLog, force = false } = {}) {
+async function ensureBuilt({ log = defaultLog } = {}) {
 	return withLock('build', async () => {
-		if (!force && !distIsStale()) return false;
+		if (!distIsStale()) return false;
 		log('[e2e] building the package (npm run build)');
 		const res = await run('npm', ['run', 'build'], { timeoutMs: 5 * 60 * 1000 });
 		if (res.code !== 0) throw new Error(`npm run build failed:\n${res.stdout.slice(-4000)}\n${res.stderr.slice(-4000)}`);

@@ -115,7 +115,7 @@ class RestClient {
 	 * POST /rest/dynamic-node-parameters/resource-locator-results — what the editor calls to fill a
 	 * resource locator's "From list" dropdown (and again, with `filter`, as the user types).
 	 */
-	async resourceLocatorResults({ nodeType, version = 1, path: paramPath, methodName, parameters, credential, filter, paginationToken }) {
+	async resourceLocatorResults({ nodeType, version = 1, path: paramPath, methodName, parameters, credential, filter }) {
 		return this.post('/rest/dynamic-node-parameters/resource-locator-results', {
 			nodeTypeAndVersion: { name: nodeType, version },
 			path: paramPath,
@@ -123,7 +123,6 @@ class RestClient {
 			currentNodeParameters: parameters || {},
 			credentials: credential ? { [credential.type || CREDENTIAL_TYPE]: { id: credential.id, name: credential.name } } : undefined,
 			...(filter !== undefined ? { filter } : {}),
-			...(paginationToken !== undefined ? { paginationToken } : {}),
 		});
 	}
 
@@ -148,11 +147,11 @@ class RestClient {
 
 	/**
 	 * Runs a saved workflow as the editor's "Execute workflow" button does (POST /rest/workflows/:id/run, a manual
-	 * execution from `trigger`, by default its first trigger node) and waits until it has ended. Resolves with the
+	 * execution from its first trigger node) and waits until it has ended. Resolves with the
 	 * execution as getExecution() gives it; fails when n8n started none or it did not end within `timeoutMs`.
 	 */
-	async runManually(workflowId, { trigger, timeoutMs = 4 * 60 * 1000, intervalMs = 200 } = {}) {
-		const name = trigger || (await this.getWorkflow(workflowId)).nodes.find((n) => /trigger$/i.test(n.type))?.name;
+	async runManually(workflowId, { timeoutMs = 4 * 60 * 1000 } = {}) {
+		const name = (await this.getWorkflow(workflowId)).nodes.find((n) => /trigger$/i.test(n.type))?.name;
 		const started = await this.post(`/rest/workflows/${encodeURIComponent(workflowId)}/run`, { triggerToStartFrom: { name } });
 		if (!started || !started.executionId) throw new Error(`n8n started no execution of workflow ${workflowId}: ${JSON.stringify(started)}`);
 		const deadline = Date.now() + timeoutMs;
@@ -167,7 +166,7 @@ class RestClient {
 				throw new Error(
 					`execution ${started.executionId} of workflow ${workflowId} did not end in ${timeoutMs} ms: ${exec && exec.status}`,
 				);
-			await new Promise((r) => setTimeout(r, intervalMs));
+			await new Promise((r) => setTimeout(r, 200));
 		}
 	}
 
@@ -181,8 +180,8 @@ class RestClient {
 	 * with the current versionId. n8n registers its triggers before answering; a polling trigger runs its first
 	 * poll then (an error there fails the call with the trigger's message).
 	 */
-	async activateWorkflow(workflowId, { versionId } = {}) {
-		const version = versionId || (await this.getWorkflow(workflowId)).versionId;
+	async activateWorkflow(workflowId) {
+		const version = (await this.getWorkflow(workflowId)).versionId;
 		return this.post(`/rest/workflows/${encodeURIComponent(workflowId)}/activate`, { versionId: version });
 	}
 
@@ -200,7 +199,7 @@ class RestClient {
 	 * answered): status no longer 'in_progress' and, when given, `liveVersionId` is that version. Resolves with
 	 * the status; a failed publication resolves too (its `triggers[].errorMessage` says why).
 	 */
-	async waitForPublication(workflowId, { versionId, timeoutMs = 60000, intervalMs = 200 } = {}) {
+	async waitForPublication(workflowId, { versionId, timeoutMs = 60000 } = {}) {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
 			const st = await this.publicationStatus(workflowId);
@@ -208,7 +207,7 @@ class RestClient {
 			if (settled && (st.status !== 'published' || !versionId || st.liveVersionId === versionId)) return st;
 			if (Date.now() > deadline)
 				throw new Error(`publication of workflow ${workflowId} did not settle in ${timeoutMs} ms: ${JSON.stringify(st)}`);
-			await new Promise((r) => setTimeout(r, intervalMs));
+			await new Promise((r) => setTimeout(r, 200));
 		}
 	}
 
