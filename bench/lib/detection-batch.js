@@ -21,7 +21,7 @@
  */
 const { bellFraction, mulberry32 } = require('../../sandbox');
 const { GOAL_REQUESTS, loadEngine, VirtualClock, NODE_WAIT, simulateLoop, simulatedPolls } = require('./detection');
-const { quantile } = require('./measure');
+const { fmtReq, fmtS, quantile } = require('./measure');
 
 const QUEUE_MS = 300;
 const KEY = 'model:batch';
@@ -145,9 +145,6 @@ async function detectionBatch({
 	return { batch, seeds, sideBySide, queueMs: QUEUE_MS, rows };
 }
 
-const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
-const r = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
-
 function detectionBatchSection(d, table) {
 	const label = {
 		timestamps: "RunComfy node (learns from the polls and the result's timestamps)",
@@ -161,10 +158,10 @@ function detectionBatchSection(d, table) {
 			rows.push([
 				`${row.meanMs / 1000} s`,
 				label[key],
-				s(v.medianDelayMs),
-				v.executionDelayMs.map(s).join(' / '),
-				r(v.medianRequests),
-				v.executionRequests.map(r).join(' / '),
+				fmtS(v.medianDelayMs),
+				v.executionDelayMs.map(fmtS).join(' / '),
+				fmtReq(v.medianRequests),
+				v.executionRequests.map(fmtReq).join(' / '),
 				`${v.beat}/${d.seeds}`,
 				`${v.withinCount}/${d.seeds}`,
 			]);
@@ -172,9 +169,9 @@ function detectionBatchSection(d, table) {
 		rows.push([
 			`${row.meanMs / 1000} s`,
 			'Wait 1 s loop / Wait 5 s loop (same runs)',
-			s(row.loops.wait1DelayMs),
+			fmtS(row.loops.wait1DelayMs),
 			'',
-			r(row.loops.wait5Requests),
+			fmtReq(row.loops.wait5Requests),
 			'',
 			'',
 			'',

@@ -25,7 +25,7 @@ const h = require('../../scripts/e2e/n8n');
 const { waitFor } = require('../../scripts/e2e/parking');
 const { behindWebhook, headerCredential, httpLoopWorkflow, nodeWorkflow, promptOnlyModels } = require('./real-n8n');
 const { GOAL_DELAY_MS, GOAL_REQUESTS } = require('./detection');
-const { quantile } = require('./measure');
+const { fmtReq, fmtS, quantile } = require('./measure');
 
 /** `learns`: the node, which gets a warm-up execution first; `id`: the last digits of its webhook's ids. */
 const PATTERNS = [
@@ -284,8 +284,7 @@ async function detectionInN8n(sb, { lengthsMs, n, warmup, rounds = {}, sideBySid
 // ------------------------------------------------------------------------------------------------------------
 // Report
 
-const fmtDelay = (ms) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : '—');
-const fmtReq = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
+const fmtDelay = (ms) => (Number.isFinite(ms) ? fmtS(ms) : '—');
 
 /** Per run time: does the node beat the Wait 1 s loop on delay and the Wait 5 s loop on requests? */
 function verdicts(d) {

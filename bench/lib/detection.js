@@ -27,7 +27,7 @@
 const path = require('path');
 
 const { bellFraction, mulberry32 } = require('../../sandbox');
-const { quantile } = require('./measure');
+const { fmtReq, fmtS, quantile } = require('./measure');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -312,9 +312,6 @@ async function detection({
 // ------------------------------------------------------------------------------------------------------------
 // Report
 
-const fmtDelay = (ms) => `${(ms / 1000).toFixed(2)} s`;
-const fmtReq = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
-
 function detectionSection(d, table) {
 	const labels = {
 		wait1: 'Wait 1 s loop',
@@ -332,8 +329,8 @@ function detectionSection(d, table) {
 			rows.push([
 				`${row.meanMs / 1000} s`,
 				label,
-				fmtDelay(p.medianDelayMs),
-				fmtDelay(p.p90DelayMs),
+				fmtS(p.medianDelayMs),
+				fmtS(p.p90DelayMs),
 				fmtReq(p.medianRequests),
 				p.meanRequests.toFixed(1),
 			]);
@@ -348,9 +345,9 @@ function detectionSection(d, table) {
 		const goals = `median delay ${learned.medianDelayMs <= GOAL_DELAY_MS ? '≤' : '>'} 0.5 s, median requests ${learned.medianRequests <= GOAL_REQUESTS ? '≤' : '>'} 3`;
 		const { fewest } = row.patterns;
 		const fewestGoals = fewest
-			? ` With Polling Goal "Fewest Requests": median requests ${fmtReq(fewest.medianRequests)} (${fewest.medianRequests <= GOAL_REQUESTS ? '≤' : '>'} 3, mean ${fewest.meanRequests.toFixed(1)}), median delay ${fmtDelay(fewest.medianDelayMs)}.`
+			? ` With Polling Goal "Fewest Requests": median requests ${fmtReq(fewest.medianRequests)} (${fewest.medianRequests <= GOAL_REQUESTS ? '≤' : '>'} 3, mean ${fewest.meanRequests.toFixed(1)}), median delay ${fmtS(fewest.medianDelayMs)}.`
 			: '';
-		return `- ${row.meanMs / 1000} s: ${delay} the Wait 1 s loop on delay (${fmtDelay(learned.medianDelayMs)} vs ${fmtDelay(wait1.medianDelayMs)}), ${req} the Wait 5 s loop on requests (${fmtReq(learned.medianRequests)} vs ${fmtReq(wait5.medianRequests)}${minimum}); ${goals}.${fewestGoals}`;
+		return `- ${row.meanMs / 1000} s: ${delay} the Wait 1 s loop on delay (${fmtS(learned.medianDelayMs)} vs ${fmtS(wait1.medianDelayMs)}), ${req} the Wait 5 s loop on requests (${fmtReq(learned.medianRequests)} vs ${fmtReq(wait5.medianRequests)}${minimum}); ${goals}.${fewestGoals}`;
 	});
 	const out = [
 		"## Detection: from a run's end to the node seeing it (simulated)",
@@ -380,7 +377,7 @@ function detectionSection(d, table) {
 			'',
 			table(
 				['Run time', 'Fewest mean requests for a median delay ≤ 0.5 s', 'Least median delay with ≤ 3 mean requests'],
-				d.rows.map((r) => [`${r.meanMs / 1000} s`, r.bounds.requestsForHalfSecond.toFixed(1), fmtDelay(r.bounds.delayForThreeRequests)]),
+				d.rows.map((r) => [`${r.meanMs / 1000} s`, r.bounds.requestsForHalfSecond.toFixed(1), fmtS(r.bounds.delayForThreeRequests)]),
 			),
 		);
 	}

@@ -102,6 +102,9 @@ function machine() {
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 const fmtS = (ms) => `${(ms / 1000).toFixed(2)} s`;
+/** A request count: whole numbers as they are, averages to one decimal. */
+const fmtReq = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
+const pct = (a, b) => `${((100 * a) / b).toFixed(1)} %`;
 const fmtMiB = (bytes) => `${(bytes / MiB).toFixed(0)} MiB`;
 const fmtBytes = (bytes) =>
 	bytes >= GiB ? `${(bytes / GiB).toFixed(bytes % GiB ? 2 : 0)} GiB` : bytes >= MiB ? `${(bytes / MiB).toFixed(0)} MiB` : `${bytes} bytes`;
@@ -120,4 +123,4 @@ const median = (xs) => {
 	return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-module.exports = { gc, measurePeak, cpuMs, machine, fmtS, fmtMiB, fmtBytes, median, quantile, MiB, GiB };
+module.exports = { gc, measurePeak, cpuMs, machine, fmtS, fmtReq, fmtMiB, fmtBytes, pct, median, quantile, MiB, GiB };

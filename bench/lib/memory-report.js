@@ -1,8 +1,6 @@
 'use strict';
 /** The memory section of BENCHMARKS.md (bench/lib/report.js): peak RSS growth against the size of the file moved. */
-const { fmtS, fmtBytes, MiB } = require('./measure');
-
-const pct = (a, b) => `${((100 * a) / b).toFixed(1)} %`;
+const { fmtS, fmtBytes, pct, MiB } = require('./measure');
 
 function memRow(label, m, size, note) {
 	return [label, fmtBytes(size), `${(m.growth / MiB).toFixed(0)} MiB`, pct(m.growth, size), fmtS(m.ms), note];

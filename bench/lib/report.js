@@ -19,10 +19,9 @@ const { fireAndForgetBurstSection, fireAndForgetBurstSummary, fireAndForgetSecti
 const inproc = require('./inprocess');
 const { itemsSection, itemsSummary } = require('./items');
 const { memorySection } = require('./memory-report');
-const { fmtS, fmtBytes, GiB, MiB } = require('./measure');
+const { fmtS, fmtBytes, pct, GiB, MiB } = require('./measure');
 
 const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
-const pct = (a, b) => `${((100 * a) / b).toFixed(1)} %`;
 
 function table(head, rows) {
 	// Numeric columns right-aligned, text columns left-aligned.
