@@ -74,12 +74,18 @@ export async function waitForAll(
 	interface Sleeper extends ColdMember {
 		pending: boolean;
 		current: AbortController | undefined;
+		/** Woken because a run ahead in its queue ended: it polls at once. */
+		pollNow: boolean;
+		/** When its current wakeable sleep ends. */
+		dueAt: number;
 	}
 	const sleeperOf = (): Sleeper => {
 		const sleeper: Sleeper = {
 			lastPollAt: start,
 			pending: false,
 			current: undefined,
+			pollNow: false,
+			dueAt: start,
 			wake: () => {
 				sleeper.pending = true;
 				sleeper.current?.abort();
@@ -107,6 +113,7 @@ export async function waitForAll(
 		// The execution's signal keeps one listener however many jobs sleep on it (./clock `onAbortOf`).
 		const forget = signal ? onAbortOf(signal, () => wake.abort()) : undefined;
 		sleeper.current = wake;
+		sleeper.dueAt = clock.now() + ms;
 		try {
 			await sleepFor(clock, ms, wake.signal);
 		} catch {
@@ -145,12 +152,46 @@ export async function waitForAll(
 		const key = schedules[index].coldKey();
 		return key === undefined ? undefined : groups.get(key);
 	};
+	/** Per timing key: its runs not seen ended, and those last seen queued. */
+	const queues = new Map<string, { left: number; queued: Set<number> }>();
+	const queueOf = (index: number) => {
+		const key = o.learning ? jobs[index].timingKey : undefined;
+		return key === undefined ? undefined : queues.get(key);
+	};
+	for (const job of jobs) {
+		const key = o.learning ? job.timingKey : undefined;
+		if (key === undefined) continue;
+		const queue = queues.get(key) ?? { left: 0, queued: new Set<number>() };
+		queue.left++;
+		queues.set(key, queue);
+	}
+	/** The run `index` ended: the runs of its key at the front of the queue likely start now, so they poll at once. */
+	const frontStarts = (index: number): void => {
+		const queue = queueOf(index);
+		if (!queue) return;
+		queue.left--;
+		queue.queued.delete(index);
+		const goingAt = schedules[index].lastSeenGoing();
+		if (goingAt === undefined) return;
+		let front = Infinity;
+		for (const i of queue.queued) front = Math.min(front, schedules[i].queuePosition() ?? Infinity);
+		for (const i of queue.queued) {
+			// A run polled right now or still polled as its cold batch has news of its own soon.
+			if (schedules[i].queuePosition() !== front || !sleepers[i].current || groupOf(i)?.has(sleepers[i])) continue;
+			// The only run of the batch left decides when the batch ends.
+			schedules[i].aheadEnded(goingAt, queue.left === 1);
+			// A poll due within the first interval sees the start about as soon.
+			if (sleepers[i].dueAt - clock.now() <= o.initialIntervalMs) continue;
+			sleepers[i].pollNow = true;
+			sleepers[i].wake();
+		}
+	};
 	const runJob = async (job: WaitJob, index: number): Promise<LoopEnd> => {
 		const schedule = schedules[index];
 		const group = groupOf(index);
 		const sleeper = sleepers[index];
 		try {
-			const end = await followJob(job, schedule, sleeper, group, firstDelays[index]);
+			const end = await followJob(job, index, schedule, sleeper, group, firstDelays[index]);
 			// Its turn in a cold batch passes on at once: the batch keeps ticking while this result is fetched.
 			group?.leave(sleeper, clock.now());
 			const done = 'outcome' in end && end.outcome.kind === 'done' ? end.outcome : undefined;
@@ -170,6 +211,7 @@ export async function waitForAll(
 		} finally {
 			// However the wait for it ends, the store stops counting the run as going.
 			schedule.dropPlan();
+			queueOf(index)?.queued.delete(index);
 			group?.leave(sleeper, clock.now());
 		}
 	};
@@ -178,8 +220,13 @@ export async function waitForAll(
 	const sleepUntilPoll = async (ms: number, schedule: JobSchedule, sleeper: Sleeper, group: ColdGroup | undefined): Promise<boolean> => {
 		let wait = ms;
 		for (;;) {
-			const slept = await pauseOrWake(Math.min(wait, Math.max(0, deadline - clock.now())), sleeper, group?.has(sleeper) === true);
+			const wakeable = group?.has(sleeper) === true || schedule.queuePosition() !== undefined;
+			const slept = await pauseOrWake(Math.min(wait, Math.max(0, deadline - clock.now())), sleeper, wakeable);
 			if (slept !== 'woken') return slept === 'slept';
+			if (sleeper.pollNow) {
+				sleeper.pollNow = false;
+				return true;
+			}
 			const now = clock.now();
 			wait = group?.has(sleeper) ? group.waitOf(sleeper, now) : schedule.wake(now);
 			if (wait <= 0) return !aborted();
@@ -188,6 +235,7 @@ export async function waitForAll(
 
 	const followJob = async (
 		job: WaitJob,
+		index: number,
 		schedule: JobSchedule,
 		sleeper: Sleeper,
 		group: ColdGroup | undefined,
@@ -240,6 +288,7 @@ export async function waitForAll(
 					// a progress hook must never break the wait
 				}
 				if (isTerminal(result.state) || (result.state === 'cancelling' && !o.followCancellation)) {
+					if (isTerminal(result.state)) frontStarts(index);
 					try {
 						const learned = schedule.finished(at, result.state);
 						if ((learned.total || learned.run) && job.timingKey)
@@ -288,6 +337,8 @@ export async function waitForAll(
 				}
 			}
 
+			if (schedule.queuePosition() === undefined) queueOf(index)?.queued.delete(index);
+			else queueOf(index)?.queued.add(index);
 			if (now >= deadline) return await timeout();
 			// Never sleep past the deadline; the last poll happens at the deadline itself.
 			if (!(await sleepUntilPoll(waitMs, schedule, sleeper, group))) return { aborted: progress };

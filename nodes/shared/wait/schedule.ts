@@ -75,6 +75,15 @@ export class JobSchedule {
 	/** The run started between these two times. */
 	private start: { lo: number; hi: number } | undefined;
 
+	/** The last poll saw the run queued at this position. */
+	private position: number | undefined;
+
+	/** A run ahead in its queue was last seen going then: this run starts after it, when it is next seen going. */
+	private aheadGoingAt: number | undefined;
+
+	/** The last run of a batch queued one after another. */
+	private lastOfBatch = false;
+
 	/** The first poll is the plan's first. */
 	private firstPollPlanned = false;
 
@@ -135,11 +144,15 @@ export class JobSchedule {
 		this.lastPollAt = at;
 		this.lastGoingAt = at;
 		this.expectsEnd = false;
+		const aheadGoingAt = this.aheadGoingAt;
+		this.aheadGoingAt = undefined;
+		this.position = undefined;
 		if (state === 'queued') {
 			this.seenQueued = true;
 			this.flatPolls = 0;
 			this.dropPlan();
 			const position = positionOf(record);
+			this.position = position;
 			if (!this.firstQueued && position !== undefined && position >= 1) this.firstQueued = { at, position };
 			if (key) return this.queuedWait(key, position);
 		} else if (state === 'cancelling') {
@@ -147,7 +160,7 @@ export class JobSchedule {
 		}
 		if (state === 'running' && steps) this.steps.observe(at, steps);
 		if (state === 'running' && !this.start) {
-			this.start = { lo: previous ?? this.submittedAt, hi: at };
+			this.start = { lo: Math.max(previous ?? this.submittedAt, aheadGoingAt ?? -Infinity), hi: at };
 			if (key && this.seenQueued) {
 				// The run's own time from its start, else the time from submit.
 				const run = this.planOf(key, 'run');
@@ -159,8 +172,12 @@ export class JobSchedule {
 		if (this.plan) {
 			const planned = this.plannedAfter(now);
 			if (planned !== undefined) {
-				this.expectsEnd = this.endLikelyBy(planned);
-				return planned - now;
+				// The batch's end: from the plan's first poll on, no later than a Wait loop at the first interval would see it.
+				const { anchor, offsets } = this.plan;
+				const dense = this.lastOfBatch && state === 'running' && at >= anchor + offsets[0];
+				const wait = dense ? Math.min(planned - now, this.options.initialIntervalMs) : planned - now;
+				this.expectsEnd = this.endLikelyBy(now + wait);
+				return wait;
 			}
 			// Past the upper end of what was learned: back off again from the first interval.
 			this.dropPlan();
@@ -168,6 +185,25 @@ export class JobSchedule {
 		}
 		const backoff = this.backoffWait();
 		return state === 'running' ? this.untilStepsEnd(now, backoff) : backoff;
+	}
+
+	/** Where the last poll saw the run in its queue, if it saw it queued. */
+	queuePosition(): number | undefined {
+		return this.position;
+	}
+
+	/**
+	 * A run ahead of this one in its queue ended after `goingAt`: if the next poll sees this run going, it started then.
+	 * `last`: no other run of its batch is left, so its end is the batch's.
+	 */
+	aheadEnded(goingAt: number, last: boolean): void {
+		this.aheadGoingAt = goingAt;
+		this.lastOfBatch = last;
+	}
+
+	/** When the run was last seen going. */
+	lastSeenGoing(): number | undefined {
+		return this.lastGoingAt;
 	}
 
 	/** The job's key while it follows no learned plan, for a cold batch. */
