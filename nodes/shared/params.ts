@@ -9,7 +9,7 @@
  * The options only a job has (wait mode, cost cap, minimum balance) are read in ./jobs/options.ts.
  */
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
 import { isToolCall } from './items';
 
@@ -47,6 +47,15 @@ export const shown = (value: unknown): string => {
 	}
 	return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 };
+
+/**
+ * Parses JSON text; a JSON string that holds an object is parsed once more, because an AI tool's object sent as
+ * JSON text arrives stringified again by the recommended `JSON.stringify($fromAI(…))` wiring. Throws on bad JSON.
+ */
+export function parseJsonText(text: string): unknown {
+	const value: unknown = jsonParse(text);
+	return typeof value === 'string' && value.trim().startsWith('{') ? jsonParse(value.trim()) : value;
+}
 
 /** undefined, null or "": what an expression over a missing column or an empty cell gives. */
 export const isEmptyValue = (value: unknown): boolean => value === undefined || value === null || value === '';

@@ -42,6 +42,14 @@ describe('RunComfy Deployment as a tool', () => {
 		expect(submit?.body).toEqual({ overrides: OVERRIDES });
 	});
 
+	it('submit_request: overrides sent as JSON text instead of an object run the same (one submit, the same body)', async () => {
+		const result = await callTool(sb, node, RUN, { deployment_id: dep, overrides: JSON.stringify(OVERRIDES) });
+		const [item] = expectCompact(sb, result);
+		expect(item.json).toMatchObject({ deployment_id: dep, status: 'succeeded' });
+		const submits = sb.log().filter((e) => e.method === 'POST' && e.path.endsWith('/inference'));
+		expect(submits.map((e) => e.body)).toEqual([{ overrides: OVERRIDES }]);
+	});
+
 	it('submit_request: a request longer than the 120 s cap comes back as still running', async () => {
 		sb.configure({ modelDurations: { [dep]: 3_600_000 } });
 		const clock = virtualWaitClock();

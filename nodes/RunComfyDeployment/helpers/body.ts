@@ -5,7 +5,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
-import { refuseEmptyFormInputs } from '../../shared/params';
+import { parseJsonText, refuseEmptyFormInputs } from '../../shared/params';
 import type { InferenceBody } from '../../shared/transport';
 import type { Deployment, JsonValue } from '../../shared/types';
 import type { WorkflowGraph } from './graph';
@@ -42,7 +42,7 @@ export function parseJsonObject(
 		const text = raw.trim();
 		if (!text) return undefined;
 		try {
-			value = jsonParse(text);
+			value = parseJsonText(text);
 		} catch (error) {
 			fail(
 				ctx,

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
-import { NodeOperationError, jsonParse } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { mapperValueToBody, propertiesOf, validateBody, valueTypeOf } from './schema';
 import type { SchemaProblem } from './schema';
-import { refuseEmptyFormInputs } from '../../shared/params';
+import { parseJsonText, refuseEmptyFormInputs } from '../../shared/params';
 import { getModel } from '../../shared/transport';
 import type { InputSchema, ModelEntry } from '../../shared/types';
 
@@ -30,13 +30,11 @@ export const schemaOf = (model: ModelEntry): InputSchema => model.input_schema ?
 /** The JSON input mode: a flat JSON object, given as text or produced by an expression. */
 export function parseJsonBody(node: INode, raw: unknown, itemIndex: number): IDataObject {
 	let value: unknown = raw;
-	// Twice for an AI tool's `inputs` sent as JSON text and then stringified by the recommended `$fromAI` wiring.
-	for (let pass = 0; pass < 2 && typeof value === 'string'; pass++) {
-		const text = value.trim();
+	if (typeof raw === 'string') {
+		const text = raw.trim();
 		if (!text) return {};
-		if (pass === 1 && !text.startsWith('{')) break;
 		try {
-			value = jsonParse(text);
+			value = parseJsonText(text);
 		} catch (error) {
 			throw new NodeOperationError(node, `Item ${itemIndex}: "Inputs (JSON)" is not valid JSON`, {
 				itemIndex,
