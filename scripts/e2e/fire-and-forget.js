@@ -101,17 +101,28 @@ async function submitBatch(baseUrl, { path = 'runcomfy-fire', deployment, n, del
 	return await callWebhook(baseUrl, path, { items, deliverTo, intermediate });
 }
 
-/** Every execution of the workflow (n8n lists at most 100 per page; the pages are followed by their cursor). */
+/**
+ * Every execution of the workflow. n8n lists at most 100 per page, newest start first, and its cursor asks for
+ * ids below the page's last one, which skips executions that started in another order than their ids were
+ * given (queue mode: several processes create and start them); so each next page asks for the executions
+ * started at or before the oldest start seen, and the rows already seen are dropped.
+ */
 async function allExecutions(rest, workflowId) {
-	const out = [];
-	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	let cursor;
-	do {
-		const page = await rest.get(`/rest/executions?limit=100&filter=${filter}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-		out.push(...((page && page.results) || []));
-		cursor = (page && page.nextCursor) || undefined;
-	} while (cursor);
-	return out;
+	const byId = new Map();
+	let startedBefore;
+	for (;;) {
+		const filter = encodeURIComponent(JSON.stringify(startedBefore ? { workflowId, startedBefore } : { workflowId }));
+		const page = await rest.get(`/rest/executions?limit=100&filter=${filter}`);
+		const rows = (page && page.results) || [];
+		const fresh = rows.filter((e) => !byId.has(String(e.id)));
+		for (const e of fresh) byId.set(String(e.id), e);
+		// n8n gives a cursor only when the page was full; a page with nothing new ends the walk too.
+		if (!(page && page.nextCursor) || fresh.length === 0) break;
+		const starts = rows.map((e) => Date.parse(e.startedAt)).filter(Number.isFinite);
+		if (!starts.length) break;
+		startedBefore = new Date(Math.min(...starts)).toISOString();
+	}
+	return [...byId.values()];
 }
 
 const ended = (e) => !['new', 'running', 'waiting', 'unknown'].includes(e.status);
