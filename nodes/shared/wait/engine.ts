@@ -78,6 +78,8 @@ export async function waitForAll(
 		pollNow: boolean;
 		/** When its current wakeable sleep ends. */
 		dueAt: number;
+		/** Whether its cold batch may cut the current sleep short. */
+		byBatch: boolean;
 	}
 	const sleeperOf = (): Sleeper => {
 		const sleeper: Sleeper = {
@@ -86,22 +88,23 @@ export async function waitForAll(
 			current: undefined,
 			pollNow: false,
 			dueAt: start,
+			byBatch: false,
 			wake: () => {
 				sleeper.pending = true;
-				sleeper.current?.abort();
+				if (sleeper.byBatch) sleeper.current?.abort();
 			},
 		};
 		return sleeper;
 	};
 
 	/** Sleeps until `ms` passed, the execution was stopped, or the job was woken. */
-	const pauseOrWake = async (ms: number, sleeper: Sleeper, wakeable: boolean): Promise<'slept' | 'stopped' | 'woken'> => {
+	const pauseOrWake = async (ms: number, sleeper: Sleeper, byBatch: boolean, byQueue: boolean): Promise<'slept' | 'stopped' | 'woken'> => {
 		if (aborted()) return 'stopped';
 		if (sleeper.pending) {
 			sleeper.pending = false;
 			return 'woken';
 		}
-		if (!wakeable) {
+		if (!byBatch && !byQueue) {
 			try {
 				await sleepFor(clock, ms, signal);
 			} catch {
@@ -113,6 +116,7 @@ export async function waitForAll(
 		// The execution's signal keeps one listener however many jobs sleep on it (./clock `onAbortOf`).
 		const forget = signal ? onAbortOf(signal, () => wake.abort()) : undefined;
 		sleeper.current = wake;
+		sleeper.byBatch = byBatch;
 		sleeper.dueAt = clock.now() + ms;
 		try {
 			await sleepFor(clock, ms, wake.signal);
@@ -123,7 +127,9 @@ export async function waitForAll(
 			forget?.();
 		}
 		if (aborted()) return 'stopped';
-		if (!sleeper.pending) return 'slept';
+		if (sleeper.pollNow) return 'woken';
+		// A wake-up from outside its batch is kept for the next sleep, as for a sleep nothing may cut short.
+		if (!byBatch || !sleeper.pending) return 'slept';
 		sleeper.pending = false;
 		return 'woken';
 	};
@@ -183,7 +189,7 @@ export async function waitForAll(
 			// A poll due within the first interval sees the start about as soon.
 			if (sleepers[i].dueAt - clock.now() <= o.initialIntervalMs) continue;
 			sleepers[i].pollNow = true;
-			sleepers[i].wake();
+			sleepers[i].current?.abort();
 		}
 	};
 	const runJob = async (job: WaitJob, index: number): Promise<LoopEnd> => {
@@ -220,8 +226,8 @@ export async function waitForAll(
 	const sleepUntilPoll = async (ms: number, schedule: JobSchedule, sleeper: Sleeper, group: ColdGroup | undefined): Promise<boolean> => {
 		let wait = ms;
 		for (;;) {
-			const wakeable = group?.has(sleeper) === true || schedule.queuePosition() !== undefined;
-			const slept = await pauseOrWake(Math.min(wait, Math.max(0, deadline - clock.now())), sleeper, wakeable);
+			const sleepMs = Math.min(wait, Math.max(0, deadline - clock.now()));
+			const slept = await pauseOrWake(sleepMs, sleeper, group?.has(sleeper) === true, schedule.queuePosition() !== undefined);
 			if (slept !== 'woken') return slept === 'slept';
 			if (sleeper.pollNow) {
 				sleeper.pollNow = false;
