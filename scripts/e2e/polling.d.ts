@@ -1,11 +1,15 @@
 /** Types of scripts/e2e/polling.js (Model → Run and Training → Submit waiting by polls in a real n8n). */
 import type { RequestLogEntry } from '../../sandbox';
-import type { WorkflowJson } from './n8n';
+import type { UserFolder, WorkflowJson } from './n8n';
 
 /** Model → Run on each item's `model` with its `prompt` (JSON inputs), no downloads. */
 export const MODEL_RUN_PARAMETERS: Record<string, unknown>;
 
 export function modelRunWorkflow(opts: { credential: { id: string; name: string }; name?: string }): Omit<WorkflowJson, 'id'>;
+/** The node name of the RSS Feed Trigger in besidePollingTriggerWorkflow (its cursor: `node:<name>` in static data). */
+export const RSS_TRIGGER: string;
+/** The model workflow with n8n's RSS Feed Trigger polling `feedUrl` beside it. */
+export function besidePollingTriggerWorkflow(opts: { credential: { id: string; name: string }; feedUrl: string }): Omit<WorkflowJson, 'id'>;
 export function trainingWorkflow(opts: { credential: { id: string; name: string }; name?: string }): Omit<WorkflowJson, 'id'>;
 
 export interface WebhookCall {
@@ -21,6 +25,10 @@ export function runModels(
 	baseUrl: string,
 	items: Array<{ model: string; prompt: string; pollingGoal?: 'lowestDelay' | 'fewestRequests' }>,
 ): Promise<WebhookCall>;
+export function runModelsBeside(baseUrl: string, items: Array<{ model: string; prompt: string }>): Promise<WebhookCall>;
+/** Reads (no `data`) or replaces a workflow's static data in the user folder's SQLite database. */
+export function staticData(n8nHome: string, userFolder: UserFolder, workflowId: string): Promise<Record<string, unknown>>;
+export function staticData(n8nHome: string, userFolder: UserFolder, workflowId: string, data: Record<string, unknown>): Promise<unknown>;
 export function train(
 	baseUrl: string,
 	job: { name: string; dataset: string; steps: number; pollSeconds: number; maxPollSeconds: number },

@@ -6,12 +6,15 @@
  *   model      Webhook (POST /webhook/runcomfy-model-run) → Items (Split Out body.items) →
  *              Run (RunComfy Model, Model → Run on each item's `model` with its `prompt`, no downloads, Wait
  *              Options → Polling Goal from the item's `pollingGoal`, by default Lowest Delay) → Done
+ *   beside     the model workflow (POST /webhook/runcomfy-model-beside) with n8n's RSS Feed Trigger beside it, a
+ *              polling trigger whose cursor n8n keeps in the workflow's static data
  *   training   Webhook (POST /webhook/runcomfy-training) → Items → Run (RunComfy Training, Submit on each item's
  *              `dataset` with `steps` steps, Wait for Completion polling from `pollSeconds` up to
  *              `maxPollSeconds`) → Done
  *
  * Plain CommonJS, like the other e2e helpers.
  */
+const path = require('path');
 const { NODE_TYPES } = require('./lib/constants');
 const { callWebhook, webhookItemsWorkflow } = require('./lib/workflows');
 
@@ -39,6 +42,13 @@ const WORKFLOWS = {
 				pollingGoal: '={{ $json.pollingGoal || "lowestDelay" }}',
 			},
 		},
+	},
+	beside: {
+		name: 'Polling: Model → Run beside an RSS Feed Trigger',
+		path: 'runcomfy-model-beside',
+		n: '0c',
+		type: NODE_TYPES.model,
+		parameters: MODEL_RUN_PARAMETERS,
 	},
 	training: {
 		name: 'Polling: Training → Submit and wait',
@@ -82,6 +92,49 @@ function pollingWorkflow(kind, { credential, name }) {
 const modelRunWorkflow = (opts) => pollingWorkflow('model', opts);
 const trainingWorkflow = (opts) => pollingWorkflow('training', opts);
 
+/** The node name of the RSS Feed Trigger in the `beside` workflow: its cursor is `node:<name>` in static data. */
+const RSS_TRIGGER = 'RSS Feed Trigger';
+
+/** The model workflow with an RSS Feed Trigger polling `feedUrl` beside it (not connected to the Run node). */
+function besidePollingTriggerWorkflow({ credential, feedUrl }) {
+	const wf = pollingWorkflow('beside', { credential });
+	wf.nodes.push({
+		id: 'a0d1e000-0000-4000-8000-000000000c05',
+		name: RSS_TRIGGER,
+		type: 'n8n-nodes-base.rssFeedReadTrigger',
+		typeVersion: 1,
+		position: [0, 300],
+		parameters: { pollTimes: { item: [{ mode: 'everyHour' }] }, feedUrl },
+	});
+	return wf;
+}
+
+/**
+ * A workflow's static data as n8n saved it in the user folder's SQLite database, read (`data` undefined) or
+ * replaced (`data` given, as a poll that moved a cursor would save it), through the sqlite3 module of the n8n
+ * install `n8nHome`.
+ */
+async function staticData(n8nHome, userFolder, workflowId, data) {
+	const sqlite3 = require(path.join(n8nHome, 'node_modules', 'sqlite3'));
+	const db = new sqlite3.Database(path.join(userFolder.n8nDir, 'database.sqlite'));
+	db.configure('busyTimeout', 10_000);
+	const call = (method, sql, params) =>
+		new Promise((resolve, reject) => db[method](sql, params, (error, row) => (error ? reject(error) : resolve(row))));
+	try {
+		if (data !== undefined)
+			return await call('run', 'UPDATE workflow_entity SET staticData = ? WHERE id = ?', [JSON.stringify(data), workflowId]);
+		const row = await call('get', 'SELECT staticData FROM workflow_entity WHERE id = ?', [workflowId]);
+		return row && row.staticData ? JSON.parse(row.staticData) : {};
+	} finally {
+		await new Promise((resolve) => db.close(resolve));
+	}
+}
+
+/** Runs the `beside` workflow on `items` ({ model, prompt }), as runModels does for the model workflow. */
+async function runModelsBeside(baseUrl, items) {
+	return await callWebhook(baseUrl, WORKFLOWS.beside.path, { items });
+}
+
 /** Runs the model workflow on `items` ({ model, prompt }); resolves with the Run node's items and the call's times. */
 async function runModels(baseUrl, items) {
 	return await callWebhook(baseUrl, WORKFLOWS.model.path, { items });
@@ -105,4 +158,15 @@ function requestsPerRun(log, items) {
 	});
 }
 
-module.exports = { MODEL_RUN_PARAMETERS, requestsPerRun, modelRunWorkflow, trainingWorkflow, runModels, train };
+module.exports = {
+	MODEL_RUN_PARAMETERS,
+	RSS_TRIGGER,
+	requestsPerRun,
+	modelRunWorkflow,
+	besidePollingTriggerWorkflow,
+	trainingWorkflow,
+	runModels,
+	runModelsBeside,
+	staticData,
+	train,
+};

@@ -5,14 +5,30 @@
  *   is seen by the one result request it needs (the learned state lives as long as the process, across
  *   executions); with Polling Goal "Fewest Requests", runs of half a minute that vary are seen with three;
  * - Training → Submit with Wait for Completion reads the job's step progress and polls where the last step ends.
+ * And what the node learns stays in the process: beside n8n's RSS Feed Trigger, an execution never writes back a
+ * cursor that the trigger moved meanwhile (n8n writes static data back whole when an execution changed it).
  * Workflows: scripts/e2e/polling.js. In-process tests of the details: test/RunComfyModel/resultPolls.test.ts,
  * test/RunComfyTraining/submit.test.ts, test/shared/wait/.
  */
+import { createServer } from 'http';
+import type { AddressInfo, Server } from 'net';
+
 import { startSandbox } from '../../sandbox';
 import type { RequestLogEntry, Sandbox, SandboxConfig } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
 import type { N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
-import { modelRunWorkflow, requestsPerRun, runModels, train, trainingWorkflow } from '../../scripts/e2e/polling';
+import { waitFor, waitForStatus } from '../../scripts/e2e/parking';
+import {
+	RSS_TRIGGER,
+	besidePollingTriggerWorkflow,
+	modelRunWorkflow,
+	requestsPerRun,
+	runModels,
+	runModelsBeside,
+	staticData,
+	train,
+	trainingWorkflow,
+} from '../../scripts/e2e/polling';
 import { readyDataset } from '../helpers/sandboxCalls';
 
 const TEST_TIMEOUT = 4 * 60 * 1000;
@@ -22,17 +38,37 @@ const CONFIG: SandboxConfig = { runDurationMs: 2000, queueMs: 0 };
 let sandbox: Sandbox;
 let userFolder: UserFolder;
 let n8n: N8nInstance;
+let n8nHome: string;
+let besideId: string;
+/** A one-item RSS feed on loopback for the RSS Feed Trigger, which polls it when the workflow is published. */
+let feed: Server;
+const FEED_ITEM_DATE = '2026-01-02T03:04:05.000Z';
 
 const isTrainingStatus = (e: RequestLogEntry) => e.api === 'trainer' && e.method === 'GET' && /\/jobs\/[^/]+\/status$/.test(e.path);
 
 beforeAll(
 	async () => {
-		await h.ensureN8n();
+		n8nHome = await h.ensureN8n();
 		await h.ensureBuilt();
 		sandbox = await startSandbox(CONFIG);
+		feed = createServer((_req, res) => {
+			res.setHeader('content-type', 'application/rss+xml');
+			res.end(
+				`<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>http://127.0.0.1/</link><description>d</description>` +
+					`<item><title>one</title><link>http://127.0.0.1/1</link><guid>1</guid><pubDate>${new Date(FEED_ITEM_DATE).toUTCString()}</pubDate></item>` +
+					`</channel></rss>`,
+			);
+		});
+		await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
+		const feedUrl = `http://127.0.0.1:${(feed.address() as AddressInfo).port}/feed.xml`;
 		userFolder = h.createUserFolder();
 		const credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
-		const workflows = await h.importWorkflow(userFolder, [modelRunWorkflow({ credential }), trainingWorkflow({ credential })]);
+		const workflows = await h.importWorkflow(userFolder, [
+			modelRunWorkflow({ credential }),
+			trainingWorkflow({ credential }),
+			besidePollingTriggerWorkflow({ credential, feedUrl }),
+		]);
+		besideId = workflows[2].id;
 		const started = await h.startN8nWithPublished(
 			userFolder,
 			workflows.map((wf) => wf.id),
@@ -46,6 +82,7 @@ beforeAll(
 afterAll(async () => {
 	await n8n?.stop();
 	await sandbox?.close();
+	feed?.close();
 	userFolder?.cleanup();
 });
 
@@ -143,6 +180,30 @@ describe('polled waiting in a real n8n', () => {
 			// The backoff grows each gap ×1.5 (±10 % jitter: at least ×1.23); the poll that saw the end came sooner
 			// (about 2.1 s after a gap of 2.7 s), with room for a loaded machine's timer delays.
 			expect(gaps[gaps.length - 1]).toBeLessThan(gaps[gaps.length - 2] * 1.1);
+		},
+		TEST_TIMEOUT,
+	);
+
+	it(
+		"Model → Run beside n8n's RSS Feed Trigger leaves the trigger's cursor where the trigger last saved it",
+		async () => {
+			const cursorKey = `node:${RSS_TRIGGER}`;
+			const model = sandbox.stable.models.textToImage;
+			sandbox.configure({ runDurationMs: 4000 });
+			const call = runModelsBeside(n8n.url, [{ model, prompt: 'beside a poll' }]);
+			await waitFor('the run to be submitted', async () => sandbox.state().runs.length > 0);
+			// As the trigger's next poll would save it while the execution runs (n8n polls at most once a minute).
+			const saved = await staticData(n8nHome, userFolder, besideId);
+			const moved = { ...saved, [cursorKey]: { lastItemDate: '2026-12-06T00:00:00.000Z' } };
+			await staticData(n8nHome, userFolder, besideId, moved);
+			// Written while the node still waits for its run, so before the execution could save anything.
+			expect(sandbox.state().runs[0].status).not.toBe('completed');
+			const { items } = await call;
+			expect(items.map((item) => item.status)).toEqual(['succeeded']);
+			const [execution] = await n8n.rest.listExecutions({ workflowId: besideId, limit: 1 });
+			// n8n saves changed static data before it marks the execution ended.
+			await waitForStatus(n8n.rest, besideId, execution.id, ['success']);
+			expect(await staticData(n8nHome, userFolder, besideId)).toEqual(moved);
 		},
 		TEST_TIMEOUT,
 	);
