@@ -1,9 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports */
 /**
  * The package inside a REAL n8n (the pinned version, provisioned once into a cache), engine side:
- * installed as a community package in a private user folder, a sandbox credential imported with
- * `n8n import:credentials`, the example workflows with `n8n import:workflow`, each run with
- * `n8n execute --id --rawOutput`; assertions are on what n8n itself returns and stores.
+ * installed as a community package in a private user folder, one `n8n start` for the file, a sandbox credential
+ * and every workflow in `examples/` saved through n8n's REST API and each run as the editor's "Execute workflow"
+ * does; assertions are on what n8n itself returns and stores.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -11,7 +11,7 @@ import * as path from 'path';
 import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
-import type { CredentialJson, ExecutionItem, RunJson, UserFolder, WorkflowJson } from '../../scripts/e2e/n8n';
+import type { ExecutionItem, N8nInstance, RunJson, UserFolder, WorkflowJson } from '../../scripts/e2e/n8n';
 
 const EXAMPLES_DIR = path.join(h.ROOT, 'examples');
 const FLUX = 'blackforestlabs/flux-2/flash/text-to-image';
@@ -19,15 +19,16 @@ const FAILS = 'runcomfy/test/always-fails';
 const VIDEO = 'google/veo-3/text-to-video';
 const I2V = 'kling/kling-2-1/pro/image-to-video';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-/** One `n8n execute` is a few seconds; generous for loaded CI machines. */
+/** One run is a few seconds; generous for loaded CI machines. */
 const TEST_TIMEOUT = 4 * 60 * 1000;
-/** Start nodes `n8n execute` accepts. */
-const CLI_START_TYPES = ['n8n-nodes-base.manualTrigger', 'n8n-nodes-base.executeWorkflowTrigger'];
+/** Start nodes of the examples run here (the others start with a trigger that waits for an event). */
+const MANUAL_START_TYPES = ['n8n-nodes-base.manualTrigger', 'n8n-nodes-base.executeWorkflowTrigger'];
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 let sandbox: Sandbox;
 let userFolder: UserFolder;
-let credential: CredentialJson;
+let n8n: N8nInstance;
+let credential: { id: string; name: string };
 const workflows = new Map<string, WorkflowJson>();
 
 function readExample(file: string): WorkflowJson {
@@ -42,15 +43,22 @@ async function runExample(file: string): Promise<RunJson> {
 }
 
 async function runWorkflow(wf: WorkflowJson): Promise<RunJson> {
-	const res = await h.execute(userFolder, wf.id, { timeoutMs: 4 * 60 * 1000 });
-	const out = `${res.stdout.slice(-4000)}\n${res.stderr.slice(-2000)}`;
-	if (/Unrecognized node type|is not known/i.test(out)) {
-		throw new Error(`n8n does not know a node type of "${wf.name}": the package did not load.\n${out}`);
+	const logged = n8n.logs().length;
+	const run = await n8n.rest.runManually(wf.id, { timeoutMs: TEST_TIMEOUT }).catch((error: Error) => {
+		throw new Error(`n8n did not run "${wf.name}": ${error.message}\n${n8n.logs().slice(logged).slice(-4000)}`);
+	});
+	const printed = `${JSON.stringify(run)}\n${n8n.logs().slice(logged)}`;
+	if (/Unrecognized node type|is not known/i.test(printed)) {
+		throw new Error(`n8n does not know a node type of "${wf.name}": the package did not load.\n${printed.slice(-4000)}`);
 	}
-	if (!res.run) throw new Error(`n8n execute printed no execution for "${wf.name}" (exit ${res.code}):\n${out}`);
-	// Whatever n8n printed (the execution data and its log lines) never contains the token.
-	expect(res.stdout.includes(sandbox.token) || res.stderr.includes(sandbox.token)).toBe(false);
-	return res.run;
+	// Whatever n8n stored (the execution data) and logged never contains the token.
+	expect(printed.includes(sandbox.token)).toBe(false);
+	return run;
+}
+
+/** Saves a workflow (file or object) as the editor does, its RunComfy nodes on the sandbox credential. */
+async function saveWorkflow(fileOrObject: string | object): Promise<WorkflowJson> {
+	return (await n8n.rest.createWorkflow(h.prepareWorkflow(fileOrObject, { credential }))) as unknown as WorkflowJson;
 }
 
 function items(run: RunJson, node: string, output = 0): ExecutionItem[] {
@@ -78,27 +86,25 @@ beforeAll(
 			// The timeout example's video model must outlast its 5 s Max Wait by far.
 			modelDurations: { [VIDEO]: 10 * 60 * 1000 },
 		});
-		credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
+		n8n = await h.startN8n(userFolder);
+		await n8n.rest.setupOwner();
+		credential = await n8n.rest.createCredential(h.sandboxCredential(sandbox));
 		const files = fs
 			.readdirSync(EXAMPLES_DIR)
 			.filter((f) => f.endsWith('.json'))
 			.sort();
-		const imported = await h.importWorkflow(
-			userFolder,
-			files.map((f) => path.join(EXAMPLES_DIR, f)),
-			{ credential },
-		);
-		files.forEach((f, i) => workflows.set(f, imported[i]));
+		for (const f of files) workflows.set(f, await saveWorkflow(path.join(EXAMPLES_DIR, f)));
 	},
 	15 * 60 * 1000,
 );
 
 afterAll(async () => {
+	await n8n?.stop();
 	await sandbox?.close();
 	userFolder?.cleanup();
 });
 
-describe('the package in a real n8n (CLI engine)', () => {
+describe('the package in a real n8n (engine)', () => {
 	it('installs every node and credential package.json lists (all built)', () => {
 		const { nodes, credentials } = h.packageManifest();
 		expect(nodes).toEqual(expect.arrayContaining(['dist/nodes/RunComfyModel/RunComfyModel.node.js']));
@@ -216,8 +222,7 @@ describe('the package in a real n8n (CLI engine)', () => {
 			if (!runNode) throw new Error('continue-on-fail.json has no "Run Model" node');
 			delete runNode.onError;
 			example.name = 'continue-on-fail without Continue on Fail';
-			const wf = await h.importWorkflow(userFolder, example, { credential });
-			const run = await runWorkflow(wf);
+			const run = await runWorkflow(await saveWorkflow(example));
 
 			expect(run.status).toBe('error');
 			const error = run.data.resultData.error as { message?: string; description?: string; node?: { name?: string } };
@@ -308,8 +313,8 @@ describe('the package in a real n8n (CLI engine)', () => {
 			const others = [...workflows.keys()].filter((f) => !covered.includes(f));
 			for (const file of others) {
 				const wf = workflows.get(file) as WorkflowJson;
-				if (!wf.nodes.some((n) => CLI_START_TYPES.includes(n.type))) {
-					// `n8n execute` can only start at a manual trigger: a trigger example is checked in the editor suite
+				if (!wf.nodes.some((n) => MANUAL_START_TYPES.includes(n.type))) {
+					// A trigger example waits for its event: it is checked in the editor suite
 					// (its node types are served by n8n) and in-process; here it must really start with one of ours.
 					const start = wf.nodes.find((n) => n.type.endsWith('Trigger'))?.type;
 					// The agent example starts with a chat message: test/e2e/agent.test.ts runs it.
