@@ -50,7 +50,7 @@ export const shown = (value: unknown): string => {
 
 /**
  * Parses JSON text; a JSON string that holds an object is parsed once more, because an AI tool's object sent as
- * JSON text arrives stringified again by the recommended `JSON.stringify($fromAI(…))` wiring. Throws on bad JSON.
+ * JSON text arrives stringified again by a `JSON.stringify($fromAI(…, 'json'))` wiring. Throws on bad JSON.
  */
 export function parseJsonText(text: string): unknown {
 	const value: unknown = jsonParse(text);

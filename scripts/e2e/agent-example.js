@@ -14,8 +14,8 @@ function agentExampleScript(fakeLlm, modelId, prompt) {
 		return fakeLlm.callTool(tool.function.name, args);
 	};
 	return [
-		call('Estimate Cost', { model_id: modelId, inputs: { prompt } }),
-		call('Run Model', { model_id: modelId, inputs: { prompt } }),
+		call('Estimate Cost', { model_id: modelId, inputs: JSON.stringify({ prompt }) }),
+		call('Run Model', { model_id: modelId, inputs: JSON.stringify({ prompt }) }),
 		(req) => fakeLlm.answer(`Here it is: ${fakeLlm.lastToolResult(req)}`),
 	];
 }

@@ -90,8 +90,8 @@ describe.each([3.1, 2.2])('AI Agent %s in a real n8n with the RunComfy tools', (
 		'estimates, runs (one submit) and gets compact JSON with the output URL',
 		async () => {
 			llm.script([
-				call('Estimate Cost', { model_id: FLUX, inputs: { prompt: 'a red fox' } }),
-				call('Run Model', { model_id: FLUX, inputs: { prompt: 'a red fox' }, max_wait_seconds: 60 }),
+				call('Estimate Cost', { model_id: FLUX, inputs: JSON.stringify({ prompt: 'a red fox' }) }),
+				call('Run Model', { model_id: FLUX, inputs: JSON.stringify({ prompt: 'a red fox' }), max_wait_seconds: 60 }),
 				(req) => answer(`done: ${lastToolResult(req)}`),
 			]);
 			const { run, printed } = await runAgent(agentVersion, 'Price a red fox picture, then make it.');
@@ -115,7 +115,7 @@ describe.each([3.1, 2.2])('AI Agent %s in a real n8n with the RunComfy tools', (
 		'a long run comes back as still running within the agent bound; the agent follows up with Get Status by its id',
 		async () => {
 			llm.script([
-				call('Run Model', { model_id: FLUX_PRO, inputs: { prompt: 'a slow fox' }, max_wait_seconds: 2 }),
+				call('Run Model', { model_id: FLUX_PRO, inputs: JSON.stringify({ prompt: 'a slow fox' }), max_wait_seconds: 2 }),
 				call('Get Status', (req) => ({ request_id: parseToolResult(lastToolResult(req)).request_id })),
 				(req) => answer(`still going: ${lastToolResult(req)}`),
 			]);
@@ -138,7 +138,7 @@ describe.each([3.1, 2.2])('AI Agent %s in a real n8n with the RunComfy tools', (
 		'Max Estimated Cost refuses an over-budget call with nothing paid, and the model reads the refusal',
 		async () => {
 			llm.script([
-				call('Run Model', { model_id: FLUX, inputs: { prompt: 'four foxes', num_images: 4 }, max_wait_seconds: 60 }),
+				call('Run Model', { model_id: FLUX, inputs: JSON.stringify({ prompt: 'four foxes', num_images: 4 }), max_wait_seconds: 60 }),
 				(req) => answer(`refused: ${lastToolResult(req)}`),
 			]);
 			const { run } = await runAgent(agentVersion, 'Make four fox pictures.');
@@ -160,7 +160,7 @@ describe.each([3.1, 2.2])('AI Agent %s in a real n8n with the RunComfy tools', (
 			await jobReaches(sandbox, jobId, (j) => j.status === 'STOPPED');
 			const deploymentId = sandbox.stable.deployments.textToImage;
 			llm.script([
-				call('Run Deployment', { deployment_id: deploymentId, overrides: { '6': { inputs: { text: 'a red fox' } } } }),
+				call('Run Deployment', { deployment_id: deploymentId, overrides: JSON.stringify({ '6': { inputs: { text: 'a red fox' } } }) }),
 				call('Training Status', { job_id: jobId }),
 				(req) => answer(`done: ${toolResults(req).join(' | ')}`),
 			]);
@@ -182,7 +182,7 @@ describe.each([3.1, 2.2])('AI Agent %s in a real n8n with the RunComfy tools', (
 	);
 
 	it(
-		'the six most used tools: balance, estimate, run, result, a slow run followed up and cancelled (3.x: inputs as JSON text)',
+		'the six most used tools: balance, estimate, run, result, a slow run followed up and cancelled',
 		async () => {
 			const six: ToolNode[] = [
 				...modelTools(),
@@ -196,14 +196,10 @@ describe.each([3.1, 2.2])('AI Agent %s in a real n8n with the RunComfy tools', (
 			const idOf = (req: ChatRequest) => ({ request_id: parseToolResult(lastToolResult(req)).request_id });
 			llm.script([
 				call('Get Balance', {}),
-				// 3.x hands inputs sent as JSON text to the node, which reads them as the object.
-				call('Estimate Cost', {
-					model_id: FLUX,
-					inputs: agentVersion === 3.1 ? JSON.stringify({ prompt: 'a red fox' }) : { prompt: 'a red fox' },
-				}),
-				call('Run Model', { model_id: FLUX, inputs: { prompt: 'a red fox' }, max_wait_seconds: 60 }),
+				call('Estimate Cost', { model_id: FLUX, inputs: JSON.stringify({ prompt: 'a red fox' }) }),
+				call('Run Model', { model_id: FLUX, inputs: JSON.stringify({ prompt: 'a red fox' }), max_wait_seconds: 60 }),
 				call('Get Result', idOf),
-				call('Run Model', { model_id: FLUX_PRO, inputs: { prompt: 'a slow fox' }, max_wait_seconds: 1 }),
+				call('Run Model', { model_id: FLUX_PRO, inputs: JSON.stringify({ prompt: 'a slow fox' }), max_wait_seconds: 1 }),
 				call('Get Status', idOf),
 				call('Cancel', idOf),
 				(req) => answer(`done: ${toolResults(req).length}`),
@@ -221,6 +217,33 @@ describe.each([3.1, 2.2])('AI Agent %s in a real n8n with the RunComfy tools', (
 			expect(status).toMatchObject({ request_id: slow.request_id });
 			expect(cancel).toMatchObject({ request_id: slow.request_id });
 			expect(submits()).toHaveLength(2);
+		},
+		TEST_TIMEOUT,
+	);
+
+	// n8n checks a tool call's arguments against the `$fromAI` types before the tool node runs, except on AI Agent
+	// 3.x, which hands them to the node; 2.x's LangChain AgentExecutor rethrows the schema error, ending the run.
+	it(
+		'inputs sent as an object instead of the JSON text the schema asks for: 3.x runs it, 2.2 fails before any tool runs',
+		async () => {
+			llm.script([
+				call('Run Model', { model_id: FLUX, inputs: { prompt: 'an object fox' }, max_wait_seconds: 60 }),
+				(req) => answer(`done: ${lastToolResult(req)}`),
+			]);
+			const { run } = await runAgent(agentVersion, 'Make a fox picture.');
+			if (agentVersion >= 3) {
+				expect(run.status).toBe('success');
+				expect(parseToolResult(lastToolResult(llm.requests.at(-1) as ChatRequest))).toMatchObject({ status: 'succeeded' });
+				expect(submits()).toHaveLength(1);
+				return;
+			}
+			expect(run.status).toBe('error');
+			expect(String(run.data.resultData.error?.message)).toMatch(
+				/^Received tool input did not match expected schema[\s\S]*Expected string, received object[\s\S]*inputs/,
+			);
+			expect(llm.requests).toHaveLength(1);
+			expect(run.data.resultData.runData['Run Model']).toBeUndefined();
+			expect(submits()).toHaveLength(0);
 		},
 		TEST_TIMEOUT,
 	);
@@ -265,7 +288,7 @@ describe.each([3.1, 2.2])('AI Agent %s: Retry On Fail on a tool node', (agentVer
 				t.name === 'Run Model' ? { ...t, continueOnFail: false, extra: { retryOnFail: true, maxTries: 3, waitBetweenTries: 100 } } : t,
 			);
 			llm.script([
-				call('Run Model', { model_id: FLUX, inputs: { prompt: `a lost fox ${agentVersion}` }, max_wait_seconds: 30 }),
+				call('Run Model', { model_id: FLUX, inputs: JSON.stringify({ prompt: `a lost fox ${agentVersion}` }), max_wait_seconds: 30 }),
 				(req) => answer(`failed: ${lastToolResult(req)}`),
 			]);
 			const { run } = await runAgent(agentVersion, 'Make a fox picture.', tools);
@@ -290,9 +313,10 @@ describe('examples/agent-generate-images.json in a real n8n', () => {
 		'a chat message: the agent prices and runs the image and answers with its URL (one submit)',
 		async () => {
 			const wf = agentExampleWorkflow('Make a red fox picture', openAi);
+			// The inputs once as an object and once as the JSON text the schema asks for: AI Agent 3.x runs both.
 			llm.script([
 				call('Estimate Cost', { model_id: FLUX, inputs: { prompt: 'a red fox' } }),
-				call('Run Model', { model_id: FLUX, inputs: { prompt: 'a red fox' } }),
+				call('Run Model', { model_id: FLUX, inputs: JSON.stringify({ prompt: 'a red fox' }) }),
 				(req) => answer(`Here it is: ${lastToolResult(req)}`),
 			]);
 			const { run } = await execute(wf);

@@ -28,7 +28,8 @@ export const CAP_USD = 0.1;
 const MODEL_FIELDS = {
 	model: { __rl: true, mode: 'id', value: fromAI('model_id', 'The RunComfy model id, e.g. blackforestlabs/flux-2/flash/text-to-image') },
 	inputMode: 'json',
-	inputsJson: "={{ JSON.stringify($fromAI('inputs', 'The model inputs as a JSON object, e.g. {\"prompt\": \"a fox\"}', 'json')) }}",
+	// As docs/ai-agents.md recommends: a string argument, so the model is shown the type n8n checks for.
+	inputsJson: fromAI('inputs', 'The model inputs as JSON text, e.g. {"prompt": "a fox"}'),
 };
 
 /** The tools every agent test workflow offers (node names are what the model sees, sanitised). */
@@ -157,8 +158,7 @@ export function deploymentAndTrainingTools(): ToolNode[] {
 				operation: 'run',
 				deploymentId: { __rl: true, mode: 'id', value: fromAI('deployment_id', 'The RunComfy deployment id') },
 				inputMode: 'json',
-				overridesJson:
-					"={{ JSON.stringify($fromAI('overrides', 'The inputs as a JSON object keyed by ComfyUI node id, each with an inputs object', 'json')) }}",
+				overridesJson: fromAI('overrides', 'The inputs as JSON text, keyed by ComfyUI node id, each with an inputs object'),
 				waitOptions: { pollIntervalSeconds: 0.1, maxPollIntervalSeconds: 0.2 },
 			},
 			continueOnFail: true,

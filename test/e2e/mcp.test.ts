@@ -8,49 +8,23 @@ import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
 import type { N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
-import { CAP_USD, FLUX, FLUX_PRO, attachTools, modelTools } from './agentKit';
+import { CAP_USD, FLUX, FLUX_PRO, modelTools } from './agentKit';
 import type { ToolNode } from './agentKit';
+import { connectMcp, mcpServerWorkflow, parseAnswer } from './mcpToolsKit';
+import type { McpCallResult, McpClient } from './mcpToolsKit';
 
 const TEST_TIMEOUT = 4 * 60 * 1000;
 const MCP_PATH = 'runcomfy-tools';
-
-interface McpTool {
-	name: string;
-	description?: string;
-	inputSchema: Record<string, unknown>;
-}
-interface McpCallResult {
-	content: Array<{ type: string; text?: string }>;
-	isError?: boolean;
-}
-interface McpClient {
-	connect(transport: unknown): Promise<void>;
-	listTools(): Promise<{ tools: McpTool[] }>;
-	callTool(req: { name: string; arguments: Record<string, unknown> }): Promise<McpCallResult>;
-	close(): Promise<void>;
-}
 
 let sandbox: Sandbox;
 let userFolder: UserFolder;
 let n8n: N8nInstance;
 let client: McpClient;
 /** A new MCP session with the workflow's server. */
-let connect: () => Promise<McpClient>;
+const connect = async () => await connectMcp(`${n8n.url}/mcp/${MCP_PATH}`);
 
-/** MCP Server Trigger (streamable HTTP, no auth on loopback) → the RunComfy model tools. */
+/** MCP Server Trigger → the RunComfy model tools. */
 function mcpWorkflow(runcomfy: { id: string; name: string }): object {
-	const trigger = 'MCP Server Trigger';
-	const nodes: object[] = [
-		{
-			parameters: { path: MCP_PATH },
-			name: trigger,
-			type: '@n8n/n8n-nodes-langchain.mcpTrigger',
-			typeVersion: 2,
-			position: [0, 0],
-			webhookId: '6a4c3a0e-5a53-4f55-9b39-2f5f0b5c1d11',
-		},
-	];
-	const connections: Record<string, object> = {};
 	// A Run Model with Retry On Fail: a retry of one MCP call must not pay again. On Error stays at its default
 	// (a failed try throws): with Continue, the error item would be the call's answer and nothing retried.
 	const run = modelTools().find((t) => t.name === 'Run Model') as ToolNode;
@@ -58,17 +32,15 @@ function mcpWorkflow(runcomfy: { id: string; name: string }): object {
 		...modelTools(),
 		{ ...run, name: 'Run Model Retried', continueOnFail: false, extra: { retryOnFail: true, maxTries: 3, waitBetweenTries: 1000 } },
 	];
-	attachTools(nodes, connections, tools, runcomfy, trigger);
-	return { name: 'RunComfy MCP server', nodes, connections, settings: { executionOrder: 'v1' } };
+	const trigger = { path: MCP_PATH, webhookId: '6a4c3a0e-5a53-4f55-9b39-2f5f0b5c1d11' };
+	return mcpServerWorkflow('RunComfy MCP server', trigger, tools, runcomfy);
 }
 
-/** The JSON the tool answered (n8n sends the items as one JSON text). */
-function answerOf(result: McpCallResult): Record<string, unknown> {
-	const text = result.content.map((c) => c.text ?? '').join('');
-	const value = JSON.parse(text) as unknown;
-	const first = Array.isArray(value) ? (value[0] as unknown) : value;
-	return (first && typeof first === 'object' && 'json' in first ? (first as { json: unknown }).json : first) as Record<string, unknown>;
-}
+/** The JSON the tool answered. */
+const answerOf = (result: McpCallResult) => parseAnswer(result).first;
+
+/** The model inputs as the tools' schema asks for them: JSON text. */
+const inputs = (value: object) => JSON.stringify(value);
 
 /** What a retry that found a lost answer says (the last try's error is the call's answer). */
 const NOT_AGAIN = /is not submitted again: on an earlier try of this node its run may have been accepted/;
@@ -86,17 +58,6 @@ beforeAll(
 		const started = await h.startN8nWithPublished(userFolder, [wf.id]);
 		n8n = started.n8n;
 		expect(started.statuses).toEqual(['published']);
-		// The official MCP TypeScript SDK (a devDependency, the version n8n 2.41.1 ships), as MCP hosts use it.
-		const load = (subpath: string) => import(`@modelcontextprotocol/sdk/${subpath}`);
-		const { Client } = (await load('client/index.js')) as { Client: new (info: object) => McpClient };
-		const { StreamableHTTPClientTransport } = (await load('client/streamableHttp.js')) as {
-			StreamableHTTPClientTransport: new (url: URL) => unknown;
-		};
-		connect = async () => {
-			const c = new Client({ name: 'runcomfy-e2e', version: '1.0.0' });
-			await c.connect(new StreamableHTTPClientTransport(new URL(`${n8n.url}/mcp/${MCP_PATH}`)));
-			return c;
-		};
 		client = await connect();
 	},
 	15 * 60 * 1000,
@@ -123,7 +84,9 @@ describe("RunComfy tools through n8n's MCP Server Trigger", () => {
 			for (const tool of tools)
 				expect(tool.description).toMatch(/RunComfy.*(Free: nothing is charged\.|Paid: this spends RunComfy credit\.)/);
 			const run = tools.find((t) => t.name === 'Run_Model');
-			expect(Object.keys((run?.inputSchema.properties ?? {}) as object).sort()).toEqual(['inputs', 'max_wait_seconds', 'model_id']);
+			expect(Object.keys(run?.inputSchema.properties ?? {}).sort()).toEqual(['inputs', 'max_wait_seconds', 'model_id']);
+			// `inputs` is typed: the client is told to send JSON text.
+			expect(run?.inputSchema.properties?.inputs).toMatchObject({ type: 'string' });
 		},
 		TEST_TIMEOUT,
 	);
@@ -132,13 +95,16 @@ describe("RunComfy tools through n8n's MCP Server Trigger", () => {
 		'Estimate Cost, Run Model, Get Status and Get Result: compact answers, one submit for the run',
 		async () => {
 			const estimate = answerOf(
-				await client.callTool({ name: 'Estimate_Cost', arguments: { model_id: FLUX, inputs: { prompt: 'a red fox' } } }),
+				await client.callTool({ name: 'Estimate_Cost', arguments: { model_id: FLUX, inputs: inputs({ prompt: 'a red fox' }) } }),
 			);
 			expect(estimate).toMatchObject({ model_id: FLUX, estimated: true });
 			expect(submits()).toHaveLength(0);
 
 			const run = answerOf(
-				await client.callTool({ name: 'Run_Model', arguments: { model_id: FLUX, inputs: { prompt: 'a red fox' }, max_wait_seconds: 60 } }),
+				await client.callTool({
+					name: 'Run_Model',
+					arguments: { model_id: FLUX, inputs: inputs({ prompt: 'a red fox' }), max_wait_seconds: 60 },
+				}),
 			);
 			const id = String(run.request_id);
 			expect(run).toMatchObject({ status: 'succeeded' });
@@ -163,7 +129,7 @@ describe("RunComfy tools through n8n's MCP Server Trigger", () => {
 			const long = answerOf(
 				await client.callTool({
 					name: 'Run_Model',
-					arguments: { model_id: FLUX_PRO, inputs: { prompt: 'a slow fox' }, max_wait_seconds: 2 },
+					arguments: { model_id: FLUX_PRO, inputs: inputs({ prompt: 'a slow fox' }), max_wait_seconds: 2 },
 				}),
 			);
 			expect(long).toMatchObject({ still_running: true, status: 'running' });
@@ -172,9 +138,9 @@ describe("RunComfy tools through n8n's MCP Server Trigger", () => {
 			sandbox.clearLog();
 			const refused = await client.callTool({
 				name: 'Run_Model',
-				arguments: { model_id: FLUX, inputs: { prompt: 'four foxes', num_images: 4 }, max_wait_seconds: 60 },
+				arguments: { model_id: FLUX, inputs: inputs({ prompt: 'four foxes', num_images: 4 }), max_wait_seconds: 60 },
 			});
-			const text = refused.content.map((c) => c.text ?? '').join('');
+			const { text } = parseAnswer(refused);
 			expect(text).toMatch(/Max Estimated Cost/i);
 			expect(text).toContain(String(CAP_USD));
 			expect(submits()).toHaveLength(0);
@@ -194,10 +160,10 @@ describe("RunComfy tools through n8n's MCP Server Trigger", () => {
 			const session = await connect();
 			const failed = await session.callTool({
 				name: 'Run_Model_Retried',
-				arguments: { model_id: FLUX, inputs: { prompt }, max_wait_seconds: 30 },
+				arguments: { model_id: FLUX, inputs: inputs({ prompt }), max_wait_seconds: 30 },
 			});
 			// The client is told the run may have been accepted, and that it was not sent again.
-			expect(failed.content.map((c) => c.text ?? '').join('')).toMatch(NOT_AGAIN);
+			expect(parseAnswer(failed).text).toMatch(NOT_AGAIN);
 			expect(
 				sandbox
 					.log()
@@ -219,7 +185,7 @@ describe("RunComfy tools through n8n's MCP Server Trigger", () => {
 					const run = answerOf(
 						await session.callTool({
 							name: 'Run_Model',
-							arguments: { model_id: FLUX, inputs: { prompt: `fox ${i} of session ${s}` }, max_wait_seconds: 60 },
+							arguments: { model_id: FLUX, inputs: inputs({ prompt: `fox ${i} of session ${s}` }), max_wait_seconds: 60 },
 						}),
 					);
 					expect(run).toMatchObject({ status: 'succeeded' });

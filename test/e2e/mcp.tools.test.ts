@@ -15,9 +15,18 @@ import * as h from '../../scripts/e2e/n8n';
 import type { N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
 import { trainingConfig } from '../helpers/sandboxCalls';
 import { MAX_TOOL_ITEM_BYTES } from '../helpers/toolSetup';
-import { FLUX, FLUX_PRO, attachTools } from './agentKit';
-import { MODEL_INPUTS, TABLE_END, TABLE_START, renderTable, runcomfyMcpTools } from './mcpToolsKit';
-import type { Measured } from './mcpToolsKit';
+import { FLUX, FLUX_PRO } from './agentKit';
+import {
+	MODEL_INPUTS,
+	TABLE_END,
+	TABLE_START,
+	connectMcp,
+	mcpServerWorkflow,
+	parseAnswer,
+	renderTable,
+	runcomfyMcpTools,
+} from './mcpToolsKit';
+import type { McpAnswer, McpClient, Measured } from './mcpToolsKit';
 
 const TEST_TIMEOUT = 4 * 60 * 1000;
 const MCP_PATH = 'runcomfy-all-tools';
@@ -27,16 +36,8 @@ const AGENT_BOUND_MS = 120_000;
 const GUARDS = { maxEstimatedCostUsd: 0.1, minimumBalanceUsd: 1 };
 const TOOLS = runcomfyMcpTools(GUARDS);
 
-interface McpCallResult {
-	content: Array<{ type: string; text?: string }>;
-	isError?: boolean;
-}
-interface McpClient {
-	connect(transport: unknown): Promise<void>;
-	listTools(): Promise<{ tools: Array<{ name: string; description?: string; inputSchema: { properties?: Record<string, unknown> } }> }>;
-	callTool(req: { name: string; arguments: Record<string, unknown> }): Promise<McpCallResult>;
-	close(): Promise<void>;
-}
+/** A JSON argument as the tools' schema asks for it: JSON text. */
+const text = (value: object) => JSON.stringify(value);
 
 let sandbox: Sandbox;
 let userFolder: UserFolder;
@@ -46,35 +47,11 @@ const measured = new Map<string, Measured>();
 /** Ids of the paid submissions the sandbox took, in order (one per paid call made). */
 const paid: string[] = [];
 
-/** A tool's answer: its text, the records in it, and whether it came back as an error. */
-interface Answer {
-	text: string;
-	records: Array<Record<string, unknown>>;
-	first: Record<string, unknown>;
-	isError: boolean;
-}
-
-function parse(result: McpCallResult): Answer {
-	const text = result.content.map((c) => c.text ?? '').join('');
-	let value: unknown;
-	try {
-		value = JSON.parse(text);
-	} catch {
-		value = { error: text };
-	}
-	const list = (Array.isArray(value) ? value : [value]) as unknown[];
-	const records = list.map(
-		(v) => (v && typeof v === 'object' && 'json' in v ? (v as { json: unknown }).json : v) as Record<string, unknown>,
-	);
-	const isError = Boolean(result.isError) || records.some((r) => r && typeof r === 'object' && r.error !== undefined && r.error !== null);
-	return { text, records, first: records[0] ?? {}, isError };
-}
-
 /** Calls a tool as a model would; `measure` records this call's answer size and requests for the docs table. */
-async function call(name: string, args: Record<string, unknown>, opts: { measure?: boolean; error?: boolean } = {}): Promise<Answer> {
+async function call(name: string, args: Record<string, unknown>, opts: { measure?: boolean; error?: boolean } = {}): Promise<McpAnswer> {
 	sandbox.clearLog();
 	const started = Date.now();
-	const answer = parse(await client.callTool({ name, arguments: args }));
+	const answer = parseAnswer(await client.callTool({ name, arguments: args }));
 	const elapsed = Date.now() - started;
 	const log = sandbox.log().filter((e) => e.api !== 'webhook');
 	paid.push(...log.filter((e) => e.createdId).map((e) => String(e.createdId)));
@@ -94,25 +71,13 @@ async function call(name: string, args: Record<string, unknown>, opts: { measure
 
 /** MCP Server Trigger → the 31 tools (and Estimate Cost), one published workflow. */
 function workflow(runcomfy: { id: string; name: string }): object {
-	const trigger = 'MCP Server Trigger';
-	const nodes: object[] = [
-		{
-			parameters: { path: MCP_PATH },
-			name: trigger,
-			type: '@n8n/n8n-nodes-langchain.mcpTrigger',
-			typeVersion: 2,
-			position: [0, 0],
-			webhookId: '0c6f3b1e-8e1a-4f5b-9d3a-3e1f5c7a2b41',
-		},
-	];
-	const connections: Record<string, object> = {};
 	const estimate = {
 		name: 'estimate_cost',
 		node: 'model' as const,
 		parameters: { resource: 'model', operation: 'estimateCost', ...MODEL_INPUTS },
 	};
-	attachTools(nodes, connections, [...TOOLS, estimate], runcomfy, trigger);
-	return { name: 'RunComfy: all MCP tools', nodes, connections, settings: { executionOrder: 'v1' } };
+	const trigger = { path: MCP_PATH, webhookId: '0c6f3b1e-8e1a-4f5b-9d3a-3e1f5c7a2b41' };
+	return mcpServerWorkflow('RunComfy: all MCP tools', trigger, [...TOOLS, estimate], runcomfy);
 }
 
 beforeAll(
@@ -128,13 +93,7 @@ beforeAll(
 		const started = await h.startN8nWithPublished(userFolder, [wf.id]);
 		n8n = started.n8n;
 		expect(started.statuses).toEqual(['published']);
-		const load = (subpath: string) => import(`@modelcontextprotocol/sdk/${subpath}`);
-		const { Client } = (await load('client/index.js')) as { Client: new (info: object) => McpClient };
-		const { StreamableHTTPClientTransport } = (await load('client/streamableHttp.js')) as {
-			StreamableHTTPClientTransport: new (url: URL) => unknown;
-		};
-		client = new Client({ name: 'runcomfy-e2e-all-tools', version: '1.0.0' });
-		await client.connect(new StreamableHTTPClientTransport(new URL(`${n8n.url}/mcp/${MCP_PATH}`)));
+		client = await connectMcp(`${n8n.url}/mcp/${MCP_PATH}`, 'runcomfy-e2e-all-tools');
 	},
 	15 * 60 * 1000,
 );
@@ -170,28 +129,29 @@ describe("RunComfy's 31 MCP tools through n8n's MCP Server Trigger", () => {
 			const models = await call('list_models', { search: 'flux', limit: 5 }, { measure: true });
 			expect(models.records.length).toBeLessThanOrEqual(5);
 			await call('get_model', { model_id: FLUX }, { measure: true });
-			const estimate = await call('estimate_cost', { model_id: FLUX, inputs: { prompt: 'a red fox' } });
+			const estimate = await call('estimate_cost', { model_id: FLUX, inputs: text({ prompt: 'a red fox' }) });
 			expect(estimate.first).toMatchObject({ model_id: FLUX, estimated: true });
 			expect(paid).toEqual([]);
 
-			const run = await call('run_model', { model_id: FLUX, inputs: { prompt: 'a red fox' } }, { measure: true });
+			const run = await call('run_model', { model_id: FLUX, inputs: text({ prompt: 'a red fox' }) }, { measure: true });
 			runId = String(run.first.request_id);
 			expect(run.first).toMatchObject({ status: 'succeeded' });
 			expect(String(run.first.summary)).toContain(runId);
 			outputUrl = String((run.first.output_urls as Array<{ url: string }>)[0].url);
 			expect(outputUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\//);
-			// The inputs as JSON text, as some models send a `json` argument: n8n's schema check refuses it before the
-			// node runs, naming the argument and what it must be, so the model sends the object; nothing is paid.
-			const asText = await call('run_model', { model_id: FLUX, inputs: JSON.stringify({ prompt: 'a blue fox' }) }, { error: true });
-			expect(asText.text).toMatch(/inputs/);
-			expect(asText.text).toMatch(/object/);
+			// The inputs as an object, not the JSON text the schema asks for: n8n's schema check refuses it before the
+			// node runs, naming the argument and the type it must be, so the model can send it again; nothing is paid.
+			const schema = (await client.listTools()).tools.find((t) => t.name === 'run_model')?.inputSchema.properties;
+			expect(schema?.inputs).toMatchObject({ type: 'string' });
+			const asObject = await call('run_model', { model_id: FLUX, inputs: { prompt: 'a blue fox' } }, { error: true });
+			expect(asObject.text).toMatch(/Expected string, received object[\s\S]*inputs/);
 
 			expect((await call('get_model_request_status', { request_id: runId }, { measure: true })).first).toMatchObject({ request_id: runId });
 			const result = await call('get_model_request_result', { request_id: runId }, { measure: true });
 			expect(result.first).toMatchObject({ request_id: runId, status: 'succeeded' });
 
 			sandbox.configure({ modelDurations: { [FLUX_PRO]: 600_000 } });
-			const slow = await call('run_model', { model_id: FLUX_PRO, inputs: { prompt: 'a slow fox' }, wait_for_completion: false });
+			const slow = await call('run_model', { model_id: FLUX_PRO, inputs: text({ prompt: 'a slow fox' }), wait_for_completion: false });
 			const slowId = String(slow.first.request_id);
 			await call('cancel_model_request', { request_id: slowId }, { measure: true });
 			expect(paid).toHaveLength(2);
@@ -206,7 +166,7 @@ describe("RunComfy's 31 MCP tools through n8n's MCP Server Trigger", () => {
 			const deploymentId = sandbox.stable.deployments.textToImage;
 			expect(deployments.records.map((d) => d.id)).toContain(deploymentId);
 			const deployment = await call('get_deployment', { deployment_id: deploymentId, include_readme: true }, { measure: true });
-			const overrides = { '6': { inputs: { text: 'a red fox' } } };
+			const overrides = text({ '6': { inputs: { text: 'a red fox' } } });
 			const run = await call('submit_request', { deployment_id: deploymentId, overrides }, { measure: true });
 			const requestId = String(run.first.request_id);
 			expect(run.first).toMatchObject({ status: 'succeeded' });
@@ -226,7 +186,12 @@ describe("RunComfy's 31 MCP tools through n8n's MCP Server Trigger", () => {
 			const instanceId = String(status.first.instance_id);
 			await call(
 				'call_instance_proxy',
-				{ deployment_id: deploymentId, instance_id: instanceId, comfy_backend_path: 'api/free', request_body: { unload_models: true } },
+				{
+					deployment_id: deploymentId,
+					instance_id: instanceId,
+					comfy_backend_path: 'api/free',
+					request_body: text({ unload_models: true }),
+				},
 				{ measure: true },
 			);
 			await call('cancel_request', longIds, { measure: true });
@@ -259,7 +224,11 @@ describe("RunComfy's 31 MCP tools through n8n's MCP Server Trigger", () => {
 				{ dataset_id: datasetId, source_url: outputUrl, filename: 'fox_1.png' },
 				{ measure: true },
 			);
-			await call('get_dataset_upload_urls', { dataset_id: datasetId, filename_to_byte_size: { 'fox_2.jpg': 1000 } }, { measure: true });
+			await call(
+				'get_dataset_upload_urls',
+				{ dataset_id: datasetId, filename_to_byte_size: text({ 'fox_2.jpg': 1000 }) },
+				{ measure: true },
+			);
 			await call('get_dataset_status', { dataset_id: datasetId }, { measure: true });
 			expect((await call('list_datasets', {}, { measure: true })).records.length).toBeGreaterThan(0);
 
@@ -286,9 +255,9 @@ describe("RunComfy's 31 MCP tools through n8n's MCP Server Trigger", () => {
 		'mistakes come back as tool errors that say what to send instead, with nothing paid',
 		async () => {
 			const before = paid.length;
-			const over = await call('run_model', { model_id: FLUX, inputs: { prompt: 'four foxes', num_images: 4 } }, { error: true });
+			const over = await call('run_model', { model_id: FLUX, inputs: text({ prompt: 'four foxes', num_images: 4 }) }, { error: true });
 			expect(over.text).toMatch(/Max Estimated Cost/);
-			const bad = await call('run_model', { model_id: FLUX, inputs: { promt: 'a fox' } }, { error: true });
+			const bad = await call('run_model', { model_id: FLUX, inputs: text({ promt: 'a fox' }) }, { error: true });
 			expect(bad.text).toMatch(/prompt/);
 			const hardware = await call('create_deployment', { name: 'x', workflow_id: 'w', hardware: 'A100' }, { error: true });
 			expect(hardware.text).toMatch(/AMPERE_24/);

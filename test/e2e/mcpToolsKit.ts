@@ -1,10 +1,87 @@
 /**
- * The 31 tools of RunComfy's own MCP server as n8n tool nodes: each node is named like the RunComfy tool and
- * fills its parameters with `$fromAI` arguments named like that tool's arguments, so an MCP client of n8n's MCP
- * Server Trigger sees the same tool names and arguments. Also renders the docs/ai-agents.md table from what the
- * test measured. Not a test file itself.
+ * The MCP side of the real-n8n tests: a workflow with n8n's MCP Server Trigger, the official MCP SDK client
+ * connected to it, and the 31 tools of RunComfy's own MCP server as n8n tool nodes (each named like the RunComfy
+ * tool, its `$fromAI` arguments named like that tool's arguments, so an MCP client sees the same tool names and
+ * arguments). Also renders the docs/ai-agents.md table from what the test measured. Not a test file itself.
  */
+import { attachTools } from './agentKit';
 import type { ToolNode } from './agentKit';
+
+export interface McpCallResult {
+	content: Array<{ type: string; text?: string }>;
+	isError?: boolean;
+}
+export interface McpTool {
+	name: string;
+	description?: string;
+	inputSchema: { properties?: Record<string, unknown> };
+}
+/** The official MCP SDK client, as much of it as the tests use. */
+export interface McpClient {
+	connect(transport: unknown): Promise<void>;
+	listTools(): Promise<{ tools: McpTool[] }>;
+	callTool(req: { name: string; arguments: Record<string, unknown> }): Promise<McpCallResult>;
+	close(): Promise<void>;
+}
+
+/** MCP Server Trigger at `path` (streamable HTTP, no auth on loopback) → the tool nodes. */
+export function mcpServerWorkflow(
+	name: string,
+	trigger: { path: string; webhookId: string },
+	tools: ToolNode[],
+	runcomfy: { id: string; name: string },
+): object {
+	const triggerName = 'MCP Server Trigger';
+	const nodes: object[] = [
+		{
+			parameters: { path: trigger.path },
+			name: triggerName,
+			type: '@n8n/n8n-nodes-langchain.mcpTrigger',
+			typeVersion: 2,
+			position: [0, 0],
+			webhookId: trigger.webhookId,
+		},
+	];
+	const connections: Record<string, object> = {};
+	attachTools(nodes, connections, tools, runcomfy, triggerName);
+	return { name, nodes, connections, settings: { executionOrder: 'v1' } };
+}
+
+/** A new session of the official MCP TypeScript SDK client (a devDependency, the version n8n 2.41.1 ships) with the server at `url`. */
+export async function connectMcp(url: string, clientName = 'runcomfy-e2e'): Promise<McpClient> {
+	const load = (subpath: string) => import(`@modelcontextprotocol/sdk/${subpath}`);
+	const { Client } = (await load('client/index.js')) as { Client: new (info: object) => McpClient };
+	const { StreamableHTTPClientTransport } = (await load('client/streamableHttp.js')) as {
+		StreamableHTTPClientTransport: new (url: URL) => unknown;
+	};
+	const client = new Client({ name: clientName, version: '1.0.0' });
+	await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+	return client;
+}
+
+/** A tool's answer: its text, the records in it (n8n sends the items as one JSON text), and whether it is an error. */
+export interface McpAnswer {
+	text: string;
+	records: Array<Record<string, unknown>>;
+	first: Record<string, unknown>;
+	isError: boolean;
+}
+
+export function parseAnswer(result: McpCallResult): McpAnswer {
+	const text = result.content.map((c) => c.text ?? '').join('');
+	let value: unknown;
+	try {
+		value = JSON.parse(text);
+	} catch {
+		value = { error: text };
+	}
+	const list = (Array.isArray(value) ? value : [value]) as unknown[];
+	const records = list.map(
+		(v) => (v && typeof v === 'object' && 'json' in v ? (v as { json: unknown }).json : v) as Record<string, unknown>,
+	);
+	const isError = Boolean(result.isError) || records.some((r) => r && typeof r === 'object' && r.error !== undefined && r.error !== null);
+	return { text, records, first: records[0] ?? {}, isError };
+}
 
 /** `={{ $fromAI(...) }}` with an optional default (an argument the model may leave out). */
 export function ai(key: string, description: string, type = 'string', fallback?: string | number | boolean): string {
@@ -12,8 +89,11 @@ export function ai(key: string, description: string, type = 'string', fallback?:
 	return `={{ $fromAI('${key}', '${description}', '${type}'${def}) }}`;
 }
 
-/** A JSON parameter filled from a `json` argument (n8n hands the object to the node as JSON text). */
-const aiJson = (key: string, description: string) => `={{ JSON.stringify($fromAI('${key}', '${description}', 'json')) }}`;
+/**
+ * A JSON parameter filled from a `string` argument, as docs/ai-agents.md recommends: the model is shown a typed
+ * string, and the node reads the JSON text (or an object, which only the AI Agent 3.x passes on).
+ */
+const aiJson = (key: string, description: string) => ai(key, description);
 const id = (key: string, description: string) => ({ __rl: true, mode: 'id', value: ai(key, description) });
 
 const DEPLOYMENT_ID = id('deployment_id', 'The deployment id (a UUID), from list_deployments');
@@ -35,11 +115,11 @@ const GPU_COUNT = ai('gpu_count', 'Number of GPUs: 1 or 8', 'number', 1);
 const CONFIG = ai('config_file', 'The ai-toolkit training config, YAML or JSON text');
 const HARDWARE = 'GPU hardware: one of TURING_16, AMPERE_24, AMPERE_48, ADA_48_PLUS, AMPERE_80, ADA_80_PLUS, HOPPER_141';
 
-/** The Model node's inputs, wired as docs/ai-agents.md recommends (an object, or the same as JSON text). */
+/** The Model node's inputs, wired as docs/ai-agents.md recommends. */
 export const MODEL_INPUTS = {
 	model: MODEL_ID,
 	inputMode: 'json',
-	inputsJson: aiJson('inputs', 'The model inputs, a JSON object such as {"prompt": "a red fox"} (get_model lists them)'),
+	inputsJson: aiJson('inputs', 'The model inputs as JSON text, e.g. {"prompt": "a red fox"} (get_model lists them)'),
 };
 
 /** One RunComfy MCP tool as an n8n tool node, with the editor's name of its operation. */
@@ -96,7 +176,7 @@ export function runcomfyMcpTools(guards: { maxEstimatedCostUsd: number; minimumB
 			inputMode: 'json',
 			overridesJson: aiJson(
 				'overrides',
-				'The inputs by ComfyUI node id, e.g. {"6": {"inputs": {"text": "a fox"} } } (get_deployment readme)',
+				'The inputs by ComfyUI node id as JSON text, e.g. {"6": {"inputs": {"text": "a fox"} } } (get_deployment readme)',
 			),
 			waitForCompletion: WAIT,
 			waitOptions: { ...FAST_POLLS, maxWaitSeconds: TIMEOUT },
@@ -127,7 +207,7 @@ export function runcomfyMcpTools(guards: { maxEstimatedCostUsd: number; minimumB
 			deploymentId: DEPLOYMENT_ID,
 			instanceId: ai('instance_id', 'The instance_id of a running request (get_request_status)'),
 			path: ai('comfy_backend_path', 'The ComfyUI backend path, e.g. api/free', 'string', 'api/free'),
-			body: aiJson('request_body', 'The JSON body, e.g. {"unload_models": true}'),
+			body: aiJson('request_body', 'The JSON body as text, e.g. {"unload_models": true}'),
 		}),
 		tool('list_models', 'model', 'Model → Catalog → Get Many Models', {
 			resource: 'catalog',
@@ -195,7 +275,7 @@ export function runcomfyMcpTools(guards: { maxEstimatedCostUsd: number; minimumB
 			resource: 'dataset',
 			operation: 'getUploadUrls',
 			dataset: DATASET_ID,
-			fileSizes: aiJson('filename_to_byte_size', 'Each file name with its size in bytes, e.g. {"fox_2.jpg": 120000}'),
+			fileSizes: aiJson('filename_to_byte_size', 'Each file name with its size in bytes, as JSON text, e.g. {"fox_2.jpg": 120000}'),
 		}),
 		tool('submit_training_job', 'training', 'Training → Training Job → Submit', {
 			resource: 'trainingJob',

@@ -49,8 +49,8 @@ describe.each([3, 2.2])('n8n 1.x, AI Agent %s: the agent form without isToolExec
 		'a run answers compact JSON with a summary; a long one comes back as still running; one submit each',
 		async () => {
 			llm.script([
-				call('Run Model', { model_id: FLUX, inputs: { prompt: 'a red fox' }, max_wait_seconds: 60 }),
-				call('Run Model', { model_id: FLUX_PRO, inputs: { prompt: 'a slow fox' }, max_wait_seconds: 2 }),
+				call('Run Model', { model_id: FLUX, inputs: JSON.stringify({ prompt: 'a red fox' }), max_wait_seconds: 60 }),
+				call('Run Model', { model_id: FLUX_PRO, inputs: JSON.stringify({ prompt: 'a slow fox' }), max_wait_seconds: 2 }),
 				(req) => answer(`done: ${lastToolResult(req)}`),
 			]);
 			const wf = await h.importWorkflow(

@@ -28,7 +28,7 @@ export const toolDescriptions = toolDescriptionProperties(
 			uploadFromUrl: `${DATASET_ID}; source_url (string: a public http or https URL of an image or caption); filename (string, optional: its name in the dataset, e.g. fox_1.png).`,
 			uploadCaption: `${DATASET_ID}; filename (string: the image's name with .txt, e.g. fox_1.txt); text (string: the caption).`,
 			uploadFile: `${DATASET_ID}; the file is the binary data of the workflow item.`,
-			getUploadUrls: `${DATASET_ID}; filename_to_byte_size (object: each file name with its size in bytes, e.g. {"fox_2.jpg": 120000}).`,
+			getUploadUrls: `${DATASET_ID}; filename_to_byte_size (string: JSON text of each file name with its size in bytes, e.g. {"fox_2.jpg": 120000}).`,
 			waitUntilReady: `${DATASET_ID}.`,
 		},
 	},

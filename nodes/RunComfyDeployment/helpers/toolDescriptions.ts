@@ -32,12 +32,12 @@ export const toolDescriptions = toolDescriptionProperties(
 	},
 	{
 		inference: {
-			run: `${DEPLOYMENT_ID}; overrides (object: inputs by ComfyUI node id, e.g. {"6": {"inputs": {"text": "a red fox"}}}; the deployment's readme names them); wait_for_completion (boolean, default true; false returns the request_id at once); timeout_seconds (number, 1 to 120, default 120).`,
+			run: `${DEPLOYMENT_ID}; overrides (string: JSON text of the inputs by ComfyUI node id, e.g. {"6": {"inputs": {"text": "a red fox"}}}; the deployment's readme names them); wait_for_completion (boolean, default true; false returns the request_id at once); timeout_seconds (number, 1 to 120, default 120).`,
 			getStatus: `${REQUEST}.`,
 			getResult: `${REQUEST}.`,
 			cancel: `${REQUEST}.`,
 			deleteRequest: `${REQUEST}.`,
-			callInstanceProxy: `${DEPLOYMENT_ID}; instance_id (string: the instance_id of a running request, from its status); comfy_backend_path (string, e.g. api/free); request_body (object, e.g. {"unload_models": true}).`,
+			callInstanceProxy: `${DEPLOYMENT_ID}; instance_id (string: the instance_id of a running request, from its status); comfy_backend_path (string, e.g. api/free); request_body (string: JSON text, e.g. {"unload_models": true}).`,
 		},
 		deployment: {
 			getAll: 'include_payload (boolean, default false: true adds each workflow graph, which is large).',

@@ -4,7 +4,7 @@ import { costNote, toolDescriptionProperties } from '../../shared/toolDescriptio
 const { free, paid } = costNote;
 
 const MODEL_ID = 'model_id (string: a model id from list_models, e.g. blackforestlabs/flux-2/flash/text-to-image)';
-const INPUTS = `inputs (object: the model's inputs by name, e.g. {"prompt": "a red fox"}; get_model lists them)`;
+const INPUTS = `inputs (string: the model's inputs by name as JSON text, e.g. {"prompt": "a red fox"}; get_model lists them)`;
 const REQUEST_ID = 'request_id (string: the request_id the run returned)';
 
 /** The Tool Description of each operation (see shared/toolDescriptions.ts). */
