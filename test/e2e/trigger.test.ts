@@ -16,7 +16,7 @@
 import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
-import type { CredentialJson, N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
+import type { N8nInstance, UserFolder, WorkflowJson } from '../../scripts/e2e/n8n';
 import { JOBS, client, jobReaches, jobState, readyDataset, runReaches, submitInference, submitJob } from '../helpers/sandboxCalls';
 import { triggerKit } from './triggerKit';
 
@@ -33,10 +33,14 @@ const N8N_ENV = { DB_PING_TIMEOUT_MS: '60000' };
 
 let sandbox: Sandbox;
 let userFolder: UserFolder;
-let credential: CredentialJson;
+let credential: { id: string; name: string };
 let n8n: N8nInstance;
 
 const { executionsOf, items, publish, unpublish, renameNode, postDelivery } = triggerKit(() => n8n);
+
+/** Saves a workflow as the editor does (the examples' credential reference pointed at the sandbox credential). */
+const save = async (workflow: object): Promise<WorkflowJson> =>
+	(await n8n.rest.createWorkflow(h.prepareWorkflow(workflow, { credential }))) as unknown as WorkflowJson;
 
 const loraSubmits = () => sandbox.log().filter((e) => e.api === 'model' && e.method === 'POST' && e.path === `/v1/models/${LORA_MODEL}`);
 const statusPolls = (jobId: string) =>
@@ -48,9 +52,9 @@ beforeAll(
 		await h.ensureBuilt();
 		userFolder = h.createUserFolder();
 		sandbox = await startSandbox({ runDurationMs: 50, queueMs: 0, trainingStepMs: 1, trainingQueueMs: 0, datasetReadyMs: 10 });
-		credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
 		n8n = await h.startN8n(userFolder, { env: N8N_ENV });
 		await n8n.rest.setupOwner();
+		credential = await n8n.rest.createCredential(h.sandboxCredential(sandbox));
 	},
 	15 * 60 * 1000,
 );
@@ -85,7 +89,7 @@ describe('RunComfy Trigger in a real n8n: an activated workflow polling the sand
 			expect(triggerNode?.parameters.jobIds).toBe('YOUR_TRAINING_JOB_ID');
 			expect(triggerNode?.parameters.fireForExisting).toBeUndefined();
 			if (triggerNode) triggerNode.parameters.jobIds = `${jobA}, ${jobB}, ${jobC}`;
-			const wf = await h.importWorkflow(userFolder, example, { credential });
+			const wf = await save(example);
 			sandbox.clearLog();
 
 			// Publish: n8n polls at once. A finished and C stopped early before: recorded, not fired (checked at the
@@ -176,34 +180,30 @@ describe('RunComfy Trigger in a real n8n: an activated workflow polling the sand
 	it(
 		'balance below threshold: fires once when crossing below, not again while below, again after going back above',
 		async () => {
-			const wf = await h.importWorkflow(
-				userFolder,
-				{
-					name: 'e2e: balance below $1',
-					nodes: [
-						{
-							id: 'b0f3b1e2-0000-4e5f-8a9b-7c1d2e3f4a01',
-							name: 'RunComfy Trigger',
-							type: h.NODE_TYPES.trigger,
-							typeVersion: 1,
-							position: [0, 0],
-							parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, event: 'balanceBelow', thresholdUsd: 1 },
-							credentials: { runComfyApi: { id: credential.id, name: credential.name } },
-						},
-						{
-							id: 'b0f3b1e2-0000-4e5f-8a9b-7c1d2e3f4a02',
-							name: 'Top Up Alert',
-							type: 'n8n-nodes-base.noOp',
-							typeVersion: 1,
-							position: [220, 0],
-							parameters: {},
-						},
-					],
-					connections: { 'RunComfy Trigger': { main: [[{ node: 'Top Up Alert', type: 'main', index: 0 }]] } },
-					settings: { executionOrder: 'v1' },
-				},
-				{ credential },
-			);
+			const wf = await save({
+				name: 'e2e: balance below $1',
+				nodes: [
+					{
+						id: 'b0f3b1e2-0000-4e5f-8a9b-7c1d2e3f4a01',
+						name: 'RunComfy Trigger',
+						type: h.NODE_TYPES.trigger,
+						typeVersion: 1,
+						position: [0, 0],
+						parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, event: 'balanceBelow', thresholdUsd: 1 },
+						credentials: { runComfyApi: { id: credential.id, name: credential.name } },
+					},
+					{
+						id: 'b0f3b1e2-0000-4e5f-8a9b-7c1d2e3f4a02',
+						name: 'Top Up Alert',
+						type: 'n8n-nodes-base.noOp',
+						typeVersion: 1,
+						position: [220, 0],
+						parameters: {},
+					},
+				],
+				connections: { 'RunComfy Trigger': { main: [[{ node: 'Top Up Alert', type: 'main', index: 0 }]] } },
+				settings: { executionOrder: 'v1' },
+			});
 			const balancePolls = () => sandbox.log().filter((e) => e.api === 'serverless' && e.method === 'GET' && e.path === '/prod/v2/balance');
 			/** Sets the wallet, then unpublishes and publishes again: one poll (the activation poll) sees it. */
 			const pollWith = async (microdollars: number) => {
@@ -275,7 +275,7 @@ describe('RunComfy Webhook Trigger in a real n8n: deliveries POSTed to the publi
 		async () => {
 			const token = `e2e_${h.newId()}`;
 			const webhookId = '9d3c1f2e-7a4b-4c5d-8e6f-0a1b2c3d4e5f';
-			const wf = await h.importWorkflow(userFolder, {
+			const wf = await save({
 				name: 'e2e: RunComfy webhook deliveries',
 				nodes: [
 					{
