@@ -120,16 +120,20 @@ async function measureBatch(sb, { n, config, receiver = 'trigger', env = {}, int
 	const receiverWorkflow = receiver === 'webhook' ? f.plainWebhookReceiverWorkflow : f.receiverWorkflow;
 	let n8n;
 	try {
-		const credential = await h.importCredential(uf, h.sandboxCredential(sb));
-		const [submitter, receiverWf] = await h.importWorkflow(uf, [
-			f.submitterWorkflow({ credential, name: 'Bench: fire and forget (submit)' }),
-			receiverWorkflow({ token, credential, name: 'Bench: fire and forget (receive)' }),
-		]);
-		({ n8n } = await h.startN8nWithPublished(uf, [submitter.id, receiverWf.id], {
-			env: { ...N8N_ENV, ...env },
-			readyTimeoutMs: 180_000,
-			publicationTimeoutMs: 120_000,
-		}));
+		const credential = h.sandboxCredential(sb);
+		const started = await h.startN8nWithPublished(
+			uf,
+			{
+				credentials: [credential],
+				workflows: [
+					f.submitterWorkflow({ credential, name: 'Bench: fire and forget (submit)' }),
+					receiverWorkflow({ token, credential, name: 'Bench: fire and forget (receive)' }),
+				],
+			},
+			{ env: { ...N8N_ENV, ...env }, readyTimeoutMs: 180_000, publicationTimeoutMs: 120_000 },
+		);
+		n8n = started.n8n;
+		const [submitter, receiverWf] = started.workflows;
 		const ctx = { submitter, receiver: receiverWf, token, intermediate, log };
 
 		// Warm-up (first executions: module loading, the trigger's ledger): not reported.

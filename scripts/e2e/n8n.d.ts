@@ -260,14 +260,16 @@ export function startN8n(
 	opts?: { port?: number; home?: string; env?: Record<string, string>; readyTimeoutMs?: number; log?: Log; echo?: boolean },
 ): Promise<N8nInstance>;
 /**
- * Publishes each workflow (`n8n publish:workflow`), starts `n8n start`, creates the owner account and waits until
- * each publication settled; `statuses` in the order of `workflowIds` ('published' when it worked).
+ * Starts `n8n start`, creates the owner account, saves the credentials and workflows through the REST API (each
+ * credential's id, in its object and in the workflows, becomes the one n8n gives it) and publishes each workflow as
+ * the editor does, waiting until each publication settled; `statuses` in the order of `workflows` ('published' when
+ * it worked).
  */
 export function startN8nWithPublished(
 	userFolder: UserFolder,
-	workflowIds: string[],
+	setup: { credentials?: CredentialJson[]; workflows: object[] },
 	opts?: { port?: number; home?: string; env?: Record<string, string>; readyTimeoutMs?: number; log?: Log; echo?: boolean; publicationTimeoutMs?: number },
-): Promise<{ n8n: N8nInstance; statuses: string[] }>;
+): Promise<{ n8n: N8nInstance; workflows: WorkflowJson[]; statuses: string[] }>;
 export function run(
 	command: string,
 	args: string[],

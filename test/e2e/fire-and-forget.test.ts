@@ -63,17 +63,20 @@ beforeAll(
 		sandbox = await startSandbox(CONFIG);
 		deployment = sandbox.stable.deployments.textToImage;
 		userFolder = h.createUserFolder();
-		const credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
+		const credential = h.sandboxCredential(sandbox);
 		pathToken = `fnf_${h.newId()}`;
-		const example = JSON.parse(JSON.stringify(receiveExample)) as WorkflowJson;
+		const example = h.prepareWorkflow(receiveExample, { credential });
 		example.nodes[0].parameters = { ...example.nodes[0].parameters, pathToken: exampleToken };
-		[submitter, receiver, exampleReceiver] = await h.importWorkflow(
+		const started = await h.startN8nWithPublished(
 			userFolder,
-			[submitterWorkflow({ credential }), receiverWorkflow({ token: pathToken, credential }), example],
-			{ credential },
+			{
+				credentials: [credential],
+				workflows: [submitterWorkflow({ credential }), receiverWorkflow({ token: pathToken, credential }), example],
+			},
+			{ env: N8N_ENV },
 		);
-		const started = await h.startN8nWithPublished(userFolder, [submitter.id, receiver.id, exampleReceiver.id], { env: N8N_ENV });
 		n8n = started.n8n;
+		[submitter, receiver, exampleReceiver] = started.workflows;
 		expect(started.statuses).toEqual(['published', 'published', 'published']);
 	},
 	15 * 60 * 1000,

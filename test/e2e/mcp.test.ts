@@ -53,9 +53,8 @@ beforeAll(
 		await h.ensureBuilt();
 		userFolder = h.createUserFolder();
 		sandbox = await startSandbox({ runDurationMs: 300, queueMs: 20, modelDurations: { [FLUX_PRO]: 10 * 60 * 1000 } });
-		const runcomfy = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
-		const wf = await h.importWorkflow(userFolder, mcpWorkflow(runcomfy));
-		const started = await h.startN8nWithPublished(userFolder, [wf.id]);
+		const runcomfy = h.sandboxCredential(sandbox);
+		const started = await h.startN8nWithPublished(userFolder, { credentials: [runcomfy], workflows: [mcpWorkflow(runcomfy)] });
 		n8n = started.n8n;
 		expect(started.statuses).toEqual(['published']);
 		client = await connect();

@@ -88,9 +88,8 @@ beforeAll(
 		// Runs end before the first status poll and the dataset is ready at once, so the requests each call sends
 		// do not depend on the machine's speed; training steps last long enough to cancel, edit and resume a job.
 		sandbox = await startSandbox({ runDurationMs: 0, queueMs: 0, datasetReadyMs: 0, trainingStepMs: 60_000 });
-		const runcomfy = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
-		const wf = await h.importWorkflow(userFolder, workflow(runcomfy));
-		const started = await h.startN8nWithPublished(userFolder, [wf.id]);
+		const runcomfy = h.sandboxCredential(sandbox);
+		const started = await h.startN8nWithPublished(userFolder, { credentials: [runcomfy], workflows: [workflow(runcomfy)] });
 		n8n = started.n8n;
 		expect(started.statuses).toEqual(['published']);
 		client = await connectMcp(`${n8n.url}/mcp/${MCP_PATH}`, 'runcomfy-e2e-all-tools');

@@ -95,11 +95,15 @@ beforeAll(
 		sdxl = sandbox.stable.deployments.textToImage;
 		flux = sandbox.stable.deployments.imageToImage;
 		userFolder = h.createUserFolder();
-		const credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
-		[workflow, twoParks] = await h.importWorkflow(userFolder, [parkingWorkflow({ credential }), twoParksWorkflow({ credential })]);
+		const credential = h.sandboxCredential(sandbox);
 		port = await h.freePort();
-		const started = await h.startN8nWithPublished(userFolder, [workflow.id, twoParks.id], { port });
+		const started = await h.startN8nWithPublished(
+			userFolder,
+			{ credentials: [credential], workflows: [parkingWorkflow({ credential }), twoParksWorkflow({ credential })] },
+			{ port },
+		);
 		n8n = started.n8n;
+		[workflow, twoParks] = started.workflows;
 		expect(started.statuses).toEqual(['published', 'published']);
 	},
 	15 * 60 * 1000,

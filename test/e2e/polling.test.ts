@@ -62,19 +62,18 @@ beforeAll(
 		await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
 		const feedUrl = `http://127.0.0.1:${(feed.address() as AddressInfo).port}/feed.xml`;
 		userFolder = h.createUserFolder();
-		const credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
-		const workflows = await h.importWorkflow(userFolder, [
-			modelRunWorkflow({ credential }),
-			trainingWorkflow({ credential }),
-			besidePollingTriggerWorkflow({ credential, feedUrl }),
-		]);
-		besideId = workflows[2].id;
-		const started = await h.startN8nWithPublished(
-			userFolder,
-			workflows.map((wf) => wf.id),
-		);
+		const credential = h.sandboxCredential(sandbox);
+		const started = await h.startN8nWithPublished(userFolder, {
+			credentials: [credential],
+			workflows: [
+				modelRunWorkflow({ credential }),
+				trainingWorkflow({ credential }),
+				besidePollingTriggerWorkflow({ credential, feedUrl }),
+			],
+		});
 		n8n = started.n8n;
-		expect(started.statuses).toEqual(workflows.map(() => 'published'));
+		besideId = started.workflows[2].id;
+		expect(started.statuses).toEqual(['published', 'published', 'published']);
 	},
 	15 * 60 * 1000,
 );

@@ -282,18 +282,38 @@ async function startN8n(userFolder, { port, home, env = {}, readyTimeoutMs = 5 *
 }
 
 /**
- * The start of a suite that needs published workflows: publishes each of `workflowIds` (`n8n publish:workflow`,
- * before n8n runs), starts `n8n start` (`startOpts` as startN8n's), creates the owner account and waits until
- * n8n's (asynchronous) publication of each has settled. Resolves with the instance and each workflow's
- * publication status, in order ('published' when it worked).
+ * The start of a suite that needs published workflows, with no n8n process but `n8n start` (`startOpts` as
+ * startN8n's): creates the owner account, saves `credentials` and `workflows` (prepared as prepareWorkflow() does)
+ * through the REST API as the editor does, and publishes each workflow as the editor's "Publish" does, waiting until
+ * its publication has settled. n8n gives each credential its own id: the credential objects and the workflows'
+ * references to them are updated to it. Resolves with the instance, the saved workflows and each one's publication
+ * status, in order ('published' when it worked, else the status and its triggers' errors).
  */
-async function startN8nWithPublished(userFolder, workflowIds, { publicationTimeoutMs = 60000, ...startOpts } = {}) {
-	for (const id of workflowIds) await publishWorkflow(userFolder, id);
+async function startN8nWithPublished(userFolder, { credentials = [], workflows }, { publicationTimeoutMs = 60000, ...startOpts } = {}) {
 	const n8n = await startN8n(userFolder, startOpts);
 	await n8n.rest.setupOwner();
+	const storedIds = new Map();
+	for (const credential of credentials) {
+		const stored = await n8n.rest.createCredential(credential);
+		storedIds.set(credential.id, stored.id);
+		credential.id = stored.id;
+	}
+	const saved = [];
+	for (const workflow of workflows) {
+		const wf = prepareWorkflow(workflow);
+		for (const node of wf.nodes || []) {
+			for (const ref of Object.values(node.credentials || {})) if (storedIds.has(ref.id)) ref.id = storedIds.get(ref.id);
+		}
+		await n8n.rest.createWorkflow(wf);
+		saved.push(wf);
+	}
 	const statuses = [];
-	for (const id of workflowIds) statuses.push((await n8n.rest.waitForPublication(id, { timeoutMs: publicationTimeoutMs })).status);
-	return { n8n, statuses };
+	for (const wf of saved) {
+		const { versionId } = await n8n.rest.activateWorkflow(wf.id);
+		const st = await n8n.rest.waitForPublication(wf.id, { versionId, timeoutMs: publicationTimeoutMs });
+		statuses.push(st.status === 'published' ? st.status : `${st.status}: ${JSON.stringify(st.triggers)}`);
+	}
+	return { n8n, workflows: saved, statuses };
 }
 
 module.exports = {
