@@ -117,24 +117,30 @@ function bypassProxyForLoopback(): void {
 
 /**
  * Same as `Expression.initExpressionEngine({ engine, poolSize: 1, maxCodeCacheSize: 1024,
- * bridgeTimeout: 5000, bridgeMemoryLimit: 128 })` (n8n's CLI defaults), which cannot run under jest
+ * bridgeTimeout: 5000, bridgeMemoryLimit: 128, compileCache: true, lazyAcquire: true })` (n8n's CLI
+ * defaults but for the last two, which are n8n settings too), which cannot run under jest
  * as-is: it loads @n8n/expression-runtime with a dynamic `import()`, and jest's module sandbox
  * rejects that without --experimental-vm-modules. So the harness loads the runtime with require()
  * and builds the evaluator exactly as n8n-workflow 2.41's initExpressionEngine does.
- * Like n8n, every execution gets a fresh isolate (about 50-100 ms of CPU per runNode call);
- * N8N_EXPRESSION_ENGINE_POOL_SIZE (n8n's own variable) keeps more warm ones, and
- * N8N_EXPRESSION_ENGINE=legacy skips isolated-vm entirely for quick local iterations.
+ * Like n8n, every execution that evaluates an expression gets a fresh isolate. The compile cache
+ * and the lazy acquisition only spare CPU: the bundle is not parsed anew for each isolate, and an
+ * execution without expressions takes none. N8N_EXPRESSION_ENGINE_COMPILE_CACHE=false and
+ * N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=false (n8n's own variables) give n8n's defaults;
+ * N8N_EXPRESSION_ENGINE_POOL_SIZE keeps more warm isolates, and N8N_EXPRESSION_ENGINE=legacy
+ * skips isolated-vm entirely for quick local iterations.
  */
 async function initExpressionEngine(engine: 'vm' | 'quickjs'): Promise<void> {
 	const runtime = requireFromWorkflow('@n8n/expression-runtime') as typeof import('@n8n/expression-runtime');
 	const { expressionSandboxHooks } = requireFromWorkflow(
 		'n8n-workflow/expression-sandboxing',
 	) as typeof import('n8n-workflow/dist/cjs/expression-sandboxing');
-	const bridgeOptions = { timeout: 5000, memoryLimit: 128, logger: LoggerProxy };
+	const on = (name: string) => process.env[name] !== 'false';
+	const bridgeOptions = { timeout: 5000, memoryLimit: 128, logger: LoggerProxy, compileCache: on('N8N_EXPRESSION_ENGINE_COMPILE_CACHE') };
 	const evaluator = new runtime.ExpressionEvaluator({
 		createBridge: () => (engine === 'quickjs' ? new runtime.QuickJsBridge(bridgeOptions) : new runtime.IsolatedVmBridge(bridgeOptions)),
 		maxCodeCacheSize: 1024,
 		poolSize: Number(process.env.N8N_EXPRESSION_ENGINE_POOL_SIZE ?? 1),
+		lazyAcquire: on('N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE'),
 		hooks: expressionSandboxHooks,
 		logger: LoggerProxy,
 	});
