@@ -84,6 +84,18 @@ function batchFigures(view, runs) {
 	}
 	const firstSubmit = Math.min(...runs.map((r) => r.createdAt));
 	const lastEnd = Math.max(...runs.map((r) => r.finishedAt));
+	// Per run, from the batch's first submit: its start and end, and every status (s) and result (r) request.
+	const trace = runs.map((r) => {
+		const req = view.byRequest.get(r.id) || { status: [], result: [] };
+		const rel = (t) => t - firstSubmit;
+		return {
+			created: rel(r.createdAt),
+			started: r.startedAt == null ? null : rel(r.startedAt),
+			finished: rel(r.finishedAt),
+			status: req.status.map(rel),
+			result: req.result.map(rel),
+		};
+	});
 	return {
 		runs: runs.length,
 		wallMs: end - firstSubmit,
@@ -93,6 +105,7 @@ function batchFigures(view, runs) {
 		status,
 		result,
 		requests: status + result,
+		trace,
 	};
 }
 

@@ -8,13 +8,17 @@ import { onAbortOf, realClock, sleepFor } from './clock';
 import { httpStatusOf, isTransientError, retryAfterMsOf, toError } from './errors';
 import { Limiter } from '../pool';
 import type { ColdMember } from './coldBatch';
-import { ColdGroup } from './coldBatch';
+import { ColdGroup, SILENT_INTERVALS } from './coldBatch';
+import { KeyQueue } from './keyQueue';
 import { resolveOptions } from './options';
 import type { DurationSample } from './distribution';
 import type { DurationStore } from './learning';
 import type { Learned } from './schedule';
 import { JobSchedule } from './schedule';
 import type { PollResult, WaitJob, WaitOptions, WaitOutcome } from './types';
+
+/** Told when a finished job's timestamps place its end: the run behind it in a queue that runs one at a time. */
+const endListeners = new WeakMap<WaitJob, (end: DurationSample) => void>();
 
 /** What each finished job taught, until the run's timestamps narrow it. */
 const learnedTotals = new WeakMap<WaitJob, { store: DurationStore; key: string; learned: Learned }>();
@@ -24,6 +28,9 @@ const learnedTotals = new WeakMap<WaitJob, { store: DurationStore; key: string; 
  * Never throws: learning must not turn a fetched result into an error.
  */
 export function narrowRunTime(job: WaitJob, window: DurationSample): void {
+	const listener = endListeners.get(job);
+	endListeners.delete(job);
+	if (listener && typeof job.submittedAt === 'number') listener({ lo: job.submittedAt + window.lo, hi: job.submittedAt + window.hi });
 	const learned = learnedTotals.get(job);
 	if (!learned) return;
 	learnedTotals.delete(job);
@@ -76,6 +83,8 @@ export async function waitForAll(
 		current: AbortController | undefined;
 		/** Woken because a run ahead in its queue ended: it polls at once. */
 		pollNow: boolean;
+		/** Woken because its plan moved: it polls then instead. */
+		moveTo: number | undefined;
 		/** When its current wakeable sleep ends. */
 		dueAt: number;
 		/** Whether its cold batch may cut the current sleep short. */
@@ -87,6 +96,7 @@ export async function waitForAll(
 			pending: false,
 			current: undefined,
 			pollNow: false,
+			moveTo: undefined,
 			dueAt: start,
 			byBatch: false,
 			wake: () => {
@@ -127,7 +137,7 @@ export async function waitForAll(
 			forget?.();
 		}
 		if (aborted()) return 'stopped';
-		if (sleeper.pollNow) return 'woken';
+		if (sleeper.pollNow || sleeper.moveTo !== undefined) return 'woken';
 		// A wake-up from outside its batch is kept for the next sleep, as for a sleep nothing may cut short.
 		if (!byBatch || !sleeper.pending) return 'slept';
 		sleeper.pending = false;
@@ -158,39 +168,67 @@ export async function waitForAll(
 		const key = schedules[index].coldKey();
 		return key === undefined ? undefined : groups.get(key);
 	};
-	/** Per timing key: its runs not seen ended, and those last seen queued. */
-	const queues = new Map<string, { left: number; queued: Set<number> }>();
+	/** Per timing key: its runs in RunComfy's queue. */
+	const queues = new Map<string, KeyQueue>();
 	const queueOf = (index: number) => {
 		const key = o.learning ? jobs[index].timingKey : undefined;
 		return key === undefined ? undefined : queues.get(key);
 	};
-	for (const job of jobs) {
+	jobs.forEach((job, index) => {
 		const key = o.learning ? job.timingKey : undefined;
-		if (key === undefined) continue;
-		const queue = queues.get(key) ?? { left: 0, queued: new Set<number>() };
-		queue.left++;
+		if (key === undefined) return;
+		const queue = queues.get(key) ?? new KeyQueue();
+		queue.add(index);
 		queues.set(key, queue);
-	}
-	/** The run `index` ended: the runs of its key at the front of the queue likely start now, so they poll at once. */
-	const frontStarts = (index: number): void => {
+	});
+	/** Wakes run `i` to poll at once, unless its poll is due within the first interval anyway. */
+	const pollQueuedNow = (i: number): void => {
+		if (sleepers[i].dueAt - clock.now() <= o.initialIntervalMs) return;
+		sleepers[i].pollNow = true;
+		sleepers[i].current?.abort();
+	};
+	/** The run going next in a one-at-a-time queue hears when the ended run's timestamps place its end. */
+	const listenForEnd = (ended: number, next: number): void => {
+		endListeners.set(jobs[ended], (end) => {
+			const planned = schedules[next].aheadEndKnown(end, clock.now(), false);
+			moveSleep(next, planned);
+		});
+	};
+	/** Run `i` polls at `planned` instead, if that comes before its sleep ends. */
+	const moveSleep = (i: number, planned: number | undefined): void => {
+		const sleeper = sleepers[i];
+		if (planned === undefined || !sleeper.current || planned >= sleeper.dueAt) return;
+		sleeper.moveTo = planned;
+		sleeper.current.abort();
+	};
+	/** The run `index` ended around `endedAt`: the run of its key at the front of the queue likely starts now. */
+	const frontStarts = (index: number, endedAt: number): void => {
 		const queue = queueOf(index);
 		if (!queue) return;
-		queue.left--;
-		queue.queued.delete(index);
+		queue.ended(index);
 		const goingAt = schedules[index].lastSeenGoing();
 		if (goingAt === undefined) return;
-		let front = Infinity;
-		for (const i of queue.queued) front = Math.min(front, schedules[i].queuePosition() ?? Infinity);
-		for (const i of queue.queued) {
-			// A run polled right now or still polled as its cold batch has news of its own soon.
-			if (schedules[i].queuePosition() !== front || !sleepers[i].current || groupOf(i)?.has(sleepers[i])) continue;
-			// The only run of the batch left decides when the batch ends.
-			schedules[i].aheadEnded(goingAt, queue.left === 1);
-			// A poll due within the first interval sees the start about as soon.
-			if (sleepers[i].dueAt - clock.now() <= o.initialIntervalMs) continue;
-			sleepers[i].pollNow = true;
-			sleepers[i].current?.abort();
+		const last = queue.lastLeft();
+		const oneAtATime = queue.oneAtATime();
+		const end = { lo: goingAt, hi: endedAt };
+		const next = oneAtATime ? queue.goingRun() : undefined;
+		if (next !== undefined) {
+			// One at a time, the run already seen going started when this one ended: its plan moves there.
+			moveSleep(next, schedules[next].aheadEndKnown(end, clock.now(), next === last));
+			listenForEnd(index, next);
+			return;
 		}
+		const front = queue.front();
+		// A run still polled as its cold batch has news of its own soon.
+		if (front === undefined || groupOf(front)?.has(sleepers[front])) return;
+		// Its next poll tells whether the queue runs one at a time, even when it is being polled now.
+		queue.wake(front, clock.now());
+		// Not known to run one at a time, a run polled right now has news of its own soon.
+		if (!oneAtATime && !sleepers[front].current) return;
+		// The only run of the batch left decides when the batch ends.
+		schedules[front].aheadEnded(goingAt, front === last, oneAtATime ? end : undefined);
+		pollQueuedNow(front);
+		if (oneAtATime) listenForEnd(index, front);
 	};
 	const runJob = async (job: WaitJob, index: number): Promise<LoopEnd> => {
 		const schedule = schedules[index];
@@ -217,23 +255,36 @@ export async function waitForAll(
 		} finally {
 			// However the wait for it ends, the store stops counting the run as going.
 			schedule.dropPlan();
-			queueOf(index)?.queued.delete(index);
+			queueOf(index)?.forget(index);
 			group?.leave(sleeper, clock.now());
 		}
 	};
 
-	/** Sleeps `ms`, then true; false when stopped. */
-	const sleepUntilPoll = async (ms: number, schedule: JobSchedule, sleeper: Sleeper, group: ColdGroup | undefined): Promise<boolean> => {
+	/** Sleeps `ms`, then true; false when stopped. `queued`: the run has a queue whose ends may wake it. */
+	const sleepUntilPoll = async (
+		ms: number,
+		schedule: JobSchedule,
+		sleeper: Sleeper,
+		group: ColdGroup | undefined,
+		queued: boolean,
+	): Promise<boolean> => {
 		let wait = ms;
 		for (;;) {
 			const sleepMs = Math.min(wait, Math.max(0, deadline - clock.now()));
-			const slept = await pauseOrWake(sleepMs, sleeper, group?.has(sleeper) === true, schedule.queuePosition() !== undefined);
+			const slept = await pauseOrWake(sleepMs, sleeper, group?.has(sleeper) === true, queued);
 			if (slept !== 'woken') return slept === 'slept';
 			if (sleeper.pollNow) {
 				sleeper.pollNow = false;
+				sleeper.moveTo = undefined;
 				return true;
 			}
 			const now = clock.now();
+			if (sleeper.moveTo !== undefined) {
+				wait = sleeper.moveTo - now;
+				sleeper.moveTo = undefined;
+				if (wait <= 0) return !aborted();
+				continue;
+			}
 			wait = group?.has(sleeper) ? group.waitOf(sleeper, now) : schedule.wake(now);
 			if (wait <= 0) return !aborted();
 		}
@@ -260,7 +311,7 @@ export async function waitForAll(
 		};
 
 		const first = group?.has(sleeper) ? group.waitOf(sleeper, clock.now()) : plannedFirst;
-		if (first > 0 && !(await sleepUntilPoll(first, schedule, sleeper, group))) return { aborted: progress };
+		if (first > 0 && !(await sleepUntilPoll(first, schedule, sleeper, group, queueOf(index) !== undefined))) return { aborted: progress };
 
 		for (;;) {
 			if (aborted()) return { aborted: progress };
@@ -293,8 +344,13 @@ export async function waitForAll(
 				} catch {
 					// a progress hook must never break the wait
 				}
+				const keyQueue = queueOf(index);
+				if (keyQueue) {
+					if (result.state === 'running') keyQueue.seenGoing(index, sentAt, now);
+					schedule.oneAtATime = keyQueue.oneAtATime();
+				}
 				if (isTerminal(result.state) || (result.state === 'cancelling' && !o.followCancellation)) {
-					if (isTerminal(result.state)) frontStarts(index);
+					if (isTerminal(result.state)) frontStarts(index, at);
 					try {
 						const learned = schedule.finished(at, result.state);
 						if ((learned.total || learned.run) && job.timingKey)
@@ -343,11 +399,18 @@ export async function waitForAll(
 				}
 			}
 
-			if (schedule.queuePosition() === undefined) queueOf(index)?.queued.delete(index);
-			else queueOf(index)?.queued.add(index);
+			const queue = queueOf(index);
+			const position = schedule.queuePosition();
+			if (queue && position !== undefined) {
+				// The front did not start when the run ahead ended: the runs seen behind it look again.
+				if (queue.seenQueued(index, position, sentAt))
+					for (const i of queue.queuedRuns()) if (i !== index && sleepers[i].current) pollQueuedNow(i);
+				// Runs that go one at a time: a queued run waits for the run going to end, which wakes the front.
+				if (queue.blocked(index) && !group?.has(sleeper)) waitMs = Math.max(waitMs, SILENT_INTERVALS * o.maxIntervalMs);
+			} else queue?.forget(index);
 			if (now >= deadline) return await timeout();
 			// Never sleep past the deadline; the last poll happens at the deadline itself.
-			if (!(await sleepUntilPoll(waitMs, schedule, sleeper, group))) return { aborted: progress };
+			if (!(await sleepUntilPoll(waitMs, schedule, sleeper, group, queue !== undefined))) return { aborted: progress };
 		}
 	};
 

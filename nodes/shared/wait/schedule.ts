@@ -70,6 +70,9 @@ export class JobSchedule {
 	/** In a cold batch, whose runs queue alike: a queued run teaches its time from submit. */
 	inColdBatch = false;
 
+	/** Its queue is seen to run one at a time: a time from submit counts the runs ahead, not this run. */
+	oneAtATime = false;
+
 	private firstQueued: { at: number; position: number } | undefined;
 
 	/** The run started between these two times. */
@@ -80,6 +83,12 @@ export class JobSchedule {
 
 	/** A run ahead in its queue was last seen going then: this run starts after it, when it is next seen going. */
 	private aheadGoingAt: number | undefined;
+
+	/**
+	 * Its queue runs one at a time and the run ahead ended within this window (its polls, then its timestamps): this
+	 * run started then.
+	 */
+	private aheadEnd: { lo: number; hi: number } | undefined;
 
 	/** The last run of a batch queued one after another. */
 	private lastOfBatch = false;
@@ -146,6 +155,8 @@ export class JobSchedule {
 		this.expectsEnd = false;
 		const aheadGoingAt = this.aheadGoingAt;
 		this.aheadGoingAt = undefined;
+		const aheadEnd = this.aheadEnd;
+		this.aheadEnd = undefined;
 		this.position = undefined;
 		if (state === 'queued') {
 			this.seenQueued = true;
@@ -161,10 +172,13 @@ export class JobSchedule {
 		if (state === 'running' && steps) this.steps.observe(at, steps);
 		if (state === 'running' && !this.start) {
 			this.start = { lo: Math.max(previous ?? this.submittedAt, aheadGoingAt ?? -Infinity), hi: at };
+			if (aheadEnd) this.startedWhen(aheadEnd);
 			if (key && this.seenQueued) {
-				// The run's own time from its start, else the time from submit.
+				// The run's own time from its start, else the time from submit; one at a time, a time from submit
+				// counts the runs ahead, so the backoff starts again instead.
 				const run = this.planOf(key, 'run');
 				if (run) this.follow(run, (this.start.lo + this.start.hi) / 2, 'run');
+				else if (aheadEnd || this.oneAtATime) this.interval = this.options.initialIntervalMs;
 				else if (!this.plan) this.follow(this.planOf(key, 'total'), this.submittedAt, 'total');
 			}
 		}
@@ -196,9 +210,41 @@ export class JobSchedule {
 	 * A run ahead of this one in its queue ended after `goingAt`: if the next poll sees this run going, it started then.
 	 * `last`: no other run of its batch is left, so its end is the batch's.
 	 */
-	aheadEnded(goingAt: number, last: boolean): void {
+	aheadEnded(goingAt: number, last: boolean, end?: { lo: number; hi: number }): void {
 		this.aheadGoingAt = goingAt;
 		this.lastOfBatch = last;
+		this.aheadEnd = end;
+	}
+
+	/**
+	 * The run ahead in a queue that runs one at a time ended within `end` (its polls, then its timestamps): this
+	 * run, queued behind it and seen going, started then. `last`: no other run of its batch is left. Returns when
+	 * its plan, moved there, polls next, if it follows one.
+	 */
+	aheadEndKnown(end: { lo: number; hi: number }, now: number, last: boolean): number | undefined {
+		if (last) this.lastOfBatch = true;
+		if (!this.start) {
+			if (this.aheadEnd) this.aheadEnd = end;
+			return undefined;
+		}
+		const key = this.job.timingKey;
+		if (!key || !this.seenQueued || !this.startedWhen(end)) return undefined;
+		const run = this.planOf(key, 'run');
+		if (run) this.follow(run, (this.start.lo + this.start.hi) / 2, 'run');
+		const planned = this.plannedAfter(now);
+		if (planned !== undefined) this.expectsEnd = this.endLikelyBy(planned);
+		return planned;
+	}
+
+	/** Narrows the start to `end` of the run ahead, where the two agree; whether it did. */
+	private startedWhen(end: { lo: number; hi: number }): boolean {
+		const start = this.start;
+		if (!start) return false;
+		const lo = Math.max(start.lo, end.lo);
+		const hi = Math.min(start.hi, end.hi);
+		if (!(lo <= hi)) return false;
+		this.start = { lo, hi };
+		return true;
 	}
 
 	/** When the run was last seen going. */

@@ -1,0 +1,131 @@
+/** The runs of one timing key in RunComfy's queue: which is at its front, and whether they run one at a time. */
+
+/** A poll's answer was given between these two times. */
+interface Seen {
+	sent: number;
+	received: number;
+}
+
+export class KeyQueue {
+	/** Runs not seen ended. */
+	private readonly left = new Set<number>();
+
+	/** Runs seen ended. */
+	private ends = 0;
+
+	/** Runs last seen queued: their `queue_position` and how many runs had been seen ended then. */
+	private readonly queued = new Map<number, { position: number; ends: number }>();
+
+	/** Runs seen going and not seen ended: the first and the last poll that saw each going. */
+	private readonly going = new Map<number, { first: Seen; last: Seen }>();
+
+	/** Runs woken because the run ahead ended, and when, until a poll sent since tells whether they started. */
+	private readonly woken = new Map<number, number>();
+
+	/** A run woken when the run ahead ended was then seen going. */
+	private followed = false;
+
+	/** Two runs were seen going at the same moment: not one at a time. */
+	private mixed = false;
+
+	/** The runs are seen to run one at a time (one instance): a queued run starts only when the run going ends. */
+	oneAtATime(): boolean {
+		return this.followed && !this.mixed;
+	}
+
+	/** The run seen going and not seen ended, when only one is. */
+	goingRun(): number | undefined {
+		return this.going.size === 1 ? [...this.going.keys()][0] : undefined;
+	}
+
+	/** Whether `index` cannot start before a run seen going ends. */
+	blocked(index: number): boolean {
+		if (!this.oneAtATime()) return false;
+		for (const i of this.going.keys()) if (i !== index) return true;
+		return false;
+	}
+
+	/**
+	 * A poll saw run `index` queued at `position`. True when it was woken as the front and has not started: a run
+	 * thought to be behind it may have, so the queued runs should look again.
+	 */
+	seenQueued(index: number, position: number, sent: number): boolean {
+		this.queued.set(index, { position, ends: this.ends });
+		const woken = this.woken.get(index);
+		if (woken === undefined || sent < woken) return false;
+		this.woken.delete(index);
+		return true;
+	}
+
+	/** The runs last seen queued. */
+	queuedRuns(): number[] {
+		return [...this.queued.keys()];
+	}
+
+	/** The poll answered between `sent` and `received` saw run `index` going. */
+	seenGoing(index: number, sent: number, received: number): void {
+		this.queued.delete(index);
+		if (this.woken.delete(index)) this.followed = true;
+		const seen = { sent, received };
+		const previous = this.going.get(index);
+		const mine = { first: previous?.first ?? seen, last: seen };
+		this.going.set(index, mine);
+		for (const [i, other] of this.going) if (i !== index && together(mine, other)) this.mixed = true;
+	}
+
+	/** Run `index` left the queue some other way (no position, an error, the wait for it ended). */
+	forget(index: number): void {
+		this.queued.delete(index);
+		this.woken.delete(index);
+	}
+
+	/** A run of the key to wait for. */
+	add(index: number): void {
+		this.left.add(index);
+	}
+
+	/** The run not seen ended, when only one is left. */
+	lastLeft(): number | undefined {
+		return this.left.size === 1 ? [...this.left][0] : undefined;
+	}
+
+	/** Run `index` was seen ended. */
+	ended(index: number): void {
+		this.left.delete(index);
+		this.ends++;
+		this.forget(index);
+		this.going.delete(index);
+	}
+
+	/**
+	 * The run last seen queued at the front: the lowest position, counted down by the runs seen ended since. A run
+	 * seen after a run ahead ended but before that end was seen counts one too low, so of equals the first submitted
+	 * leads.
+	 */
+	front(): number | undefined {
+		let front: { index: number; position: number } | undefined;
+		for (const [index, q] of this.queued) {
+			const position = q.position - (this.ends - q.ends);
+			if (!front || position < front.position || (position === front.position && index < front.index)) front = { index, position };
+		}
+		return front?.index;
+	}
+
+	/**
+	 * Run `index` is woken because the run ahead ended: with no other run seen going, its next poll tells whether
+	 * it started.
+	 */
+	wake(index: number, now: number): void {
+		if (this.going.size === 0) this.woken.set(index, now);
+	}
+}
+
+/** Whether two runs were surely going at one moment: each was going all the time between its first and last poll. */
+function together(a: { first: Seen; last: Seen }, b: { first: Seen; last: Seen }): boolean {
+	const surely = (r: { first: Seen; last: Seen }) => ({ from: r.first.received, to: r.last.sent });
+	const inside = (seen: Seen, span: { from: number; to: number }) => span.from <= seen.sent && seen.received <= span.to;
+	const sa = surely(a);
+	const sb = surely(b);
+	if (Math.max(sa.from, sb.from) <= Math.min(sa.to, sb.to) && sa.from <= sa.to && sb.from <= sb.to) return true;
+	return inside(a.first, sb) || inside(a.last, sb) || inside(b.first, sa) || inside(b.last, sa);
+}
