@@ -1,9 +1,19 @@
-import type { IHookFunctions, INodeType, INodeTypeDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IHookFunctions,
+	INodeParameters,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { handleDelivery } from './handle';
 import { PATH_TOKEN_PATTERN, webhookTriggerProperties } from './properties';
 import { manualUrl } from '../shared/manuals';
+
+/** The webhook's path: the Secret Path Token. */
+const PATH_TEMPLATE = '={{ $parameter["pathToken"] }}';
 
 /**
  * Starts a workflow for every deployment request whose result RunComfy delivers to this node's URL.
@@ -19,7 +29,9 @@ export class RunComfyWebhookTrigger implements INodeType {
 		name: 'runComfyWebhookTrigger',
 		icon: { light: 'file:../../icons/runcomfy.svg', dark: 'file:../../icons/runcomfy.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// Not 1: n8n 2.41's webhook server evaluates an expression (in an isolate built per delivery when none is free)
+		// for every request to a start node of version 1.
+		version: 2,
 		subtitle: '={{ "Deployment Request Finished (Webhook)" }}',
 		description: "Starts the workflow when RunComfy delivers the result of a deployment request to this node's URL",
 		documentationUrl: manualUrl('webhook-trigger'),
@@ -35,7 +47,12 @@ export class RunComfyWebhookTrigger implements INodeType {
 				responseMode: 'onReceived',
 				responseData: '',
 				// The URL is <n8n webhook base>/<webhook id>/<token>: n8n refuses (404) any other path.
-				path: '={{ $parameter["pathToken"] }}',
+				path: PATH_TEMPLATE,
+				// n8n 2.41 reads the path with this resolver (n8n-workflow's webhookDescriptionFields) instead of its
+				// expression engine, which builds an isolate per delivery when none is free; older n8n ignores the key.
+				[Symbol.for('n8n.webhookDescriptionResolvers')]: {
+					path: { template: PATH_TEMPLATE, resolve: (parameters: INodeParameters) => parameters.pathToken },
+				},
 			},
 		],
 		properties: webhookTriggerProperties,

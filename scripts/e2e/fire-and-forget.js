@@ -57,7 +57,7 @@ function receiverWorkflow({ token, credential, name = 'Fire and forget: receive'
 				id: IDS.trigger,
 				name: 'RunComfy Webhook Trigger',
 				type: h.NODE_TYPES.webhookTrigger,
-				typeVersion: 1,
+				typeVersion: 2,
 				position: [0, 0],
 				webhookId: IDS.triggerWebhookId,
 				parameters: { event: 'deploymentRequest', pathToken: token, includeIntermediate: false },

@@ -2,12 +2,14 @@
  * The RunComfy Webhook Trigger's node: its description, what publishing checks, downloads of the delivered
  * outputs (answered before downloading), and duplicates recognised after a restart of n8n.
  */
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeParameters, IWebhookDescription } from 'n8n-workflow';
+import { Workflow, resolveWebhookDescriptionField, webhookDescriptionIsNativelyResolvable } from 'n8n-workflow';
 
 import codex from '../../nodes/RunComfyWebhookTrigger/RunComfyWebhookTrigger.node.json';
 import { RunComfyWebhookTrigger } from '../../nodes/RunComfyWebhookTrigger/RunComfyWebhookTrigger.node';
 import packageJson from '../../package.json';
 import type { Sandbox } from '../../sandbox';
+import { HarnessNodeTypes } from '../helpers/engine-runtime';
 import { activate, deliver, readBinary } from '../helpers/engine-trigger';
 import type { StaticDataStore } from '../helpers/engine-trigger';
 import { client, credentialsFor, openSandbox, runReaches, submitInference, webhookTrigger } from './setup';
@@ -25,7 +27,8 @@ describe('RunComfy Webhook Trigger: the node', () => {
 		expect(description.inputs).toEqual([]);
 		expect(description.polling).toBeUndefined();
 		expect('usableAsTool' in description).toBe(false);
-		expect(description.webhooks).toEqual([
+		// As the editor receives it (JSON); the path's resolver is checked below.
+		expect(JSON.parse(JSON.stringify(description.webhooks))).toEqual([
 			{
 				name: 'default',
 				httpMethod: 'POST',
@@ -48,6 +51,24 @@ describe('RunComfy Webhook Trigger: the node', () => {
 		]);
 		expect(codex.node).toBe('n8n-nodes-runcomfy.runComfyWebhookTrigger');
 		expect(packageJson.n8n.nodes).toContain('dist/nodes/RunComfyWebhookTrigger/RunComfyWebhookTrigger.node.js');
+	});
+
+	it('n8n evaluates no expression for a delivery: not version 1, the path read without the engine', () => {
+		// n8n 2.41 evaluates `$parameter["options"]["binaryData"]` for each request to a start node of version 1.
+		expect(description.version).toBe(2);
+		// As n8n 2.41 builds the node for a webhook request: the stored parameters with the defaults applied.
+		const type = 'n8n-nodes-runcomfy.runComfyWebhookTrigger';
+		const workflow = new Workflow({
+			nodes: [{ id: 'a1', name: 'Trigger', type, typeVersion: 2, position: [0, 0], parameters: params }],
+			connections: {},
+			active: true,
+			nodeTypes: new HarnessNodeTypes({ [type]: webhookTrigger }),
+		});
+		const [webhook] = description.webhooks as IWebhookDescription[];
+		// Otherwise n8n's webhook server evaluates the path expression in an isolate, built for each delivery when
+		// none is free: under a burst, deliveries queued behind those builds past RunComfy's 10 s.
+		expect(webhookDescriptionIsNativelyResolvable(webhook)).toBe(true);
+		expect(resolveWebhookDescriptionField(workflow.getNode('Trigger')!, webhook, 'path')).toEqual({ resolved: true, value: ROUTE_SEGMENT });
 	});
 
 	it('publishing refuses a missing or weak Secret Path Token and accepts a good one', async () => {
