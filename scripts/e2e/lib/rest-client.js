@@ -197,13 +197,15 @@ class RestClient {
 	/**
 	 * Waits until a publication has settled (n8n 2.41 activates through an outbox, after the activate call
 	 * answered): status no longer 'in_progress' and, when given, `liveVersionId` is that version. Resolves with
-	 * the status; a failed publication resolves too (its `triggers[].errorMessage` says why).
+	 * the status; a failed publication resolves too (its `triggers[].errorMessage` says why). With `versionId`,
+	 * 'not_published' is not taken as settled: n8n reads the outbox and the trigger statuses in two queries, so
+	 * a publication that completes between them reads as neither in progress nor published.
 	 */
 	async waitForPublication(workflowId, { versionId, timeoutMs = 60000 } = {}) {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
 			const st = await this.publicationStatus(workflowId);
-			const settled = st && st.status !== 'in_progress' && !st.pendingVersionId;
+			const settled = st && st.status !== 'in_progress' && !st.pendingVersionId && !(versionId && st.status === 'not_published');
 			if (settled && (st.status !== 'published' || !versionId || st.liveVersionId === versionId)) return st;
 			if (Date.now() > deadline)
 				throw new Error(`publication of workflow ${workflowId} did not settle in ${timeoutMs} ms: ${JSON.stringify(st)}`);
