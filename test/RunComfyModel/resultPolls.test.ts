@@ -10,7 +10,7 @@ import { FAST_WAIT, MODELS, credentialsFor, isResult, isStatus, node, requestIdO
 const key = timingKey('model', MODELS.flash, '');
 
 describe('Model → Run: the poll expected to see the end asks for the result', () => {
-	const sb = useSandbox({ runDurationMs: 1_500, queueMs: 0 });
+	const sb = useSandbox({ runDurationMs: 500, queueMs: 0 });
 	beforeEach(() => sharedDurations.forget(key));
 	afterAll(() => sharedDurations.forget(key));
 
@@ -39,12 +39,12 @@ describe('Model → Run: the poll expected to see the end asks for the result', 
 
 		// The next run ends sooner than learned, so the planned result request finds it ended however late it is
 		// sent; without the learning the node would still ask for its status first.
-		sb.configure({ runDurationMs: 750 });
+		sb.configure({ runDurationMs: 250 });
 		let next;
 		try {
 			next = await run();
 		} finally {
-			sb.configure({ runDurationMs: 1_500 });
+			sb.configure({ runDurationMs: 500 });
 		}
 		expect({ status: next.status, result: next.result }).toEqual({ status: 0, result: 1 });
 		// The same output as a fetched result: status, outputs and the cost the result request asked for.
@@ -57,7 +57,7 @@ describe('Model → Run: the poll expected to see the end asks for the result', 
 		async (notReady400) => {
 			await run();
 			// far slower than learned, so the learned result request finds it going even when a loaded machine sends it late
-			sb.configure({ runDurationMs: 8_000, quirks: { resultNotReady400: notReady400 } });
+			sb.configure({ runDurationMs: 7_000, quirks: { resultNotReady400: notReady400 } });
 			try {
 				const slow = await run();
 				expect(slow.json).toMatchObject({ status: 'succeeded', cost: expect.any(Number) });
@@ -68,7 +68,7 @@ describe('Model → Run: the poll expected to see the end asks for the result', 
 				expect(slow.result).toBeGreaterThanOrEqual(1);
 				expect(slow.result).toBeLessThanOrEqual(2);
 			} finally {
-				sb.configure({ runDurationMs: 1_500, quirks: { resultNotReady400: false } });
+				sb.configure({ runDurationMs: 500, quirks: { resultNotReady400: false } });
 			}
 		},
 	);
@@ -79,12 +79,12 @@ describe('Model → Run: the poll expected to see the end asks for the result', 
 		expect(sharedDurations.has(key)).toBe(false);
 		await run(); // learned
 		const learned = sharedDurations.learnedCount(key, 'total');
-		sb.configure({ runDurationMs: 750 });
+		sb.configure({ runDurationMs: 250 });
 		let next;
 		try {
 			next = await run(false);
 		} finally {
-			sb.configure({ runDurationMs: 1_500 });
+			sb.configure({ runDurationMs: 500 });
 		}
 		// Without the learned plan the end is seen by a status request, then the result is fetched once.
 		expect(next.status).toBeGreaterThanOrEqual(1);
