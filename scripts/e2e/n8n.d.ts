@@ -108,6 +108,8 @@ export interface SandboxLike {
 export interface N8nInstance {
 	url: string;
 	port: number;
+	/** The version of this n8n. */
+	version: string;
 	/** The `n8n start` process (its own process group). */
 	process: { pid?: number; exitCode: number | null; kill(signal?: string): boolean };
 	logs(): string;

@@ -48,18 +48,14 @@ describe.each([h.N8N_VERSION, h.N8N_1X_VERSION])('Retry of a failed execution in
 			home = await h.ensureN8n({ version });
 			await h.ensureBuilt();
 			userFolder = h.createUserFolder();
-			const credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox), { home });
+			const credential = h.sandboxCredential(sandbox);
 			const wf = modelRunWorkflow({ credential, name: `Retry on ${version}` }) as WorkflowJson;
 			const run = wf.nodes.find((n) => n.name === 'Run') as { parameters: Record<string, unknown> };
 			run.parameters.waitOptions = { pollIntervalSeconds: 0.1, maxPollIntervalSeconds: 0.2, maxWaitSeconds: 1 };
-			workflow = await h.importWorkflow(userFolder, { ...wf, id: 'RunComfyRetryTest' }, { credential, home });
-			if (version.startsWith('1.')) {
-				await h.n8nCli(userFolder, ['update:workflow', `--id=${workflow.id}`, '--active=true'], { home, check: true });
-			} else {
-				await h.publishWorkflow(userFolder, workflow.id, { home });
-			}
-			n8n = await h.startN8n(userFolder, { home });
-			await n8n.rest.setupOwner();
+			const started = await h.startN8nWithPublished(userFolder, { credentials: [credential], workflows: [wf] }, { home });
+			n8n = started.n8n;
+			[workflow] = started.workflows;
+			expect(started.statuses).toEqual(['published']);
 		},
 		20 * 60 * 1000,
 	);

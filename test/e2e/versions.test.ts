@@ -110,28 +110,31 @@ describe(`the package in n8n ${h.N8N_1X_VERSION}`, () => {
 });
 
 describe.each([h.N8N_VERSION, h.N8N_1X_VERSION])('Stop in n8n %s', (version) => {
-	const env = n8nOf(version);
+	let userFolder: UserFolder | undefined;
 	let n8n: N8nInstance | undefined;
 	let workflow: WorkflowJson;
 
-	beforeAll(async () => {
-		// Model → Run (scripts/e2e/polling.js) polled once an hour: only Stop can end the wait of a 10-minute run.
-		const wf = modelRunWorkflow({ credential: env.credential, name: `Stop on ${version}` }) as WorkflowJson;
-		const run = wf.nodes.find((n) => n.name === 'Run') as { parameters: Record<string, unknown> };
-		run.parameters.waitOptions = { pollIntervalSeconds: 3600, maxPollIntervalSeconds: 3600, maxWaitSeconds: 7200 };
-		workflow = await h.importWorkflow(env.userFolder, { ...wf, id: 'RunComfyStopTest' }, { credential: env.credential, home: env.home });
-		if (version.startsWith('1.')) {
-			// 1.x has no publish:workflow.
-			await h.n8nCli(env.userFolder, ['update:workflow', `--id=${workflow.id}`, '--active=true'], { home: env.home, check: true });
-		} else {
-			await h.publishWorkflow(env.userFolder, workflow.id, { home: env.home });
-		}
-		n8n = await h.startN8n(env.userFolder, { home: env.home });
-		await n8n.rest.setupOwner();
-	}, TEST_TIMEOUT);
+	beforeAll(
+		async () => {
+			const home = await h.ensureN8n({ version });
+			await h.ensureBuilt();
+			userFolder = h.createUserFolder();
+			// Model → Run (scripts/e2e/polling.js) polled once an hour: only Stop can end the wait of a 10-minute run.
+			const credential = h.sandboxCredential(sandbox);
+			const wf = modelRunWorkflow({ credential, name: `Stop on ${version}` }) as WorkflowJson;
+			const run = wf.nodes.find((n) => n.name === 'Run') as { parameters: Record<string, unknown> };
+			run.parameters.waitOptions = { pollIntervalSeconds: 3600, maxPollIntervalSeconds: 3600, maxWaitSeconds: 7200 };
+			const started = await h.startN8nWithPublished(userFolder, { credentials: [credential], workflows: [wf] }, { home });
+			n8n = started.n8n;
+			[workflow] = started.workflows;
+			expect(started.statuses).toEqual(['published']);
+		},
+		20 * 60 * 1000,
+	);
 
 	afterAll(async () => {
 		await n8n?.stop();
+		userFolder?.cleanup();
 	});
 
 	it(

@@ -20,9 +20,13 @@ const { n8nEnv } = require('./user-folder');
  */
 function envFor(userFolder, home, extra) {
 	const env = n8nEnv(userFolder, extra);
-	const version = JSON.parse(fs.readFileSync(path.join(home, 'node_modules', 'n8n', 'package.json'), 'utf8')).version;
-	if (version.startsWith('1.')) delete env.N8N_DISABLED_MODULES;
+	if (versionOf(home).startsWith('1.')) delete env.N8N_DISABLED_MODULES;
 	return env;
+}
+
+/** The version of the n8n installed in `home`. */
+function versionOf(home) {
+	return JSON.parse(fs.readFileSync(path.join(home, 'node_modules', 'n8n', 'package.json'), 'utf8')).version;
 }
 
 const SQLITE_FILES = ['database.sqlite', 'database.sqlite-wal', 'database.sqlite-shm'];
@@ -232,7 +236,7 @@ async function publishWorkflow(userFolder, workflowId, opts = {}) {
 
 /**
  * Starts `n8n start` on 127.0.0.1 (free port unless given) and waits for /healthz/readiness.
- * Resolves with { url, port, process, logs(), rest (RestClient), stop() }.
+ * Resolves with { url, port, version, process, logs(), rest (RestClient), stop() }.
  */
 async function startN8n(userFolder, { port, home, env = {}, readyTimeoutMs = 5 * 60 * 1000, log, echo = false } = {}) {
 	const n8nHome = home || (await ensureN8n({ log }));
@@ -278,7 +282,7 @@ async function startN8n(userFolder, { port, home, env = {}, readyTimeoutMs = 5 *
 		}
 		await new Promise((r) => setTimeout(r, 300));
 	}
-	return { url, port: listenPort, process: child, logs, rest: new RestClient(url), stop, exited };
+	return { url, port: listenPort, version: versionOf(n8nHome), process: child, logs, rest: new RestClient(url), stop, exited };
 }
 
 /**
@@ -304,13 +308,19 @@ async function startN8nWithPublished(userFolder, { credentials = [], workflows }
 		for (const node of wf.nodes || []) {
 			for (const ref of Object.values(node.credentials || {})) if (storedIds.has(ref.id)) ref.id = storedIds.get(ref.id);
 		}
-		await n8n.rest.createWorkflow(wf);
+		// n8n 1.x gives a new workflow its own id.
+		wf.id = (await n8n.rest.createWorkflow(wf)).id;
 		saved.push(wf);
 	}
 	const statuses = [];
 	for (const wf of saved) {
-		const { versionId } = await n8n.rest.activateWorkflow(wf.id);
-		const st = await n8n.rest.waitForPublication(wf.id, { versionId, timeoutMs: publicationTimeoutMs });
+		const activated = await n8n.rest.activateWorkflow(wf.id);
+		// n8n 1.x activates before it answers; 2.x publishes afterwards, through its outbox.
+		if (n8n.version.startsWith('1.')) {
+			statuses.push(activated.active ? 'published' : `not active: ${JSON.stringify(activated)}`);
+			continue;
+		}
+		const st = await n8n.rest.waitForPublication(wf.id, { versionId: activated.versionId, timeoutMs: publicationTimeoutMs });
 		statuses.push(st.status === 'published' ? st.status : `${st.status}: ${JSON.stringify(st.triggers)}`);
 	}
 	return { n8n, workflows: saved, statuses };
