@@ -8,7 +8,7 @@
 const Sequencer = require(require.resolve('@jest/test-sequencer', { paths: [require.resolve('jest')] })).default;
 
 const REAL_N8N = /[\\/]test[\\/]e2e[\\/]/;
-const N8N_1X = /[\\/]test[\\/]e2e[\\/]versions\.[^\\/]*$/;
+const { N8N_1X_SUITES: N8N_1X } = require('./test-prerequisites');
 
 const rank = (t) => (!REAL_N8N.test(t.path) ? 0 : N8N_1X.test(t.path) ? 2 : 1);
 

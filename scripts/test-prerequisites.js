@@ -5,7 +5,7 @@
  * suites last):
  *
  *   test/e2e               Node 24 + the pinned n8n (scripts/provision-n8n.sh) and the built package
- *   test/e2e/versions.test.ts  the latest n8n 1.x too
+ *   test/e2e/versions.*, retry-execution  the latest n8n 1.x too
  *   test/e2e/editor        Debian's chromium
  *   test/e2e/queue         Debian's redis-server and postgresql
  *
@@ -17,6 +17,8 @@ const fs = require('fs');
 const path = require('path');
 
 const ROOT = path.resolve(__dirname, '..');
+/** The real-n8n suites that also run on n8n 1.x. */
+const N8N_1X_SUITES = /[\\/]test[\\/]e2e[\\/](versions\.[^\\/]*|retry-execution\.test\.ts)$/;
 
 /** Jest options whose next argument is a value, not a test path pattern. */
 const OPTIONS_WITH_VALUE = new Set([
@@ -69,7 +71,7 @@ function prerequisitesFor(args) {
 	const queue = testFiles('test/e2e/queue').filter(selected);
 	return {
 		n8n: e2e.length > 0,
-		n8n1x: e2e.some((f) => path.basename(f).startsWith('versions.')),
+		n8n1x: e2e.some((f) => N8N_1X_SUITES.test(f)),
 		chromium: e2e.some((f) => path.basename(f).startsWith('editor.')),
 		queueServices: queue.length > 0,
 	};
@@ -77,21 +79,27 @@ function prerequisitesFor(args) {
 
 /**
  * Starts preparing what `needs` lists; resolves (never rejects) with the names of the steps that failed.
- * Each step logs through `log`.
+ * Each step logs through `log`, and when it is ready.
  */
 async function prepare(needs, { log = (m) => process.stderr.write(`${m}\n`) } = {}) {
 	const h = require('./e2e/n8n');
 	const steps = [];
 	if (needs.n8n) {
-		steps.push([
-			'n8n',
-			async () => {
-				await h.ensureN8n({ log });
-				await h.ensureBuilt({ log });
-				// After the pinned n8n, not beside it: two installs at once would share the machine's cores.
-				if (needs.n8n1x) await h.ensureN8n({ log, version: h.N8N_1X_VERSION });
-			},
-		]);
+		const pinned = (async () => {
+			await h.ensureN8n({ log });
+			await h.ensureBuilt({ log });
+		})();
+		steps.push([`n8n ${h.N8N_VERSION}`, () => pinned]);
+		if (needs.n8n1x) {
+			steps.push([
+				`n8n ${h.N8N_1X_VERSION}`,
+				async () => {
+					// After the pinned n8n, not beside it: two downloads at once share the network.
+					await pinned.catch(() => undefined);
+					await h.ensureN8n({ log, version: h.N8N_1X_VERSION });
+				},
+			]);
+		}
 	}
 	if (needs.chromium) steps.push(['chromium', () => require('./e2e/browser').ensureChromium()]);
 	if (needs.queueServices) {
@@ -109,10 +117,12 @@ async function prepare(needs, { log = (m) => process.stderr.write(`${m}\n`) } = 
 		]);
 	}
 	const failed = [];
+	const started = Date.now();
 	await Promise.all(
 		steps.map(async ([name, step]) => {
 			try {
 				await step();
+				log(`[setup] ${name} ready after ${Math.round((Date.now() - started) / 1000)} s`);
 			} catch (error) {
 				failed.push(name);
 				log(`[setup] preparing ${name} for the tests failed: ${String((error && error.message) || error).split('\n')[0]}`);
@@ -122,4 +132,4 @@ async function prepare(needs, { log = (m) => process.stderr.write(`${m}\n`) } = 
 	return failed;
 }
 
-module.exports = { pathPatterns, prerequisitesFor, prepare };
+module.exports = { N8N_1X_SUITES, pathPatterns, prerequisitesFor, prepare };

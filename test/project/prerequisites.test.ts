@@ -37,6 +37,7 @@ describe('test prerequisites', () => {
 		expect(prerequisitesFor(['editor'])).toEqual({ n8n: true, chromium: true, queueServices: false, n8n1x: false });
 		expect(prerequisitesFor(['test/e2e/queue'])).toEqual({ n8n: true, chromium: false, queueServices: true, n8n1x: false });
 		expect(prerequisitesFor(['test/e2e/versions'])).toEqual({ n8n: true, chromium: false, queueServices: false, n8n1x: true });
+		expect(prerequisitesFor(['retry-execution'])).toEqual({ n8n: true, chromium: false, queueServices: false, n8n1x: true });
 		expect(prerequisitesFor(['--testPathPattern=queue-mode'])).toEqual({ n8n: true, chromium: false, queueServices: true, n8n1x: false });
 	});
 
@@ -55,14 +56,15 @@ describe('jest sequencer', () => {
 			'test/e2e/queue/queue-mode.test.ts',
 			'sandbox/x.test.js',
 			'test/e2e/engine.test.ts',
+			'test/e2e/retry-execution.test.ts',
 		];
 		const sorted = new RealN8nSuitesLast()
 			.sort(files.map((f) => ({ path: join(ROOT, f), context })))
 			.map((t) => t.path.slice(ROOT.length + 1));
 		expect(sorted.slice(0, 2).sort()).toEqual(['sandbox/x.test.js', 'test/shared/wait/engine.test.ts']);
 		expect(sorted.slice(2, 5).sort()).toEqual(['test/e2e/editor.test.ts', 'test/e2e/engine.test.ts', 'test/e2e/queue/queue-mode.test.ts']);
-		// The n8n 1.x suites last: that n8n is installed after the pinned one.
-		expect(sorted[5]).toBe('test/e2e/versions.test.ts');
+		// The suites that also run on n8n 1.x last: that n8n is installed after the pinned one.
+		expect(sorted.slice(5).sort()).toEqual(['test/e2e/retry-execution.test.ts', 'test/e2e/versions.test.ts']);
 	});
 });
 
