@@ -1,5 +1,6 @@
 /**
- * Retry On Fail on the node that calls a sub-workflow, in a REAL n8n (`n8n execute`): each try of the caller runs
+ * Retry On Fail on the node that calls a sub-workflow, in a REAL n8n (one `n8n start`, each caller saved and run as
+ * the editor's "Execute workflow" does): each try of the caller runs
  * the sub-workflow as a new execution, so the RunComfy node inside it starts afresh every time. The service takes
  * every submission but its answer is lost (500 after the run was created): the sandbox must see one submit, not
  * one per try. Callers: the Execute Workflow node (canvas) and the Call n8n Workflow Tool under both AI Agent
@@ -8,7 +9,7 @@
 import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
-import type { CredentialJson, UserFolder } from '../../scripts/e2e/n8n';
+import type { CredentialJson, N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
 import { answer, lastToolResult, startFakeLlm } from '../helpers/fakeLlm';
 import type { ChatRequest, FakeLlm, Reply } from '../helpers/fakeLlm';
 import { FLUX, openAiCredential, toolFor } from './agentKit';
@@ -19,6 +20,7 @@ const RETRY = { retryOnFail: true, maxTries: 3, waitBetweenTries: 100 };
 let sandbox: Sandbox;
 let llm: FakeLlm;
 let userFolder: UserFolder;
+let n8n: N8nInstance;
 let runcomfy: CredentialJson;
 let openAi: CredentialJson;
 /** The published sub-workflows (n8n runs a sub-workflow's published version outside manual runs). */
@@ -62,16 +64,12 @@ function subWorkflow(field: string): object {
 }
 
 async function execute(workflow: object) {
-	const wf = await h.importWorkflow(userFolder, workflow);
+	const wf = await n8n.rest.createWorkflow(h.prepareWorkflow(workflow));
 	sandbox.clearLog();
 	llm.requests.length = 0;
-	// `n8n execute` runs no publication outbox: n8n then reads a sub-workflow's published version from the
-	// workflow itself (what `publish:workflow` sets), as n8n did before its publication service.
-	const res = await h.execute(userFolder, wf.id, { timeoutMs: TEST_TIMEOUT, env: { N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false' } });
-	const printed = `${res.stdout}\n${res.stderr}`;
-	expect(printed.includes(sandbox.token)).toBe(false);
-	if (!res.run) throw new Error(`n8n printed no execution:\n${printed.slice(-3000)}`);
-	return res.run;
+	const run = await n8n.rest.runManually(wf.id, { timeoutMs: TEST_TIMEOUT });
+	expect(`${JSON.stringify(run)}\n${n8n.logs()}`.includes(sandbox.token)).toBe(false);
+	return run;
 }
 
 beforeAll(
@@ -81,13 +79,12 @@ beforeAll(
 		userFolder = h.createUserFolder();
 		sandbox = await startSandbox({ runDurationMs: 200, queueMs: 20 });
 		llm = await startFakeLlm();
-		[runcomfy, openAi] = await h.importCredential(userFolder, [h.sandboxCredential(sandbox), openAiCredential(llm.baseUrl)]);
+		[runcomfy, openAi] = [h.sandboxCredential(sandbox), openAiCredential(llm.baseUrl)];
 		const fields = ['prompt', 'query'];
-		const subs = await h.importWorkflow(userFolder, fields.map(subWorkflow));
-		for (const [i, wf] of subs.entries()) {
-			await h.publishWorkflow(userFolder, wf.id);
-			subWorkflowIds[fields[i]] = wf.id;
-		}
+		const started = await h.startN8nWithPublished(userFolder, { credentials: [runcomfy, openAi], workflows: fields.map(subWorkflow) });
+		n8n = started.n8n;
+		expect(started.statuses).toEqual(['published', 'published']);
+		started.workflows.forEach((wf, i) => (subWorkflowIds[fields[i]] = wf.id));
 		// Every submit's answer is lost: the run exists and is paid, the node cannot know it.
 		sandbox.configure({ faults: { rate5xx: 1, paidFaultTiming: 'after', methods: ['POST'], pathPrefixes: [`/v1/models/${FLUX}`] } });
 	},
@@ -95,6 +92,7 @@ beforeAll(
 );
 
 afterAll(async () => {
+	await n8n?.stop();
 	await llm?.close();
 	await sandbox?.close();
 	userFolder?.cleanup();
