@@ -346,7 +346,9 @@ export async function waitForAll(
 				}
 				const keyQueue = queueOf(index);
 				if (keyQueue) {
-					if (result.state === 'running') keyQueue.seenGoing(index, sentAt, now);
+					// Two runs going at once after all: the queued runs stop waiting for the run going to end.
+					if (result.state === 'running' && keyQueue.seenGoing(index, sentAt, now))
+						for (const i of keyQueue.queuedRuns()) if (sleepers[i].current) pollQueuedNow(i);
 					schedule.oneAtATime = keyQueue.oneAtATime();
 				}
 				if (isTerminal(result.state) || (result.state === 'cancelling' && !o.followCancellation)) {

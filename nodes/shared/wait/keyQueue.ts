@@ -62,8 +62,12 @@ export class KeyQueue {
 		return [...this.queued.keys()];
 	}
 
-	/** The poll answered between `sent` and `received` saw run `index` going. */
-	seenGoing(index: number, sent: number, received: number): void {
+	/**
+	 * The poll answered between `sent` and `received` saw run `index` going. True when this shows that the runs,
+	 * taken to go one at a time so far, do not: the queued runs sleeping for the run going should look again.
+	 */
+	seenGoing(index: number, sent: number, received: number): boolean {
+		const was = this.oneAtATime();
 		this.queued.delete(index);
 		if (this.woken.delete(index)) this.followed = true;
 		const seen = { sent, received };
@@ -71,6 +75,7 @@ export class KeyQueue {
 		const mine = { first: previous?.first ?? seen, last: seen };
 		this.going.set(index, mine);
 		for (const [i, other] of this.going) if (i !== index && together(mine, other)) this.mixed = true;
+		return was && !this.oneAtATime();
 	}
 
 	/** Run `index` left the queue some other way (no position, an error, the wait for it ended). */

@@ -1,0 +1,86 @@
+/** Which run of a timing key is at the front of RunComfy's queue, and whether its runs go one at a time. */
+import { KeyQueue } from '../../../nodes/shared/wait/keyQueue';
+
+/** A queue of runs 0…n−1, none seen yet. */
+function queueOf(n: number): KeyQueue {
+	const queue = new KeyQueue();
+	for (let i = 0; i < n; i++) queue.add(i);
+	return queue;
+}
+
+describe('KeyQueue', () => {
+	it('the front counts the positions down by the ends seen since; of two equal, the first submitted leads', () => {
+		const queue = queueOf(4);
+		queue.seenQueued(2, 2, 1000);
+		queue.seenQueued(3, 3, 1000);
+		queue.ended(0);
+		// Run 1 seen after run 0 ended but before that end was seen: one too low.
+		queue.seenQueued(1, 1, 1500);
+		expect(queue.front()).toBe(1);
+		queue.ended(1);
+		expect(queue.front()).toBe(2);
+	});
+
+	it('one at a time once a woken front, with nothing else going, is seen going; a queued run then waits for the run going', () => {
+		const queue = queueOf(3);
+		queue.seenGoing(0, 900, 1000);
+		queue.seenQueued(1, 1, 1000);
+		queue.seenQueued(2, 2, 1000);
+		expect(queue.oneAtATime()).toBe(false);
+		expect(queue.blocked(2)).toBe(false);
+		queue.ended(0);
+		queue.wake(1, 5000);
+		expect(queue.seenGoing(1, 5000, 5050)).toBe(false);
+		expect(queue.oneAtATime()).toBe(true);
+		expect(queue.blocked(2)).toBe(true);
+		expect(queue.blocked(1)).toBe(false);
+		queue.ended(1);
+		expect(queue.blocked(2)).toBe(false);
+		expect(queue.lastLeft()).toBe(2);
+	});
+
+	it('a woken front seen going while another run is going is no sign of one at a time', () => {
+		const queue = queueOf(3);
+		queue.seenGoing(0, 0, 10);
+		queue.seenGoing(2, 100, 110);
+		queue.seenQueued(1, 1, 100);
+		queue.ended(0);
+		queue.wake(1, 500);
+		queue.seenGoing(1, 500, 510);
+		expect(queue.oneAtATime()).toBe(false);
+	});
+
+	it('two runs surely going at one moment end one at a time, and say so once', () => {
+		const queue = queueOf(3);
+		queue.seenQueued(1, 1, 0);
+		queue.wake(1, 0);
+		queue.seenGoing(1, 0, 10);
+		expect(queue.oneAtATime()).toBe(true);
+		// Run 2 seen going between two polls that saw run 1 going.
+		queue.seenGoing(2, 500, 510);
+		expect(queue.seenGoing(1, 1000, 1010)).toBe(true);
+		expect(queue.oneAtATime()).toBe(false);
+		expect(queue.seenGoing(2, 1500, 1510)).toBe(false);
+	});
+
+	it('runs going one after the other, their polls never overlapping, stay one at a time', () => {
+		const queue = queueOf(3);
+		queue.seenQueued(1, 1, 0);
+		queue.wake(1, 0);
+		queue.seenGoing(1, 0, 10);
+		queue.seenGoing(1, 900, 910);
+		// Run 2 first seen going after run 1's last poll that saw it going, before its end was seen.
+		queue.seenGoing(2, 950, 960);
+		expect(queue.oneAtATime()).toBe(true);
+	});
+
+	it('a woken front that a later poll still finds queued asks the runs behind it to look again', () => {
+		const queue = queueOf(3);
+		queue.seenQueued(1, 1, 0);
+		queue.wake(1, 1000);
+		// A poll sent before the wake tells nothing.
+		expect(queue.seenQueued(1, 1, 900)).toBe(false);
+		expect(queue.seenQueued(1, 1, 1100)).toBe(true);
+		expect(queue.seenQueued(1, 1, 1200)).toBe(false);
+	});
+});
