@@ -6,7 +6,7 @@
 import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
-import type { CredentialJson, UserFolder } from '../../scripts/e2e/n8n';
+import type { N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
 import { answer, lastToolResult, startFakeLlm, toolResults } from '../helpers/fakeLlm';
 import type { ChatRequest, FakeLlm, Reply } from '../helpers/fakeLlm';
 import { FLUX, FLUX_PRO, agentWorkflow, modelTools, openAiCredential, parseToolResult, toolFor } from './agentKit';
@@ -17,8 +17,9 @@ let home: string;
 let sandbox: Sandbox;
 let llm: FakeLlm;
 let userFolder: UserFolder;
-let runcomfy: CredentialJson;
-let openAi: CredentialJson;
+let n8n: N8nInstance;
+let runcomfy: { id: string; name: string };
+let openAi: { id: string; name: string };
 
 const call =
 	(nodeName: string, args: Record<string, unknown> | ((req: ChatRequest) => Record<string, unknown>)) =>
@@ -33,12 +34,16 @@ beforeAll(
 		userFolder = h.createUserFolder();
 		sandbox = await startSandbox({ runDurationMs: 300, queueMs: 20, modelDurations: { [FLUX_PRO]: 10 * 60 * 1000 } });
 		llm = await startFakeLlm();
-		[runcomfy, openAi] = await h.importCredential(userFolder, [h.sandboxCredential(sandbox), openAiCredential(llm.baseUrl)], { home });
+		n8n = await h.startN8n(userFolder, { home });
+		await n8n.rest.setupOwner();
+		runcomfy = await n8n.rest.createCredential(h.sandboxCredential(sandbox));
+		openAi = await n8n.rest.createCredential(openAiCredential(llm.baseUrl));
 	},
 	20 * 60 * 1000,
 );
 
 afterAll(async () => {
+	await n8n?.stop();
 	await llm?.close();
 	await sandbox?.close();
 	userFolder?.cleanup();
@@ -53,24 +58,24 @@ describe.each([3, 2.2])('n8n 1.x, AI Agent %s: the agent form without isToolExec
 				call('Run Model', { model_id: FLUX_PRO, inputs: JSON.stringify({ prompt: 'a slow fox' }), max_wait_seconds: 2 }),
 				(req) => answer(`done: ${lastToolResult(req)}`),
 			]);
-			const wf = await h.importWorkflow(
-				userFolder,
-				agentWorkflow({
-					name: `Agent ${agentVersion} on 1.x`,
-					prompt: 'Make two foxes.',
-					agentVersion,
-					tools: modelTools(),
-					runcomfy,
-					openAi,
-				}),
-				{ home },
+			const wf = await n8n.rest.createWorkflow(
+				h.prepareWorkflow(
+					agentWorkflow({
+						name: `Agent ${agentVersion} on 1.x`,
+						prompt: 'Make two foxes.',
+						agentVersion,
+						tools: modelTools(),
+						runcomfy,
+						openAi,
+					}),
+				),
 			);
 			sandbox.clearLog();
 			llm.requests.length = 0;
-			const res = await h.execute(userFolder, wf.id, { home, timeoutMs: TEST_TIMEOUT });
-			const printed = `${res.stdout}\n${res.stderr}`;
+			const run = await n8n.rest.runManually(wf.id, { timeoutMs: TEST_TIMEOUT });
+			const printed = `${JSON.stringify(run)}\n${n8n.logs()}`;
 			expect(printed.includes(sandbox.token)).toBe(false);
-			expect([res.run?.status, res.run ? '' : printed.slice(-2000)]).toEqual(['success', '']);
+			expect([run.status, run.status === 'success' ? '' : printed.slice(-2000)]).toEqual(['success', '']);
 
 			const [quick, long] = toolResults(llm.requests.at(-1) as ChatRequest).map(parseToolResult);
 			expect(quick).toMatchObject({ status: 'succeeded' });

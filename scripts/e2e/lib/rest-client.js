@@ -151,8 +151,13 @@ class RestClient {
 	 * execution as getExecution() gives it; fails when n8n started none or it did not end within `timeoutMs`.
 	 */
 	async runManually(workflowId, { timeoutMs = 4 * 60 * 1000 } = {}) {
-		const name = (await this.getWorkflow(workflowId)).nodes.find((n) => /trigger$/i.test(n.type))?.name;
-		const started = await this.post(`/rest/workflows/${encodeURIComponent(workflowId)}/run`, { triggerToStartFrom: { name } });
+		const workflowData = await this.getWorkflow(workflowId);
+		const name = workflowData.nodes.find((n) => /trigger$/i.test(n.type))?.name;
+		// n8n 1.x runs the workflow the editor sends; 2.x runs the saved one and ignores it.
+		const started = await this.post(`/rest/workflows/${encodeURIComponent(workflowId)}/run`, {
+			workflowData,
+			triggerToStartFrom: { name },
+		});
 		if (!started || !started.executionId) throw new Error(`n8n started no execution of workflow ${workflowId}: ${JSON.stringify(started)}`);
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
