@@ -1,5 +1,5 @@
 /**
- * Retry On Fail in a REAL n8n (the pinned version, through its CLI like test/e2e/engine.test.ts): five prompts
+ * Retry On Fail in a REAL n8n (the pinned version, run as the editor runs it like test/e2e/engine.test.ts): five prompts
  * through Model → Run, one of them fails on the service, the node's "Retry On Fail" is on with 3 tries. n8n runs
  * the node three times (n8n-core workflow-execute.js); the sandbox log must show each of the four good prompts
  * submitted exactly once, the failing one on each try. Before the fix n8n paid 15 submits for this workflow.
@@ -9,7 +9,7 @@
 import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
-import type { CredentialJson, RunJson, UserFolder, WorkflowJson } from '../../scripts/e2e/n8n';
+import type { N8nInstance, UserFolder } from '../../scripts/e2e/n8n';
 import { MODEL_RUN_PARAMETERS } from '../../scripts/e2e/polling';
 
 const FLUX = 'blackforestlabs/flux-2/flash/text-to-image';
@@ -20,7 +20,8 @@ const FAILING = 2;
 
 let sandbox: Sandbox;
 let userFolder: UserFolder;
-let credential: CredentialJson;
+let n8n: N8nInstance;
+let credential: { id: string; name: string };
 
 /** Manual Trigger → five items (prompt, model) → RunComfy Model → Run with Retry On Fail (3 tries). */
 function retryWorkflow(): object {
@@ -72,12 +73,15 @@ beforeAll(
 		await h.ensureBuilt();
 		userFolder = h.createUserFolder();
 		sandbox = await startSandbox({ runDurationMs: 200, queueMs: 20 });
-		credential = await h.importCredential(userFolder, h.sandboxCredential(sandbox));
+		n8n = await h.startN8n(userFolder);
+		await n8n.rest.setupOwner();
+		credential = await n8n.rest.createCredential(h.sandboxCredential(sandbox));
 	},
 	15 * 60 * 1000,
 );
 
 afterAll(async () => {
+	await n8n?.stop();
 	await sandbox?.close();
 	userFolder?.cleanup();
 });
@@ -86,14 +90,12 @@ describe('Retry On Fail in a real n8n', () => {
 	it(
 		'five prompts, one failing run, 3 tries: each good prompt is submitted exactly once, the failing one on each try',
 		async () => {
-			const wf: WorkflowJson = await h.importWorkflow(userFolder, retryWorkflow(), { credential });
+			const wf = await n8n.rest.createWorkflow(h.prepareWorkflow(retryWorkflow(), { credential }));
 			sandbox.clearLog();
-			const res = await h.execute(userFolder, wf.id, { timeoutMs: TEST_TIMEOUT });
-			const printed = `${res.stdout}\n${res.stderr}`;
+			const run = await n8n.rest.runManually(wf.id, { timeoutMs: TEST_TIMEOUT });
+			const printed = `${JSON.stringify(run)}\n${n8n.logs()}`;
 			if (/Unrecognized node type|is not known/i.test(printed)) throw new Error(`the package did not load:\n${printed.slice(-3000)}`);
 			expect(printed.includes(sandbox.token)).toBe(false);
-			const run = res.run as RunJson;
-			expect(run).toBeDefined();
 
 			// The failing run fails every try, so the execution ends in an error naming it.
 			expect(run.status).toBe('error');
@@ -115,7 +117,8 @@ describe('Retry On Fail in a real n8n', () => {
 			expect(runs).toHaveLength(7);
 
 			// Every paid submit left one info line in n8n's log (node, item, request id).
-			const lines = printed
+			const lines = n8n
+				.logs()
 				.split('\n')
 				.filter((l) => /RunComfy paid: run submitted \(node "Generate Images", item \d, request_id /.test(l));
 			expect(lines).toHaveLength(7);

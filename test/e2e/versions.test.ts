@@ -4,7 +4,8 @@
  * (h.N8N_1X_VERSION), each installed by scripts/provision-n8n.sh (n8n-nodes-base 1.x's xlsx comes from the npm
  * registry through `overrides`).
  *
- * - 1.x: the nodes load, a Model → Run batch downloads its files, the credential test answers.
+ * - 1.x: the nodes load, a Model → Run batch run as the editor runs it downloads its files, the credential test
+ *   answers.
  * - Both: Stop reaches a node sleeping between hour-long polls (1.x's `sleep` ignores the abort signal, so
  *   clock.ts races it): the accepted run is cancelled on RunComfy at once, and its request id is recorded where
  *   docs/compatibility.md says (n8n discards a stopped node's output): custom data on 2.x, the log on both.
@@ -15,7 +16,7 @@ import * as path from 'path';
 import { startSandbox } from '../../sandbox';
 import type { Sandbox } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
-import type { CredentialJson, N8nInstance, UserFolder, WorkflowJson } from '../../scripts/e2e/n8n';
+import type { N8nInstance, UserFolder, WorkflowJson } from '../../scripts/e2e/n8n';
 import { modelRunWorkflow, runModels } from '../../scripts/e2e/polling';
 
 const TEST_TIMEOUT = 4 * 60 * 1000;
@@ -37,22 +38,6 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T 
 const homeVersion = (home: string): string =>
 	JSON.parse(fs.readFileSync(path.join(home, 'node_modules', 'n8n', 'package.json'), 'utf8')).version;
 
-/** An n8n of `version` with its own user folder and the sandbox's credential. */
-function n8nOf(version: string) {
-	const env = {} as { home: string; userFolder: UserFolder; credential: CredentialJson };
-	beforeAll(
-		async () => {
-			env.home = await h.ensureN8n({ version });
-			await h.ensureBuilt();
-			env.userFolder = h.createUserFolder();
-			env.credential = await h.importCredential(env.userFolder, h.sandboxCredential(sandbox), { home: env.home });
-		},
-		20 * 60 * 1000,
-	);
-	afterAll(() => env.userFolder?.cleanup());
-	return env;
-}
-
 let sandbox: Sandbox;
 
 beforeAll(async () => {
@@ -64,33 +49,49 @@ afterAll(async () => {
 });
 
 describe(`the package in n8n ${h.N8N_1X_VERSION}`, () => {
-	const env = n8nOf(h.N8N_1X_VERSION);
-	let n8n: N8nInstance | undefined;
+	let home: string;
+	let userFolder: UserFolder | undefined;
+	let n8n: N8nInstance;
+	let credential: { id: string; name: string };
+
+	beforeAll(
+		async () => {
+			home = await h.ensureN8n({ version: h.N8N_1X_VERSION });
+			await h.ensureBuilt();
+			userFolder = h.createUserFolder();
+			n8n = await h.startN8n(userFolder, { home });
+			await n8n.rest.setupOwner();
+			credential = await n8n.rest.createCredential(h.sandboxCredential(sandbox));
+		},
+		20 * 60 * 1000,
+	);
 
 	afterAll(async () => {
 		await n8n?.stop();
+		userFolder?.cleanup();
 	});
 
 	it('is that version', () => {
-		expect(homeVersion(env.home)).toBe(h.N8N_1X_VERSION);
+		expect(homeVersion(home)).toBe(h.N8N_1X_VERSION);
 	});
 
 	it(
-		'loads and runs a Model → Run batch with downloads (n8n execute)',
+		'loads and runs a Model → Run batch with downloads (as the editor runs it)',
 		async () => {
-			const { home, userFolder, credential } = env;
-			const batch = await h.importWorkflow(userFolder, path.join(h.ROOT, 'examples', 'text-to-image-batch.json'), { credential, home });
-			const res = await h.execute(userFolder, batch.id, { home, timeoutMs: TEST_TIMEOUT });
-			expect(`${res.stdout.slice(-3000)}\n${res.stderr.slice(-2000)}`).not.toMatch(/Unrecognized node type|is not known/i);
-			expect(res.run?.status).toBe('success');
+			const batch = h.prepareWorkflow(path.join(h.ROOT, 'examples', 'text-to-image-batch.json'), { credential });
+			const saved = await n8n.rest.createWorkflow(batch);
+			const run = await n8n.rest.runManually(saved.id, { timeoutMs: TEST_TIMEOUT });
+			const printed = `${JSON.stringify(run)}\n${n8n.logs()}`;
+			expect(printed).not.toMatch(/Unrecognized node type|is not known/i);
+			expect(run.status).toBe('success');
 			const runNode = batch.nodes.find((n) => n.type === h.NODE_TYPES.model);
-			const items = h.nodeItems(res.run, String(runNode?.name)) ?? [];
+			const items = h.nodeItems(run, String(runNode?.name)) ?? [];
 			expect(items).toHaveLength(3);
 			for (const item of items) {
 				expect(item.json).toMatchObject({ model_id: FLUX, status: 'succeeded' });
 				expect(item.binary?.data?.mimeType).toBe('image/png');
 			}
-			expect(res.stdout.includes(sandbox.token) || res.stderr.includes(sandbox.token)).toBe(false);
+			expect(printed.includes(sandbox.token)).toBe(false);
 		},
 		TEST_TIMEOUT,
 	);
@@ -98,11 +99,9 @@ describe(`the package in n8n ${h.N8N_1X_VERSION}`, () => {
 	it(
 		'the credential test answers OK, and Error for a wrong token',
 		async () => {
-			n8n = await h.startN8n(env.userFolder, { home: env.home });
-			await n8n.rest.setupOwner();
-			const good = await n8n.rest.testCredential({ ...h.sandboxCredential(sandbox), id: env.credential.id });
+			const good = await n8n.rest.testCredential({ ...h.sandboxCredential(sandbox), id: credential.id });
 			expect(good.status).toBe('OK');
-			const wrong = h.sandboxCredential({ token: 'not-the-token', urls: sandbox.urls }, { id: env.credential.id });
+			const wrong = h.sandboxCredential({ token: 'not-the-token', urls: sandbox.urls }, { id: credential.id });
 			expect((await n8n.rest.testCredential(wrong)).status).toBe('Error');
 		},
 		TEST_TIMEOUT,
