@@ -239,8 +239,6 @@ export function importWorkflow<T extends string | object | Array<string | object
 	workflows: T,
 	opts?: { credential?: { id: string; name: string }; home?: string; timeoutMs?: number },
 ): Promise<T extends unknown[] ? WorkflowJson[] : WorkflowJson>;
-/** `n8n publish:workflow --id` (n8n not running): the next `n8n start` activates the workflow. */
-export function publishWorkflow(userFolder: UserFolder, workflowId: string, opts?: { home?: string; timeoutMs?: number }): Promise<CliResult>;
 export function execute(
 	userFolder: UserFolder,
 	workflowId: string,

@@ -48,7 +48,6 @@ module.exports = {
 	importCredential: cli.importCredential,
 	prepareWorkflow: cli.prepareWorkflow,
 	importWorkflow: cli.importWorkflow,
-	publishWorkflow: cli.publishWorkflow,
 	execute: cli.execute,
 	nodeItems: cli.nodeItems,
 	nodeError: cli.nodeError,

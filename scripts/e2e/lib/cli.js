@@ -227,14 +227,6 @@ function nodeError(runJson, nodeName, runIndex = 0) {
 }
 
 /**
- * Publishes a workflow in the database (`n8n publish:workflow --id`), for an n8n that is NOT running:
- * the next `n8n start` activates it (and a polling trigger runs its first poll at once).
- */
-async function publishWorkflow(userFolder, workflowId, opts = {}) {
-	return n8nCli(userFolder, ['publish:workflow', `--id=${workflowId}`], { ...opts, check: true });
-}
-
-/**
  * Starts `n8n start` on 127.0.0.1 (free port unless given) and waits for /healthz/readiness.
  * Resolves with { url, port, version, process, logs(), rest (RestClient), stop() }.
  */
@@ -334,7 +326,6 @@ module.exports = {
 	importCredential,
 	prepareWorkflow,
 	importWorkflow,
-	publishWorkflow,
 	execute,
 	nodeItems,
 	nodeError,
