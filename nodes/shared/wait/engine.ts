@@ -209,9 +209,12 @@ export async function waitForAll(
 		const goingAt = schedules[index].lastSeenGoing();
 		if (goingAt === undefined) return;
 		const last = queue.lastLeft();
+		const going = queue.goingRun();
+		// The only run seen going started after this one was last seen going: it took this one's place.
+		if (going !== undefined && schedules[going].startedAfter(goingAt)) queue.tookPlace();
 		const oneAtATime = queue.oneAtATime();
 		const end = { lo: goingAt, hi: endedAt };
-		const next = oneAtATime ? queue.goingRun() : undefined;
+		const next = oneAtATime ? going : undefined;
 		if (next !== undefined) {
 			// One at a time, the run already seen going started when this one ended: its plan moves there.
 			moveSleep(next, schedules[next].aheadEndKnown(end, clock.now(), next === last));

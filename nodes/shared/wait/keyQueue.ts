@@ -33,6 +33,11 @@ export class KeyQueue {
 		return this.followed && !this.mixed;
 	}
 
+	/** The only run seen going started after the run ahead was last seen going, and that run ended. */
+	tookPlace(): void {
+		this.followed = true;
+	}
+
 	/** The run seen going and not seen ended, when only one is. */
 	goingRun(): number | undefined {
 		return this.going.size === 1 ? [...this.going.keys()][0] : undefined;

@@ -247,6 +247,11 @@ export class JobSchedule {
 		return true;
 	}
 
+	/** Whether the run was seen queued and then going, its last poll that saw it queued after `at`. */
+	startedAfter(at: number): boolean {
+		return this.seenQueued && this.start !== undefined && this.start.lo >= at;
+	}
+
 	/** When the run was last seen going. */
 	lastSeenGoing(): number | undefined {
 		return this.lastGoingAt;
