@@ -282,7 +282,7 @@ describe('RunComfy Webhook Trigger in a real n8n: deliveries POSTed to the publi
 						id: 'c1d2e3f4-0000-4a5b-8c6d-7e8f9a0b1c01',
 						name: 'RunComfy Webhook Trigger',
 						type: WEBHOOK_TRIGGER,
-						typeVersion: 1,
+						typeVersion: 2,
 						position: [0, 0],
 						webhookId,
 						parameters: { event: 'deploymentRequest', pathToken: token, includeIntermediate: true },
