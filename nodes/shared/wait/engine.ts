@@ -187,6 +187,17 @@ export async function waitForAll(
 		sleepers[i].pollNow = true;
 		sleepers[i].current?.abort();
 	};
+	/** Seen to go one at a time: the queued runs asleep wait for the run going to end, as if they had just polled. */
+	const holdQueued = (queue: KeyQueue): void => {
+		if (!queue.oneAtATime()) return;
+		for (const i of queue.queuedRuns()) {
+			const sleeper = sleepers[i];
+			const until = clock.now() + SILENT_INTERVALS * o.maxIntervalMs;
+			if (!queue.blocked(i) || !sleeper.current || groupOf(i)?.has(sleeper) || until <= sleeper.dueAt) continue;
+			sleeper.moveTo = until;
+			sleeper.current.abort();
+		}
+	};
 	/** The run going next in a one-at-a-time queue hears when the ended run's timestamps place its end. */
 	const listenForEnd = (ended: number, next: number): void => {
 		endListeners.set(jobs[ended], (end) => {
@@ -211,7 +222,10 @@ export async function waitForAll(
 		const last = queue.lastLeft();
 		const going = queue.goingRun();
 		// The only run seen going started after this one was last seen going: it took this one's place.
-		if (going !== undefined && schedules[going].startedAfter(goingAt)) queue.tookPlace();
+		if (going !== undefined && schedules[going].startedAfter(goingAt) && !queue.oneAtATime()) {
+			queue.tookPlace();
+			holdQueued(queue);
+		}
 		const oneAtATime = queue.oneAtATime();
 		const end = { lo: goingAt, hi: endedAt };
 		const next = oneAtATime ? going : undefined;
@@ -349,9 +363,11 @@ export async function waitForAll(
 				}
 				const keyQueue = queueOf(index);
 				if (keyQueue) {
+					const was = keyQueue.oneAtATime();
 					// Two runs going at once after all: the queued runs stop waiting for the run going to end.
 					if (result.state === 'running' && keyQueue.seenGoing(index, sentAt, now))
 						for (const i of keyQueue.queuedRuns()) if (sleepers[i].current) pollQueuedNow(i);
+					if (!was) holdQueued(keyQueue);
 					schedule.oneAtATime = keyQueue.oneAtATime();
 				}
 				if (isTerminal(result.state) || (result.state === 'cancelling' && !o.followCancellation)) {
