@@ -10,9 +10,6 @@
  * Workflows: scripts/e2e/polling.js. In-process tests of the details: test/RunComfyModel/resultPolls.test.ts,
  * test/RunComfyTraining/submit.test.ts, test/shared/wait/.
  */
-import { createServer } from 'http';
-import type { AddressInfo, Server } from 'net';
-
 import { startSandbox } from '../../sandbox';
 import type { RequestLogEntry, Sandbox, SandboxConfig } from '../../sandbox';
 import * as h from '../../scripts/e2e/n8n';
@@ -29,6 +26,7 @@ import {
 	train,
 	trainingWorkflow,
 } from '../../scripts/e2e/polling';
+import { LoopbackHost } from '../helpers/loopbackHost';
 import { readyDataset } from '../helpers/sandboxCalls';
 
 const TEST_TIMEOUT = 4 * 60 * 1000;
@@ -41,7 +39,7 @@ let n8n: N8nInstance;
 let n8nHome: string;
 let besideId: string;
 /** A one-item RSS feed on loopback for the RSS Feed Trigger, which polls it when the workflow is published. */
-let feed: Server;
+let feed: LoopbackHost;
 const FEED_ITEM_DATE = '2026-01-02T03:04:05.000Z';
 
 const isTrainingStatus = (e: RequestLogEntry) => e.api === 'trainer' && e.method === 'GET' && /\/jobs\/[^/]+\/status$/.test(e.path);
@@ -51,16 +49,17 @@ beforeAll(
 		n8nHome = await h.ensureN8n();
 		await h.ensureBuilt();
 		sandbox = await startSandbox(CONFIG);
-		feed = createServer((_req, res) => {
-			res.setHeader('content-type', 'application/rss+xml');
-			res.end(
-				`<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>http://127.0.0.1/</link><description>d</description>` +
-					`<item><title>one</title><link>http://127.0.0.1/1</link><guid>1</guid><pubDate>${new Date(FEED_ITEM_DATE).toUTCString()}</pubDate></item>` +
-					`</channel></rss>`,
-			);
-		});
-		await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
-		const feedUrl = `http://127.0.0.1:${(feed.address() as AddressInfo).port}/feed.xml`;
+		feed = await new LoopbackHost({
+			'/feed.xml': (_req, res) => {
+				res.setHeader('content-type', 'application/rss+xml');
+				res.end(
+					`<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>http://127.0.0.1/</link><description>d</description>` +
+						`<item><title>one</title><link>http://127.0.0.1/1</link><guid>1</guid><pubDate>${new Date(FEED_ITEM_DATE).toUTCString()}</pubDate></item>` +
+						`</channel></rss>`,
+				);
+			},
+		}).start();
+		const feedUrl = feed.url('/feed.xml');
 		userFolder = h.createUserFolder();
 		const credential = h.sandboxCredential(sandbox);
 		const started = await h.startN8nWithPublished(userFolder, {
@@ -81,7 +80,7 @@ beforeAll(
 afterAll(async () => {
 	await n8n?.stop();
 	await sandbox?.close();
-	feed?.close();
+	await feed?.stop();
 	userFolder?.cleanup();
 });
 
