@@ -224,9 +224,10 @@ describe('sandbox webhooks', () => {
 			// the guards see real connections: one to the receiver, made here
 			const probe = await submit(receiver.url('/probe'));
 			await waitForFinal(probe);
+			// One after the other, so the log's order below does not depend on which of two runs ends first.
 			privateTarget = await submit('http://10.0.0.1:9/hook?signature=abc', true);
-			publicName = await submit('https://hooks.example.com/runcomfy');
 			await waitForEntries(privateTarget, (es) => es.some((e) => e.event === 'succeeded'));
+			publicName = await submit('https://hooks.example.com/runcomfy');
 			await waitForEntries(publicName, (es) => es.some((e) => e.event === 'succeeded'));
 		} finally {
 			net.Socket.prototype.connect = realConnect;
