@@ -8,7 +8,8 @@ const E2E = '/test/e2e/';
 /** @type {import('jest').Config} */
 module.exports = {
 	preset: 'ts-jest',
-	testEnvironment: 'node',
+	// The in-process suites run with an ordinary global object (see the file); the real-n8n ones as jest ships.
+	testEnvironment: phase === 'e2e' ? 'node' : '<rootDir>/scripts/jest-environment.js',
 	roots: ['<rootDir>/test', '<rootDir>/sandbox'],
 	testMatch: ['**/*.test.ts', '**/*.test.js'],
 	testPathIgnorePatterns: ['/node_modules/', ...(phase === 'unit' ? [E2E] : phase === 'e2e' ? [`^(?!.*${E2E})`] : [])],
