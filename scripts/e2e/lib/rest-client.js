@@ -166,7 +166,10 @@ class RestClient {
 				if (error.status === 404) return undefined;
 				throw error;
 			});
-			if (exec && !['new', 'running', 'waiting', 'unknown'].includes(exec.status)) return exec;
+			// n8n 1.x on SQLite writes the final status before the final data: wait for both.
+			const result = exec && exec.data && exec.data.resultData;
+			const ended = exec && !['new', 'running', 'waiting', 'unknown'].includes(exec.status);
+			if (ended && result && (result.lastNodeExecuted || result.error)) return exec;
 			if (Date.now() > deadline)
 				throw new Error(
 					`execution ${started.executionId} of workflow ${workflowId} did not end in ${timeoutMs} ms: ${exec && exec.status}`,
