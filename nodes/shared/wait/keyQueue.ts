@@ -1,22 +1,19 @@
 /** The runs of one timing key in RunComfy's queue: which is at its front, and whether they run one at a time. */
 
-/** A poll's answer was given between these two times. */
 interface Seen {
 	sent: number;
 	received: number;
 }
 
 export class KeyQueue {
-	/** Runs not seen ended. */
 	private readonly left = new Set<number>();
 
-	/** Runs seen ended. */
 	private ends = 0;
 
 	/** Runs last seen queued: their `queue_position` and how many runs had been seen ended then. */
 	private readonly queued = new Map<number, { position: number; ends: number }>();
 
-	/** Runs seen going and not seen ended: the first and the last poll that saw each going. */
+	/** The first and the last poll that saw each run going, until it is seen ended. */
 	private readonly going = new Map<number, { first: Seen; last: Seen }>();
 
 	/** Runs woken because the run ahead ended, and when, until a poll sent since tells whether they started. */
@@ -38,12 +35,10 @@ export class KeyQueue {
 		this.followed = true;
 	}
 
-	/** The run seen going and not seen ended, when only one is. */
 	goingRun(): number | undefined {
 		return this.going.size === 1 ? [...this.going.keys()][0] : undefined;
 	}
 
-	/** Whether `index` cannot start before a run seen going ends. */
 	blocked(index: number): boolean {
 		if (!this.oneAtATime()) return false;
 		for (const i of this.going.keys()) if (i !== index) return true;
@@ -62,7 +57,6 @@ export class KeyQueue {
 		return true;
 	}
 
-	/** The runs last seen queued. */
 	queuedRuns(): number[] {
 		return [...this.queued.keys()];
 	}
@@ -83,23 +77,20 @@ export class KeyQueue {
 		return was && !this.oneAtATime();
 	}
 
-	/** Run `index` left the queue some other way (no position, an error, the wait for it ended). */
+	/** Left the queue some other way: no position, an error, or its wait ended. */
 	forget(index: number): void {
 		this.queued.delete(index);
 		this.woken.delete(index);
 	}
 
-	/** A run of the key to wait for. */
 	add(index: number): void {
 		this.left.add(index);
 	}
 
-	/** The run not seen ended, when only one is left. */
 	lastLeft(): number | undefined {
 		return this.left.size === 1 ? [...this.left][0] : undefined;
 	}
 
-	/** Run `index` was seen ended. */
 	ended(index: number): void {
 		this.left.delete(index);
 		this.ends++;
@@ -121,10 +112,7 @@ export class KeyQueue {
 		return front?.index;
 	}
 
-	/**
-	 * Run `index` is woken because the run ahead ended: with no other run seen going, its next poll tells whether
-	 * it started.
-	 */
+	/** With no other run seen going, the woken run's next poll tells whether it started. */
 	wake(index: number, now: number): void {
 		if (this.going.size === 0) this.woken.set(index, now);
 	}
