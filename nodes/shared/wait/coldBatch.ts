@@ -6,7 +6,6 @@ export const TICK_SHARE = 16;
 export const SILENT_INTERVALS = 6;
 
 export interface ColdMember {
-	/** When this run was last polled. */
 	lastPollAt: number;
 	/** Interrupts the member's current sleep so it asks again when to poll. */
 	wake: () => void;

@@ -15,7 +15,6 @@ export interface EndDistribution {
 	/** Where the schedule's first poll goes and its upper end. */
 	lo: number;
 	hi: number;
-	/** Median end. */
 	median: number;
 }
 
@@ -36,7 +35,6 @@ const GOING_RESOLUTION = 1e-4;
 /** Durations below this are read as this: the log scale needs a positive time. */
 const MIN_DURATION_MS = 1;
 
-/** Standard normal density and distribution function. */
 const phi = (x: number): number => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
 function Phi(x: number): number {
 	if (x === Infinity) return 1;

@@ -85,9 +85,7 @@ export async function waitForAll(
 		pollNow: boolean;
 		/** Woken because its plan moved: it polls then instead. */
 		moveTo: number | undefined;
-		/** When its current wakeable sleep ends. */
 		dueAt: number;
-		/** Whether its cold batch may cut the current sleep short. */
 		byBatch: boolean;
 	}
 	const sleeperOf = (): Sleeper => {
@@ -168,7 +166,6 @@ export async function waitForAll(
 		const key = schedules[index].coldKey();
 		return key === undefined ? undefined : groups.get(key);
 	};
-	/** Per timing key: its runs in RunComfy's queue. */
 	const queues = new Map<string, KeyQueue>();
 	const queueOf = (index: number) => {
 		const key = o.learning ? jobs[index].timingKey : undefined;

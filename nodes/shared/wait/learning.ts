@@ -7,7 +7,6 @@ import { planPolls } from './planner';
 export type DurationSource = 'total' | 'run' | 'queueStep';
 
 const SOURCES: DurationSource[] = ['total', 'run', 'queueStep'];
-/** Cached plans per key. */
 const MAX_PLANS_PER_KEY = 4;
 const planKey = (source: PlanSource, targetDelayMs: number, goal: PollingGoal) => `${source}:${goal}:${targetDelayMs}`;
 
@@ -44,9 +43,7 @@ export interface LivePlan {
 }
 
 export interface DurationStoreOptions {
-	/** Keys remembered at once. */
 	maxKeys?: number;
-	/** Samples kept per key and source. */
 	samplesPerSource?: number;
 }
 
@@ -136,7 +133,6 @@ export class DurationStore {
 		return source === 'run' || this.entries.get(key)?.timestamped !== true;
 	}
 
-	/** The samples of one key and source, oldest first. */
 	samples(key: string, source: DurationSource): readonly DurationSample[] {
 		return this.entries.get(key)?.samples[source] ?? [];
 	}
@@ -146,7 +142,6 @@ export class DurationStore {
 		return entry !== undefined && SOURCES.some((s) => entry.samples[s].length > 0);
 	}
 
-	/** Median of a source's midpoints, if any. */
 	median(key: string, source: DurationSource): number | undefined {
 		const list = this.entries.get(key)?.samples[source];
 		if (!list?.length) return undefined;
@@ -183,7 +178,6 @@ export class DurationStore {
 		return Math.min(1, Math.max(0, (fit.cdf(toMs) - fit.cdf(fromMs)) / left));
 	}
 
-	/** Samples of a source ever recorded for the key. */
 	learnedCount(key: string, source: DurationSource): number {
 		return this.entries.get(key)?.learned[source] ?? 0;
 	}
@@ -261,7 +255,6 @@ export class DurationStore {
 		return fit ?? undefined;
 	}
 
-	/** The entry, marked as most recently used. */
 	private touch(key: string): KeyEntry | undefined {
 		const entry = this.entries.get(key);
 		if (entry) {

@@ -9,7 +9,6 @@ export const POLLING_GOALS: readonly PollingGoal[] = ['lowestDelay', 'fewestRequ
 export interface PlanSettings {
 	/** The median detection delay the schedule aims at (goal `lowestDelay`). */
 	targetDelayMs: number;
-	/** Default `lowestDelay`. */
 	goal?: PollingGoal;
 	/** Two planned polls are at least this far apart. */
 	minGapMs?: number;
@@ -31,7 +30,6 @@ const BUDGET_EXTRA = 1;
 const BUDGET_MIN = 3;
 /** The typical run's budget before the median: half of what a Wait 5 s loop sends. */
 const MEDIAN_SPACING_MS = 10_000;
-/** Bisection steps over log λ. */
 const SEARCH_STEPS = 18;
 /** Goal `fewestRequests`: the requests that see the typical run… */
 export const FEW_REQUESTS = 3;
@@ -225,7 +223,6 @@ function planFromLowerEnd(grid: PollGrid, dist: EndDistribution, settings: PlanS
 	return boundary(fits, from, CHEAP, at);
 }
 
-/** Goal `fewestRequests`. */
 function planFewRequests(grid: PollGrid, dist: EndDistribution, settings: PlanSettings, quickest: Schedule): number[] {
 	const lowerEndSent = settings.pollAtLowerEnd !== false;
 	const counted = lowerEndSent ? FEW_REQUESTS - 1 : FEW_REQUESTS;

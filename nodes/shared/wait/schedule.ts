@@ -62,7 +62,6 @@ export class JobSchedule {
 
 	private lastPollAt: number | undefined;
 
-	/** Last poll that saw the job not finished. */
 	private lastGoingAt: number | undefined;
 
 	private seenQueued = false;
@@ -75,10 +74,8 @@ export class JobSchedule {
 
 	private firstQueued: { at: number; position: number } | undefined;
 
-	/** The run started between these two times. */
 	private start: { lo: number; hi: number } | undefined;
 
-	/** The last poll saw the run queued at this position. */
 	private position: number | undefined;
 
 	/** A run ahead in its queue was last seen going then: this run starts after it, when it is next seen going. */
@@ -93,7 +90,6 @@ export class JobSchedule {
 	/** The last run of a batch queued one after another. */
 	private lastOfBatch = false;
 
-	/** The first poll is the plan's first. */
 	private firstPollPlanned = false;
 
 	/** The poll the last wait leads to asks for the result (see `asksResult`). */

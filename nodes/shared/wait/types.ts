@@ -19,15 +19,12 @@ export interface PollResult {
 }
 
 export interface WaitJob {
-	/** Index of the input item this job belongs to. */
 	itemIndex: number;
-	/** The id to show the user. */
 	id: string;
 	/** One status request, sent once (transport `retry: 'never'`): the engine retries a failed poll itself. */
 	poll: () => Promise<PollResult>;
 	/** A result request that also tells the state: asked instead of `poll` when the run has likely ended. */
 	pollResult?: () => Promise<PollResult>;
-	/** Cancel on the service, if the job kind supports it. */
 	cancel?: () => Promise<IDataObject>;
 	/** Jobs with the same key are expected to take about as long (`timingKey`). */
 	timingKey?: string;
@@ -36,9 +33,7 @@ export interface WaitJob {
 }
 
 export interface WaitOptions {
-	/** First interval between polls of one job. */
 	initialIntervalMs: number;
-	/** Backoff cap. */
 	maxIntervalMs: number;
 	/** Maximum wait per job, measured from when waiting starts. */
 	maxWaitMs: number;
@@ -49,15 +44,11 @@ export interface WaitOptions {
 	cancelOnStop: boolean;
 	/** Keep polling a job that reports `cancelling` until it reaches a terminal state. */
 	followCancellation?: boolean;
-	/** Growth factor of the interval after each poll. */
 	backoffFactor?: number;
-	/** Random spread of each interval, as a fraction. */
 	jitter?: number;
 	/** Transient poll errors in a row a job survives, each followed by a backoff wait. */
 	maxTransientErrors?: number;
-	/** Wait this long before a job's first poll. */
 	firstPollDelayMs?: number;
-	/** Called after every successful poll. */
 	onPoll?: (job: WaitJob, result: PollResult) => void;
 	/** The median delay from a run's end to its detection that a learned schedule aims at. */
 	targetDelayMs?: number;
@@ -65,9 +56,7 @@ export interface WaitOptions {
 	pollingGoal?: PollingGoal;
 	/** Called once per job seen ended, within the request limit, before the wait goes on for the others. */
 	onDone?: (outcome: Extract<WaitOutcome, { kind: 'done' }>) => Promise<void>;
-	/** Where learned run times live. */
 	durations?: DurationStore;
-	/** Whether polls follow what was learned. */
 	learning?: boolean;
 }
 
