@@ -167,12 +167,13 @@ export async function waitForAll(
 		return key === undefined ? undefined : groups.get(key);
 	};
 	const queues = new Map<string, KeyQueue>();
+	const queueKeyOf = (index: number) => (o.learning ? jobs[index].timingKey : undefined);
 	const queueOf = (index: number) => {
-		const key = o.learning ? jobs[index].timingKey : undefined;
+		const key = queueKeyOf(index);
 		return key === undefined ? undefined : queues.get(key);
 	};
-	jobs.forEach((job, index) => {
-		const key = o.learning ? job.timingKey : undefined;
+	jobs.forEach((_job, index) => {
+		const key = queueKeyOf(index);
 		if (key === undefined) return;
 		const queue = queues.get(key) ?? new KeyQueue();
 		queue.add(index);
@@ -183,6 +184,10 @@ export async function waitForAll(
 		if (sleepers[i].dueAt - clock.now() <= o.initialIntervalMs) return;
 		sleepers[i].pollNow = true;
 		sleepers[i].current?.abort();
+	};
+	/** Wakes the queue's queued runs that sleep, but `except`, to poll at once. */
+	const wakeQueued = (queue: KeyQueue, except?: number): void => {
+		for (const i of queue.queuedRuns()) if (i !== except && sleepers[i].current) pollQueuedNow(i);
 	};
 	/** Seen to go one at a time: the queued runs asleep wait for the run going to end, as if they had just polled. */
 	const holdQueued = (queue: KeyQueue): void => {
@@ -362,8 +367,7 @@ export async function waitForAll(
 				if (keyQueue) {
 					const was = keyQueue.oneAtATime();
 					// Two runs going at once after all: the queued runs stop waiting for the run going to end.
-					if (result.state === 'running' && keyQueue.seenGoing(index, sentAt, now))
-						for (const i of keyQueue.queuedRuns()) if (sleepers[i].current) pollQueuedNow(i);
+					if (result.state === 'running' && keyQueue.seenGoing(index, sentAt, now)) wakeQueued(keyQueue);
 					if (!was) holdQueued(keyQueue);
 					schedule.oneAtATime = keyQueue.oneAtATime();
 				}
@@ -421,8 +425,7 @@ export async function waitForAll(
 			const position = schedule.queuePosition();
 			if (queue && position !== undefined) {
 				// The front did not start when the run ahead ended: the runs seen behind it look again.
-				if (queue.seenQueued(index, position, sentAt))
-					for (const i of queue.queuedRuns()) if (i !== index && sleepers[i].current) pollQueuedNow(i);
+				if (queue.seenQueued(index, position, sentAt)) wakeQueued(queue, index);
 				// Runs that go one at a time: a queued run waits for the run going to end, which wakes the front.
 				if (queue.blocked(index) && !group?.has(sleeper)) waitMs = Math.max(waitMs, SILENT_INTERVALS * o.maxIntervalMs);
 			} else queue?.forget(index);
