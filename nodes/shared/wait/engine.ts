@@ -246,7 +246,10 @@ export async function waitForAll(
 		if (!oneAtATime && !sleepers[front].current) return;
 		// The only run of the batch left decides when the batch ends.
 		schedules[front].aheadEnded(goingAt, front === last, oneAtATime ? end : undefined);
-		pollQueuedNow(front);
+		// One at a time, the front started when this run ended: it polls where its plan from there says.
+		const planned = oneAtATime && sleepers[front].current ? schedules[front].startedBehind(clock.now()) : undefined;
+		if (planned === undefined) pollQueuedNow(front);
+		else moveSleep(front, planned);
 		if (oneAtATime) listenForEnd(index, front);
 	};
 	const runJob = async (job: WaitJob, index: number): Promise<LoopEnd> => {
@@ -268,7 +271,8 @@ export async function waitForAll(
 					}
 				});
 			}
-			// A run that succeeded ends the batch's silence, even when the store kept nothing.
+			// A run that succeeded ends the batch's silence, even when the store kept nothing: every run asks at once.
+			if (done?.state === 'succeeded' && group && !group.learned) queueOf(index)?.sweep();
 			if (done?.state === 'succeeded') group?.learn(clock.now());
 			return end;
 		} finally {
@@ -422,7 +426,7 @@ export async function waitForAll(
 			}
 
 			const queue = queueOf(index);
-			const position = schedule.queuePosition();
+			const position = schedule.queuePosition() ?? (queue && progress.state === 'queued' && result ? queue.rankOf(index) : undefined);
 			if (queue && position !== undefined) {
 				// The front did not start when the run ahead ended: the runs seen behind it look again.
 				if (queue.seenQueued(index, position, sentAt)) wakeQueued(queue, index);

@@ -19,6 +19,11 @@ export class KeyQueue {
 	/** Runs woken because the run ahead ended, and when, until a poll sent since tells whether they started. */
 	private readonly woken = new Map<number, number>();
 
+	/** Runs asked all at once after the first end, when no run was seen going: like a woken front, each tells whether it started. */
+	private readonly swept = new Set<number>();
+
+	private sweptGoing = false;
+
 	/** A run woken when the run ahead ended was then seen going. */
 	private followed = false;
 
@@ -51,6 +56,7 @@ export class KeyQueue {
 	 */
 	seenQueued(index: number, position: number, sent: number): boolean {
 		this.queued.set(index, { position, ends: this.ends });
+		this.swept.delete(index);
 		const woken = this.woken.get(index);
 		if (woken === undefined || sent < woken) return false;
 		this.woken.delete(index);
@@ -69,6 +75,12 @@ export class KeyQueue {
 		const was = this.oneAtATime();
 		this.queued.delete(index);
 		if (this.woken.delete(index)) this.followed = true;
+		if (this.swept.delete(index)) {
+			// One end lets one run start when they go one at a time: two seen going after it show they do not.
+			if (this.sweptGoing) this.mixed = true;
+			this.sweptGoing = true;
+			this.followed = true;
+		}
 		const seen = { sent, received };
 		const previous = this.going.get(index);
 		const mine = { first: previous?.first ?? seen, last: seen };
@@ -81,6 +93,7 @@ export class KeyQueue {
 	forget(index: number): void {
 		this.queued.delete(index);
 		this.woken.delete(index);
+		this.swept.delete(index);
 	}
 
 	add(index: number): void {
@@ -110,6 +123,21 @@ export class KeyQueue {
 			if (!front || position < front.position || (position === front.position && index < front.index)) front = { index, position };
 		}
 		return front?.index;
+	}
+
+	/** Every run left is asked at once after the first end: with none seen going before, the answers tell whether they go one at a time. */
+	sweep(): void {
+		if (this.going.size === 0) for (const i of this.left) this.swept.add(i);
+	}
+
+	/**
+	 * Where a run seen queued without a `queue_position` (a result record has none) stands: behind the runs submitted
+	 * before it that are neither ended nor seen going, as the queue is first in, first out.
+	 */
+	rankOf(index: number): number {
+		let ahead = 0;
+		for (const i of this.left) if (i < index && !this.going.has(i)) ahead++;
+		return ahead + 1;
 	}
 
 	/** With no other run seen going, the woken run's next poll tells whether it started. */

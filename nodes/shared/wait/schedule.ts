@@ -156,6 +156,7 @@ export class JobSchedule {
 		this.position = undefined;
 		if (state === 'queued') {
 			this.seenQueued = true;
+			this.start = undefined;
 			this.flatPolls = 0;
 			this.dropPlan();
 			const position = positionOf(record);
@@ -227,6 +228,24 @@ export class JobSchedule {
 		if (!key || !this.seenQueued || !this.startedWhen(end)) return undefined;
 		const run = this.planOf(key, 'run');
 		if (run) this.follow(run, (this.start.lo + this.start.hi) / 2, 'run');
+		const planned = this.plannedAfter(now);
+		if (planned !== undefined) this.expectsEnd = this.endLikelyBy(planned);
+		return planned;
+	}
+
+	/**
+	 * Its queue runs one at a time and the run ahead ended (`aheadEnded`): this run, asleep while queued, is taken to
+	 * have started then, with no poll to see it going. Returns when its plan from there polls next; none without a
+	 * learned run time. A poll that still finds it queued drops the plan.
+	 */
+	startedBehind(now: number): number | undefined {
+		const key = this.job.timingKey;
+		const end = this.aheadEnd;
+		if (!key || !end || !this.seenQueued || this.start) return undefined;
+		const run = this.planOf(key, 'run');
+		if (!run) return undefined;
+		this.start = { ...end };
+		this.follow(run, (end.lo + end.hi) / 2, 'run');
 		const planned = this.plannedAfter(now);
 		if (planned !== undefined) this.expectsEnd = this.endLikelyBy(planned);
 		return planned;

@@ -83,4 +83,45 @@ describe('KeyQueue', () => {
 		expect(queue.seenQueued(1, 1, 1100)).toBe(true);
 		expect(queue.seenQueued(1, 1, 1200)).toBe(false);
 	});
+
+	it('every run asked at once after the first end, none seen going before: one then seen going and the rest queued is one at a time', () => {
+		const queue = queueOf(4);
+		queue.seenQueued(0, 1, 1000);
+		queue.ended(1);
+		queue.sweep();
+		queue.seenGoing(0, 2400, 2440);
+		queue.seenQueued(2, queue.rankOf(2), 2400);
+		queue.seenQueued(3, queue.rankOf(3), 2400);
+		expect(queue.oneAtATime()).toBe(true);
+		expect(queue.front()).toBe(2);
+		expect(queue.blocked(3)).toBe(true);
+	});
+
+	it('two runs seen going after the first end, as when two or more go at once, are no sign of one at a time', () => {
+		const queue = queueOf(4);
+		queue.ended(0);
+		queue.sweep();
+		queue.seenGoing(1, 2400, 2440);
+		queue.seenGoing(2, 2500, 2540);
+		queue.seenQueued(3, 1, 2400);
+		expect(queue.oneAtATime()).toBe(false);
+		expect(queue.blocked(3)).toBe(false);
+	});
+
+	it('no sign from the first end when a run was already seen going: it may have been going beside the run that ended', () => {
+		const queue = queueOf(3);
+		queue.seenGoing(1, 900, 950);
+		queue.ended(0);
+		queue.sweep();
+		queue.seenGoing(2, 2400, 2440);
+		expect(queue.oneAtATime()).toBe(false);
+	});
+
+	it('a run seen queued without a position stands behind the runs submitted before it that are neither ended nor going', () => {
+		const queue = queueOf(5);
+		queue.seenGoing(1, 0, 10);
+		queue.ended(0);
+		expect(queue.rankOf(2)).toBe(1);
+		expect(queue.rankOf(4)).toBe(3);
+	});
 });
