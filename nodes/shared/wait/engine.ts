@@ -247,7 +247,8 @@ export async function waitForAll(
 		// The only run of the batch left decides when the batch ends.
 		schedules[front].aheadEnded(goingAt, front === last, oneAtATime ? end : undefined);
 		// One at a time, the front started when this run ended: it polls where its plan from there says.
-		const planned = oneAtATime && sleepers[front].current ? schedules[front].startedBehind(clock.now()) : undefined;
+		const planned =
+			oneAtATime && sleepers[front].current ? schedules[front].startedBehind(clock.now(), schedules[index].endedUnseen()) : undefined;
 		if (planned === undefined) pollQueuedNow(front);
 		else moveSleep(front, planned);
 		if (oneAtATime) listenForEnd(index, front);

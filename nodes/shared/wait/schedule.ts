@@ -236,19 +236,31 @@ export class JobSchedule {
 	/**
 	 * Its queue runs one at a time and the run ahead ended (`aheadEnded`): this run, asleep while queued, is taken to
 	 * have started then, with no poll to see it going. Returns when its plan from there polls next; none without a
-	 * learned run time. A poll that still finds it queued drops the plan.
+	 * learned run time, and then the poll at once asks for the result when the run has likely ended: the run ahead,
+	 * `endedUnseen`, ended before its own first poll, or the shortest time from submit learned has passed since
+	 * the middle of the ahead's end. A poll that still finds it queued drops the plan.
 	 */
-	startedBehind(now: number): number | undefined {
+	startedBehind(now: number, endedUnseen: boolean): number | undefined {
 		const key = this.job.timingKey;
 		const end = this.aheadEnd;
 		if (!key || !end || !this.seenQueued || this.start) return undefined;
 		const run = this.planOf(key, 'run');
-		if (!run) return undefined;
+		if (!run) {
+			const shortest = Math.min(...this.options.durations.samples(key, 'total').map((sample) => sample.hi));
+			const likely = endedUnseen || now - shortest >= (end.lo + end.hi) / 2;
+			this.expectsEnd = likely && this.job.pollResult !== undefined && !this.resultPollsRefused;
+			return undefined;
+		}
 		this.start = { ...end };
 		this.follow(run, (end.lo + end.hi) / 2, 'run');
 		const planned = this.plannedAfter(now);
 		if (planned !== undefined) this.expectsEnd = this.endLikelyBy(planned);
 		return planned;
+	}
+
+	/** Woken as the front when the run ahead ended, it was seen ended by its next poll: its run took less than that wait. */
+	endedUnseen(): boolean {
+		return this.aheadEnd !== undefined && this.start === undefined;
 	}
 
 	/** Narrows the start to `end` of the run ahead, where the two agree; whether it did. */
