@@ -9,6 +9,7 @@ import { RunComfyDeployment } from '../../nodes/RunComfyDeployment/RunComfyDeplo
 import { RunComfyModel } from '../../nodes/RunComfyModel/RunComfyModel.node';
 import { RunComfyTraining } from '../../nodes/RunComfyTraining/RunComfyTraining.node';
 import { runNode } from '../helpers/engine';
+import type { RunNodeOptions, RunNodeResult } from '../helpers/engine';
 import {
 	credentialsFor,
 	exposedBy,
@@ -24,6 +25,7 @@ import {
 	readyDataset,
 	requestIdIn,
 	until,
+	untilOrEnded,
 	useFaultSandbox,
 } from '../helpers/faults-setup';
 
@@ -36,28 +38,31 @@ const sb = useFaultSandbox();
 
 const modelRun = (n: number): ReturnType<typeof flashPromptRun> => flashPromptRun(n, WAIT);
 
-/** Set when the condition a stop waits for was never reached (the stop then happens anyway, and the test fails). */
-let stopProblem: Error | undefined;
-
-/** Presses Stop once `ready()` holds (bounded wait on the sandbox log). */
-function stopWhen(ready: () => boolean, what: string) {
-	stopProblem = undefined;
-	return (stop: () => void) => {
-		void until(ready, what).then(stop, (error: Error) => {
-			stopProblem = error;
-			stop();
-		});
-	};
+/**
+ * Runs the node and presses Stop once `ready()` holds on the sandbox; fails when the execution ended before that.
+ * No time limit: on a slow machine the node gets there later (a node that never does meets jest's test timeout).
+ */
+async function runStoppedWhen(options: RunNodeOptions, ready: () => boolean, what: string): Promise<RunNodeResult> {
+	const started: { stop?: () => void } = {};
+	const execution = runNode({
+		...options,
+		onStart: (stop) => {
+			started.stop = stop;
+		},
+	});
+	if (!(await untilOrEnded(() => started.stop !== undefined && ready(), execution))) throw new Error(`The execution ended before ${what}`);
+	started.stop?.();
+	return await execution;
 }
 
-/** Stop once every one of `n` runs was submitted and polled at least once (the node is demonstrably waiting). */
-function stopWhenWaiting(n: number, isSubmit = isModelSubmit, isPoll = isModelStatus) {
-	return stopWhen(() => {
+/** Every one of `n` runs was submitted and polled at least once (the node is demonstrably waiting). */
+function allWaiting(n: number, isSubmit = isModelSubmit, isPoll = isModelStatus) {
+	return () => {
 		const log = sb.log();
 		const ids = log.filter((e) => isSubmit(e) && e.createdId).map((e) => e.createdId as string);
 		const polled = new Set(log.filter((e) => isPoll(e) && e.status === 200).map(requestIdIn));
 		return ids.length === n && ids.every((id) => polled.has(id));
-	}, `all ${n} runs submitted and polled`);
+	};
 }
 
 describe('Model → Run, stopped while waiting for a batch', () => {
@@ -66,13 +71,11 @@ describe('Model → Run, stopped while waiting for a batch', () => {
 		const WORKERS = 4;
 		// WORKERS runs execute, the rest wait in the queue for a minute.
 		sb.reset({ runDurationMs: 60_000, queueMs: 0, workers: WORKERS, walletMicrodollars: WALLET });
-		const result = await runNode({
-			node: new RunComfyModel(),
-			credentials: credentialsFor(sb),
-			...modelRun(N),
-			onStart: stopWhenWaiting(N),
-		});
-		expect(stopProblem).toBeUndefined();
+		const result = await runStoppedWhen(
+			{ node: new RunComfyModel(), credentials: credentialsFor(sb), ...modelRun(N) },
+			allWaiting(N),
+			`all ${N} runs were submitted and polled`,
+		);
 		expect(result.stopped).toBe(true);
 		const stoppedAt = Math.max(
 			...sb
@@ -123,13 +126,11 @@ describe('Model → Run, stopped while waiting for a batch', () => {
 			walletMicrodollars: WALLET,
 			faults: { rate5xx: 0.25, rate429: 0.1, retryAfterSeconds: 0, rateDrop: 0.1, pathPrefixes: ['/v1/requests/'], seed: 5 },
 		});
-		const result = await runNode({
-			node: new RunComfyModel(),
-			credentials: credentialsFor(sb),
-			...modelRun(N),
-			onStart: stopWhenWaiting(N),
-		});
-		expect(stopProblem).toBeUndefined();
+		const result = await runStoppedWhen(
+			{ node: new RunComfyModel(), credentials: credentialsFor(sb), ...modelRun(N) },
+			allWaiting(N),
+			`all ${N} runs were submitted and polled`,
+		);
 		expect(result.stopped).toBe(true);
 		const answered = () =>
 			new Set(
@@ -169,22 +170,24 @@ describe('Deployment → Inference → Run, stopped while waiting', () => {
 			quirks: { deploymentCancelRequested: true },
 		});
 		const deploymentId = sb.stable.deployments.textToImage;
-		const result = await runNode({
-			node: new RunComfyDeployment(),
-			credentials: credentialsFor(sb),
-			inputItems: Array.from({ length: N }, (_, i) => ({ json: { prompt: `item ${i}` } })),
-			parameters: {
-				resource: 'inference',
-				operation: 'run',
-				deploymentId: { __rl: true, mode: 'id', value: deploymentId },
-				inputMode: 'json',
-				overridesJson: '={{ JSON.stringify({ "6": { "inputs": { "text": $json.prompt } } }) }}',
-				downloadOutputs: false,
-				waitOptions: WAIT,
+		const result = await runStoppedWhen(
+			{
+				node: new RunComfyDeployment(),
+				credentials: credentialsFor(sb),
+				inputItems: Array.from({ length: N }, (_, i) => ({ json: { prompt: `item ${i}` } })),
+				parameters: {
+					resource: 'inference',
+					operation: 'run',
+					deploymentId: { __rl: true, mode: 'id', value: deploymentId },
+					inputMode: 'json',
+					overridesJson: '={{ JSON.stringify({ "6": { "inputs": { "text": $json.prompt } } }) }}',
+					downloadOutputs: false,
+					waitOptions: WAIT,
+				},
 			},
-			onStart: stopWhenWaiting(N, isInference, isDeploymentStatus),
-		});
-		expect(stopProblem).toBeUndefined();
+			allWaiting(N, isInference, isDeploymentStatus),
+			`all ${N} requests were submitted and polled`,
+		);
 		expect(result.stopped).toBe(true);
 		const ids = sb
 			.log()
@@ -216,28 +219,30 @@ describe('Training → Submit with Wait, stopped while waiting', () => {
 		const N = 2;
 		const isJobStatus = (e: { api: string; method: string; path: string }) =>
 			e.api === 'trainer' && e.method === 'GET' && /\/ai-toolkit\/jobs\/[^/]+\/status$/.test(e.path);
-		const result = await runNode({
-			node: new RunComfyTraining(),
-			credentials: credentialsFor(sb),
-			inputItems: Array.from({ length: N }, (_, i) => ({ json: { name: `stop_job_${i}` } })),
-			parameters: {
-				resource: 'trainingJob',
-				operation: 'submit',
-				configMode: 'simple',
-				jobName: '={{ $json.name }}',
-				dataset: { __rl: true, mode: 'id', value: dataset.id },
-				steps: 100,
-				waitForCompletion: true,
-				waitOptions: WAIT,
+		const result = await runStoppedWhen(
+			{
+				node: new RunComfyTraining(),
+				credentials: credentialsFor(sb),
+				inputItems: Array.from({ length: N }, (_, i) => ({ json: { name: `stop_job_${i}` } })),
+				parameters: {
+					resource: 'trainingJob',
+					operation: 'submit',
+					configMode: 'simple',
+					jobName: '={{ $json.name }}',
+					dataset: { __rl: true, mode: 'id', value: dataset.id },
+					steps: 100,
+					waitForCompletion: true,
+					waitOptions: WAIT,
+				},
 			},
-			onStart: stopWhen(() => {
+			() => {
 				const log = sb.log();
 				const jobs = log.filter((e) => isTrainingPaid(e) && e.createdId).map((e) => e.createdId as string);
 				const polled = new Set(log.filter((e) => isJobStatus(e) && e.status === 200).map((e) => e.path.split('/')[6]));
 				return jobs.length === N && jobs.every((id) => polled.has(id));
-			}, 'both jobs submitted and polled'),
-		});
-		expect(stopProblem).toBeUndefined();
+			},
+			'both jobs were submitted and polled',
+		);
 		expect(result.stopped).toBe(true);
 		const log = sb.log();
 		expect(log.filter((e) => e.api === 'trainer' && /\/cancel$/.test(e.path))).toHaveLength(0);

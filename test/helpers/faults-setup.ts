@@ -133,6 +133,23 @@ export async function until(check: () => boolean, what: string, limitMs = 15_000
 	await untilShared(check, what, limitMs);
 }
 
+/**
+ * Polls the sandbox log (or any condition) while `execution` goes on: true once it holds, false when the execution
+ * ended first. The execution bounds the wait, not a clock, so a slow machine only makes it later.
+ */
+export async function untilOrEnded(check: () => boolean, execution: Promise<unknown>): Promise<boolean> {
+	let ended = false;
+	const end = () => {
+		ended = true;
+	};
+	void execution.then(end, end);
+	while (!check()) {
+		if (ended) return check();
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+	return true;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Direct calls to the sandbox API (test setup only: creating runs, datasets and jobs to act on)
 
