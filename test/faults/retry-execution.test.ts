@@ -13,9 +13,13 @@ import type { RunNodeResult } from '../helpers/engine';
 import {
 	STABLE,
 	credentialsFor,
+	direct,
+	isModelStatus,
 	isModelSubmit,
+	requestIdIn,
 	runsOfPrompt,
 	submitsPerPrompt as submitsPerPromptIn,
+	untilOrEnded,
 	useFaultSandbox,
 } from '../helpers/faults-setup';
 
@@ -54,12 +58,23 @@ beforeEach(() => {
 
 describe("n8n's Retry of a failed execution (Model → Run, 3 items)", () => {
 	it('a run that timed out is followed, not paid again: 3 paid runs over both executions', async () => {
-		sb.configure({ modelDurations: { [STABLE.seedream]: 1500 } });
+		// Item 2 queues behind a run that holds the model's only slot for an hour, so no machine is slow enough
+		// for it to end before the first execution's deadline; the slot is freed once the retry has seen it waiting.
+		sb.configure({ capacities: { [STABLE.seedream]: 1 }, modelDurations: { [STABLE.seedream]: 3_600_000 } });
+		expect((await direct(sb, 'modelApi', 'POST', `/v1/models/${STABLE.seedream}`, { prompt: 'holds the slot' })).status).toBe(200);
+		sb.configure({ modelDurations: { [STABLE.seedream]: 30 } });
 		const failed = await execution(STABLE.seedream, { maxWaitSeconds: 0.5 });
 		expect(failed.status).toBe('error');
 		expect(failed.error?.message).toMatch(/did not finish within/);
+		const [waiting] = runsOf('item 2');
+		expect(waiting.status).toBe('in_queue');
 
-		const retried = await execution(STABLE.seedream, { mode: 'retry', customData: customDataOf(failed) });
+		const before = Math.max(...sb.log().map((e) => e.seq));
+		const retrying = execution(STABLE.seedream, { mode: 'retry', customData: customDataOf(failed) });
+		const seenWaiting = () => sb.log(before).some((e) => isModelStatus(e) && e.status === 200 && requestIdIn(e) === waiting.id);
+		expect(await untilOrEnded(seenWaiting, retrying)).toBe(true);
+		sb.configure({ capacities: { [STABLE.seedream]: 0 } });
+		const retried = await retrying;
 		expect(retried.status).toBe('success');
 		for (const i of [0, 1, 2]) {
 			expect(submitsPerPrompt().get(`item ${i}`)).toBe(1);
