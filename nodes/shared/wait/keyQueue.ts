@@ -22,7 +22,8 @@ export class KeyQueue {
 	/** Runs asked all at once after the first end, when no run was seen going: like a woken front, each tells whether it started. */
 	private readonly swept = new Set<number>();
 
-	private sweptGoing = false;
+	/** When the first run asked after the first end was seen going. */
+	private sweptGoingAt: number | undefined;
 
 	/** A run woken when the run ahead ended was then seen going. */
 	private followed = false;
@@ -76,10 +77,12 @@ export class KeyQueue {
 		this.queued.delete(index);
 		if (this.woken.delete(index)) this.followed = true;
 		if (this.swept.delete(index)) {
-			// One end lets one run start when they go one at a time: two seen going after it show they do not.
-			if (this.sweptGoing) this.mixed = true;
-			this.sweptGoing = true;
-			this.followed = true;
+			// One end lets one run start when they go one at a time: two seen going by polls sent together show they do
+			// not. A run held since, seen going later, shows nothing.
+			if (this.sweptGoingAt === undefined) {
+				this.sweptGoingAt = received;
+				this.followed = true;
+			} else if (sent <= this.sweptGoingAt) this.mixed = true;
 		}
 		const seen = { sent, received };
 		const previous = this.going.get(index);

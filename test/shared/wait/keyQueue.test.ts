@@ -102,7 +102,7 @@ describe('KeyQueue', () => {
 		queue.ended(0);
 		queue.sweep();
 		queue.seenGoing(1, 2400, 2440);
-		queue.seenGoing(2, 2500, 2540);
+		queue.seenGoing(2, 2400, 2450);
 		queue.seenQueued(3, 1, 2400);
 		expect(queue.oneAtATime()).toBe(false);
 		expect(queue.blocked(3)).toBe(false);
@@ -123,5 +123,20 @@ describe('KeyQueue', () => {
 		queue.ended(0);
 		expect(queue.rankOf(2)).toBe(1);
 		expect(queue.rankOf(4)).toBe(3);
+	});
+
+	it('a run asked after the first end but held since, seen going much later, leaves the queue one at a time', () => {
+		const queue = queueOf(4);
+		queue.ended(0);
+		queue.sweep();
+		queue.seenGoing(1, 2400, 2440);
+		expect(queue.oneAtATime()).toBe(true);
+		queue.ended(1);
+		queue.wake(2, 9000);
+		queue.seenGoing(2, 9000, 9040);
+		// Run 3 was asked with the others but never answered then; it is seen going after run 2 ended.
+		queue.ended(2);
+		queue.seenGoing(3, 15_000, 15_040);
+		expect(queue.oneAtATime()).toBe(true);
 	});
 });
