@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals */
 /**
  * Shared setup of the fault, bad-input and token-scan suites (test/faults/): a sandbox with a distinctive
  * token, credentials pointing at it, readers of the request log (paid endpoints, submits per input item),
