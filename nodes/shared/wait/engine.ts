@@ -219,9 +219,11 @@ export async function waitForAll(
 		const queue = queueOf(index);
 		if (!queue) return;
 		queue.ended(index);
+		const last = queue.lastLeft();
+		// The batch ends with its last run: from its plan's first poll on, at most a first interval between its polls.
+		if (last !== undefined) moveSleep(last, schedules[last].lastOfBatchPoll(o.initialIntervalMs));
 		const goingAt = schedules[index].lastSeenGoing();
 		if (goingAt === undefined) return;
-		const last = queue.lastLeft();
 		const going = queue.goingRun();
 		// The only run seen going started after this one was last seen going: it took this one's place.
 		if (going !== undefined && schedules[going].startedAfter(goingAt) && !queue.oneAtATime()) {

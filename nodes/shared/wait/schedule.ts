@@ -263,6 +263,15 @@ export class JobSchedule {
 		return this.aheadEnd !== undefined && this.start === undefined;
 	}
 
+	/** The only run of its batch left: when it polls next, at most `interval` after its last poll once past its plan's first poll. */
+	lastOfBatchPoll(interval: number): number | undefined {
+		this.lastOfBatch = true;
+		const plan = this.plan;
+		if (!plan || this.lastPollAt === undefined || this.position !== undefined || this.lastPollAt < plan.anchor + plan.offsets[0])
+			return undefined;
+		return this.lastPollAt + interval;
+	}
+
 	/** Narrows the start to `end` of the run ahead, where the two agree; whether it did. */
 	private startedWhen(end: { lo: number; hi: number }): boolean {
 		const start = this.start;

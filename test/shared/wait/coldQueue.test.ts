@@ -189,6 +189,15 @@ describe('a cold batch of 10 runs that queue first', () => {
 		expect(Math.max(...behind.map(({ i }) => perRun[i]))).toBeLessThanOrEqual(3);
 	});
 
+	it("the batch ends with its last run: once past its plan's first poll, it is seen within a first interval of its end", async () => {
+		const late: { seed: number; seenAfterEnd: number }[] = [];
+		for (const seed of [1, 4, 7, 8, 11, 13, 14]) {
+			const { end, lastEnd } = await nodeBatch(sharedQueue(spreadRuns(60_000, 10, seed), 0));
+			late.push({ seed, seenAfterEnd: Math.round(end - lastEnd) });
+		}
+		expect(late.filter(({ seenAfterEnd }) => seenAfterEnd > 1000)).toEqual([]);
+	});
+
 	it('a batch that queued teaches the time from submit to end', async () => {
 		const { store } = await nodeBatch(sharedQueue(spreadRuns(20_000, 10, 7), 0.8));
 		expect(store.plan(KEY, 'total', 300)).toBeDefined();
