@@ -56,10 +56,11 @@ export class ColdGroup {
 		this.nextTick(at);
 	}
 
-	/** `member` ended, or stops being part of the batch: the turn passes on. */
+	/** `member` ended, or stops being part of the batch: the turn passes on, while the batch still ticks. */
 	leave(member: ColdMember, now: number): void {
 		if (!this.members.delete(member)) return;
-		if (member === this.ticker) this.nextTick(now);
+		// Once learned, every run follows its plan: a turn's wake-up would only pull a run back to it.
+		if (member === this.ticker && !this.learned) this.nextTick(now);
 	}
 
 	/** A run of the batch succeeded: every member follows what was learned. */

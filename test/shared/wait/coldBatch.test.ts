@@ -6,6 +6,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { DurationStore, narrowRunTime, timingKey, waitForAll } from '../../../nodes/shared/wait';
 import type { WaitJob, WaitOutcome } from '../../../nodes/shared/wait';
+import { ColdGroup } from '../../../nodes/shared/wait/coldBatch';
+import type { ColdMember } from '../../../nodes/shared/wait/coldBatch';
 import { VirtualClock, modelRun, spreadRuns } from './helpers';
 
 const KEY = timingKey('model', 'acme/cold');
@@ -120,5 +122,18 @@ describe('a cold batch of 10 runs of one model', () => {
 	it('a batch learns its runs for the next one', async () => {
 		const { store } = await nodeBatch(spreadRuns(20_000, 10, 7));
 		expect(store.plan(KEY, 'total', 300)).toBeDefined();
+	});
+
+	it('once the batch learned, a run that leaves wakes no other: each follows its own plan', () => {
+		const woken: number[] = [];
+		const member = (id: number): ColdMember => ({ lastPollAt: 0, wake: () => woken.push(id) });
+		const group = new ColdGroup({ start: 0, firstPollDelayMs: 1000, initialIntervalMs: 1000, maxIntervalMs: 10_000 });
+		const [ticker, other] = [member(1), member(2)];
+		group.join(ticker);
+		group.join(other);
+		group.learn(20_000);
+		woken.length = 0;
+		group.leave(ticker, 21_000);
+		expect(woken).toEqual([]);
 	});
 });
