@@ -187,7 +187,7 @@ function detectionBatchSection(d, table) {
 			"The simulated loops lose no time per round (in the real n8n they do), and all runs of one loop execution are checked at the same instants, so the loop's median delay swings from one execution to the next: " +
 			"the executions the node loses, it loses mostly on delay against such a loop, while its per-execution request medians stay below the Wait 5 s loop's. " +
 			`The last row of each run time measures ${d.sideBySide} executions started together after the same first one, against loops run on the same ${d.sideBySide * d.batch} runs: ` +
-			'their runs that end first teach the rest while they run (the plan is made again from every run ended and every run still going, nodes/shared/wait/schedule.ts).',
+			'their runs that end first teach the rest while they run (the plan is made again from every run ended and every run still going, nodes/shared/wait/followedPlan.ts).',
 		'',
 		table(
 			[

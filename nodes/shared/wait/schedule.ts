@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { RunState } from '../types';
 import type { DurationSample } from './distribution';
-import type { LivePlan, LiveRun, PlanSource } from './learning';
+import { FollowedPlan } from './followedPlan';
 import type { ResolvedOptions } from './options';
 import { MIN_INTERVAL_MS } from './options';
 import type { StepProgress } from './steps';
@@ -19,27 +19,8 @@ export const FINISHING_FIRST_MS = 1000;
 /** A planned poll asks for the result when the run has ended by then at least this likely. */
 export const RESULT_POLL_CHANCE = 0.5;
 
-interface Plan {
-	anchor: number;
-	offsets: readonly number[];
-	source: PlanSource;
-	/** The key's `learnedCount` the offsets were made from. */
-	learned: number;
-	/** This run, registered with the store while it follows the plan. */
-	live: LiveRun | undefined;
-	/** The median delay the plan aims at. */
-	target: number;
-}
-
-/** A cold batch ends with its last run: its plans aim at what a Wait 1 s loop sees. */
-export const COLD_TARGET_MS = 1300;
 /** Polls of a woken cold batch's run past its plan at the first interval before its backoff grows again. */
 export const WOKEN_FLAT_POLLS = 5;
-
-/** A followed plan is made again once the key has learned this many times the samples it was made from… */
-export const REPLAN_GROWTH = 1.5;
-/** …and at least this many more. */
-export const REPLAN_MIN_NEW = 3;
 
 /** What a finished run taught (`JobSchedule.finished`). */
 export interface Learned {
@@ -56,7 +37,7 @@ const positionOf = (record: IDataObject): number | undefined => {
 export class JobSchedule {
 	private interval: number;
 
-	private plan: Plan | undefined;
+	private readonly plan: FollowedPlan;
 
 	private readonly submittedAt: number;
 
@@ -114,6 +95,7 @@ export class JobSchedule {
 		private readonly random: () => number,
 	) {
 		this.interval = options.initialIntervalMs;
+		this.plan = new FollowedPlan(job, options);
 		const submitted = job.submittedAt;
 		this.submittedAt = typeof submitted === 'number' && Number.isFinite(submitted) && submitted <= waitStart ? submitted : waitStart;
 	}
@@ -121,8 +103,8 @@ export class JobSchedule {
 	/** ms from `now` until the first poll. */
 	firstDelay(now: number): number {
 		const key = this.job.timingKey;
-		if (key) this.follow(this.planOf(key, 'total'), this.submittedAt, 'total');
-		const planned = this.plannedAfter(now);
+		if (key) this.plan.follow(this.plan.offsetsOf(key, 'total'), this.submittedAt, 'total');
+		const planned = this.plan.nextAfter(now);
 		const delay = Math.max(this.options.firstPollDelayMs, planned === undefined ? 0 : planned - now);
 		// Only a first poll at the lower end of what was learned tells that the runs got faster by finding one
 		// finished.
@@ -158,13 +140,13 @@ export class JobSchedule {
 			this.seenQueued = true;
 			this.start = undefined;
 			this.flatPolls = 0;
-			this.dropPlan();
+			this.plan.drop();
 			const position = positionOf(record);
 			this.position = position;
 			if (!this.firstQueued && position !== undefined && position >= 1) this.firstQueued = { at, position };
 			if (key) return this.queuedWait(key, position);
 		} else if (state === 'cancelling') {
-			this.dropPlan();
+			this.plan.drop();
 		}
 		if (state === 'running' && steps) this.steps.observe(at, steps);
 		if (state === 'running' && !this.start) {
@@ -173,25 +155,25 @@ export class JobSchedule {
 			if (key && this.seenQueued) {
 				// The run's own time from its start, else the time from submit; one at a time, a time from submit
 				// counts the runs ahead, so the backoff starts again instead.
-				const run = this.planOf(key, 'run');
-				if (run) this.follow(run, (this.start.lo + this.start.hi) / 2, 'run');
+				const run = this.plan.offsetsOf(key, 'run');
+				if (run) this.plan.follow(run, (this.start.lo + this.start.hi) / 2, 'run');
 				else if (aheadEnd || this.oneAtATime) this.interval = this.options.initialIntervalMs;
-				else if (!this.plan) this.follow(this.planOf(key, 'total'), this.submittedAt, 'total');
+				else if (!this.plan.following()) this.plan.follow(this.plan.offsetsOf(key, 'total'), this.submittedAt, 'total');
 			}
 		}
-		if (this.plan && key && state === 'running') this.learnFromBatch(key, at);
-		if (this.plan) {
-			const planned = this.plannedAfter(now);
+		if (this.plan.following() && key && state === 'running') this.plan.seenGoing(key, at);
+		if (this.plan.following()) {
+			const planned = this.plan.nextAfter(now);
 			if (planned !== undefined) {
 				// The batch's end: from the plan's first poll on, no later than a Wait loop at the first interval would see it.
-				const { anchor, offsets } = this.plan;
-				const dense = this.lastOfBatch && state === 'running' && at >= anchor + offsets[0];
+				const first = this.plan.firstPollAt();
+				const dense = this.lastOfBatch && state === 'running' && first !== undefined && at >= first;
 				const wait = dense ? Math.min(planned - now, this.options.initialIntervalMs) : planned - now;
 				this.expectsEnd = this.endLikelyBy(now + wait);
 				return wait;
 			}
 			// Past the upper end of what was learned: back off again from the first interval.
-			this.dropPlan();
+			this.plan.drop();
 			this.interval = this.options.initialIntervalMs;
 		}
 		const backoff = this.backoffWait();
@@ -226,9 +208,9 @@ export class JobSchedule {
 		}
 		const key = this.job.timingKey;
 		if (!key || !this.seenQueued || !this.startedWhen(end)) return undefined;
-		const run = this.planOf(key, 'run');
-		if (run) this.follow(run, (this.start.lo + this.start.hi) / 2, 'run');
-		const planned = this.plannedAfter(now);
+		const run = this.plan.offsetsOf(key, 'run');
+		if (run) this.plan.follow(run, (this.start.lo + this.start.hi) / 2, 'run');
+		const planned = this.plan.nextAfter(now);
 		if (planned !== undefined) this.expectsEnd = this.endLikelyBy(planned);
 		return planned;
 	}
@@ -244,7 +226,7 @@ export class JobSchedule {
 		const key = this.job.timingKey;
 		const end = this.aheadEnd;
 		if (!key || !end || !this.seenQueued || this.start) return undefined;
-		const run = this.planOf(key, 'run');
+		const run = this.plan.offsetsOf(key, 'run');
 		if (!run) {
 			const shortest = Math.min(...this.options.durations.samples(key, 'total').map((sample) => sample.hi));
 			const likely = endedUnseen || now - shortest >= (end.lo + end.hi) / 2;
@@ -252,8 +234,8 @@ export class JobSchedule {
 			return undefined;
 		}
 		this.start = { ...end };
-		this.follow(run, (end.lo + end.hi) / 2, 'run');
-		const planned = this.plannedAfter(now);
+		this.plan.follow(run, (end.lo + end.hi) / 2, 'run');
+		const planned = this.plan.nextAfter(now);
 		if (planned !== undefined) this.expectsEnd = this.endLikelyBy(planned);
 		return planned;
 	}
@@ -266,9 +248,8 @@ export class JobSchedule {
 	/** The only run of its batch left: when it polls next, at most `interval` after its last poll once past its plan's first poll. */
 	lastOfBatchPoll(interval: number): number | undefined {
 		this.lastOfBatch = true;
-		const plan = this.plan;
-		if (!plan || this.lastPollAt === undefined || this.position !== undefined || this.lastPollAt < plan.anchor + plan.offsets[0])
-			return undefined;
+		const first = this.plan.firstPollAt();
+		if (first === undefined || this.lastPollAt === undefined || this.position !== undefined || this.lastPollAt < first) return undefined;
 		return this.lastPollAt + interval;
 	}
 
@@ -296,46 +277,35 @@ export class JobSchedule {
 	/** The job's key while it follows no learned plan, for a cold batch. */
 	coldKey(): string | undefined {
 		const key = this.job.timingKey;
-		return key && !this.plan ? key : undefined;
+		return key && !this.plan.following() ? key : undefined;
 	}
 
 	/** Its cold batch learned a run time: follow the plan, counted as going until `now`. */
 	enroll(now: number): void {
 		const key = this.coldKey();
 		if (!key) return;
-		this.follow(this.planOf(key, 'total'), this.submittedAt, 'total');
-		const plan = this.plan as Plan | undefined;
-		if (plan?.live && this.lastGoingAt !== undefined)
-			plan.live.going = Math.max(plan.live.going, Math.min(now, this.lastGoingAt) - this.submittedAt);
+		this.plan.follow(this.plan.offsetsOf(key, 'total'), this.submittedAt, 'total');
+		if (this.lastGoingAt !== undefined) this.plan.countGoing(Math.min(now, this.lastGoingAt) - this.submittedAt);
 	}
 
 	/** Its cold batch learned a run time: follow the plan from submit; returns ms until the next poll. */
 	wake(now: number): number {
 		const key = this.job.timingKey;
 		this.interval = this.options.initialIntervalMs;
-		if (!this.plan) this.enroll(now);
-		const plan = this.plan as Plan | undefined;
+		if (!this.plan.following()) this.enroll(now);
+		const following = this.plan.following();
 		// Without a plan: a poll now, then the plain backoff as for any run.
-		this.flatPolls = plan === undefined ? 0 : WOKEN_FLAT_POLLS;
-		if (!plan) return 0;
-		if (key && plan) {
-			try {
-				// Made again now that every run of the batch is enrolled, so the plan counts them all.
-				if (this.options.pollingGoal !== 'fewestRequests') plan.target = Math.max(plan.target, COLD_TARGET_MS);
-				const made = this.options.durations.livePlan(key, plan.source, plan.target, plan.learned, this.options.pollingGoal);
-				if (made) plan.offsets = made.offsets;
-			} catch {
-				// learning must never break the wait: the plan followed so far stays
-			}
-		}
-		const planned = this.plannedAfter(now);
+		this.flatPolls = following ? WOKEN_FLAT_POLLS : 0;
+		if (!following) return 0;
+		if (key) this.plan.remakeForBatch(key);
+		const planned = this.plan.nextAfter(now);
 		if (planned === undefined) {
 			// Past the plan: a run that has likely ended is asked for its result now; otherwise one interval on, when the
 			// poll may as well bring the result.
 			const endedNow = this.endLikelyBy(now);
 			const wait = endedNow ? 0 : this.backoffWait();
 			this.expectsEnd = endedNow || this.endLikelyBy(now + wait);
-			this.dropPlan();
+			this.plan.drop();
 			return wait;
 		}
 		this.expectsEnd = this.endLikelyBy(planned);
@@ -373,7 +343,7 @@ export class JobSchedule {
 
 	/** The job was seen finished by the poll around `at`: learn from a successful run. */
 	finished(at: number, state: RunState): Learned {
-		this.dropPlan();
+		this.plan.drop();
 		const key = this.job.timingKey;
 		if (!key || state !== 'succeeded') return {};
 		const store = this.options.durations;
@@ -416,82 +386,19 @@ export class JobSchedule {
 		return Math.max(backoff, Math.min(this.options.maxIntervalMs, (position * step) / 2));
 	}
 
-	/** A learned plan that also counts the key's other runs still going. */
-	private planOf(key: string, source: PlanSource): readonly number[] | undefined {
-		const store = this.options.durations;
-		try {
-			const { targetDelayMs, pollingGoal } = this.options;
-			const live =
-				store.liveCount(key, source) > 0
-					? store.livePlan(key, source, targetDelayMs, store.learnedCount(key, source), pollingGoal)
-					: undefined;
-			return live?.offsets ?? store.plan(key, source, targetDelayMs, pollingGoal);
-		} catch {
-			return undefined;
-		}
-	}
-
-	private follow(offsets: readonly number[] | undefined, anchor: number, source: PlanSource): void {
-		this.dropPlan();
-		const key = this.job.timingKey;
-		if (!offsets?.length || !key) return;
-		const store = this.options.durations;
-		this.plan = {
-			anchor,
-			offsets,
-			source,
-			learned: store.learnedCount(key, source),
-			live: store.watch(key, source),
-			target: this.options.targetDelayMs,
-		};
-	}
-
 	/** Stops following a plan; the store no longer counts this run as going. */
 	dropPlan(): void {
-		const plan = this.plan;
-		this.plan = undefined;
-		const key = this.job.timingKey;
-		if (plan?.live && key) this.options.durations.release(key, plan.source, plan.live);
-	}
-
-	/** The run was seen going around `at`. */
-	private learnFromBatch(key: string, at: number): void {
-		const plan = this.plan;
-		if (!plan) return;
-		if (plan.live) plan.live.going = Math.max(plan.live.going, at - plan.anchor);
-		// A new plan's polls before its count's last one would be paid on top of those already sent.
-		if (this.options.pollingGoal === 'fewestRequests') return;
-		const store = this.options.durations;
-		const learned = store.learnedCount(key, plan.source);
-		const enough = Math.max(plan.learned + REPLAN_MIN_NEW, plan.learned * REPLAN_GROWTH);
-		if (learned < enough) return;
-		let made: LivePlan | undefined;
-		try {
-			made = store.livePlan(key, plan.source, plan.target, enough, this.options.pollingGoal);
-		} catch {
-			// learning must never break the wait: the plan followed so far stays
-		}
-		plan.learned = made?.learned ?? learned;
-		if (made) plan.offsets = made.offsets;
+		this.plan.drop();
 	}
 
 	/** Whether the poll at `time` should ask for the result (see `asksResult`). */
 	private endLikelyBy(time: number): boolean {
 		const key = this.job.timingKey;
-		if (!key || !this.plan || !this.job.pollResult || this.resultPollsRefused) return false;
-		const { anchor, source } = this.plan;
-		const from = Math.max(0, (this.lastGoingAt ?? anchor) - anchor);
+		if (!key || !this.plan.following() || !this.job.pollResult || this.resultPollsRefused) return false;
 		try {
-			return (this.options.durations.endChance(key, source, from, time - anchor) ?? 0) >= RESULT_POLL_CHANCE;
+			return (this.plan.endChance(key, this.lastGoingAt, time) ?? 0) >= RESULT_POLL_CHANCE;
 		} catch {
 			return false;
 		}
-	}
-
-	private plannedAfter(now: number): number | undefined {
-		if (!this.plan) return undefined;
-		const { anchor, offsets } = this.plan;
-		for (const offset of offsets) if (anchor + offset > now) return anchor + offset;
-		return undefined;
 	}
 }

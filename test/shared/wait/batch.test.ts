@@ -1,10 +1,10 @@
 /**
- * A batch of runs of one key teaches the rest of the batch while it runs (nodes/shared/wait/schedule.ts,
+ * A batch of runs of one key teaches the rest of the batch while it runs (nodes/shared/wait/followedPlan.ts,
  * learning.ts `livePlan`, distribution.ts: runs still going count as "ends after where they were last seen").
  * Everything runs on the virtual clock: no real time passes.
  */
 import { DurationStore, endDistribution, planPolls, timingKey, waitForAll, type WaitOptions } from '../../../nodes/shared/wait';
-import { REPLAN_GROWTH, REPLAN_MIN_NEW } from '../../../nodes/shared/wait/schedule';
+import { REPLAN_GROWTH, REPLAN_MIN_NEW } from '../../../nodes/shared/wait/followedPlan';
 import { VirtualClock, apiError, median, modelRun, spreadRuns, timedJob } from './helpers';
 
 const KEY = timingKey('model', 'acme/video');
