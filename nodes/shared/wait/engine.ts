@@ -307,7 +307,7 @@ function coldGroupsOf(
 		const group = new ColdGroup(settings);
 		for (const index of list) {
 			group.join(members[index]);
-			schedules[index].inColdBatch = true;
+			schedules[index].joinColdBatch();
 		}
 		groups.set(key, group);
 	}

@@ -26,6 +26,9 @@ interface Plan {
 export class FollowedPlan {
 	private plan: Plan | undefined;
 
+	/** The run is part of a cold batch, which ends with its last run: its plans aim at what a Wait 1 s loop sees. */
+	inColdBatch = false;
+
 	constructor(
 		private readonly job: WaitJob,
 		private readonly options: ResolvedOptions,
@@ -40,7 +43,8 @@ export class FollowedPlan {
 	offsetsOf(key: string, source: PlanSource): readonly number[] | undefined {
 		const store = this.options.durations;
 		try {
-			const { targetDelayMs, pollingGoal } = this.options;
+			const { pollingGoal } = this.options;
+			const targetDelayMs = this.target(source);
 			const live =
 				store.liveCount(key, source) > 0
 					? store.livePlan(key, source, targetDelayMs, store.learnedCount(key, source), pollingGoal)
@@ -63,8 +67,15 @@ export class FollowedPlan {
 			source,
 			learned: store.learnedCount(key, source),
 			live: store.watch(key, source),
-			target: this.options.targetDelayMs,
+			target: this.target(source),
 		};
+	}
+
+	/** A queued run's plan from its start, in a cold batch, aims as the batch's plans from submit do (`remakeForBatch`). */
+	private target(source: PlanSource): number {
+		const { targetDelayMs, pollingGoal } = this.options;
+		const cold = this.inColdBatch && source === 'run' && pollingGoal !== 'fewestRequests';
+		return cold ? Math.max(targetDelayMs, COLD_TARGET_MS) : targetDelayMs;
 	}
 
 	/** Stops following a plan; the store no longer counts this run as going. */

@@ -8,10 +8,11 @@ interface Seen {
 export class KeyQueue {
 	private readonly left = new Set<number>();
 
-	private ends = 0;
+	/** For each run seen ended, when it was last known not ended. */
+	private readonly ends: number[] = [];
 
-	/** Runs last seen queued: their `queue_position` and how many runs had been seen ended then. */
-	private readonly queued = new Map<number, { position: number; ends: number }>();
+	/** Runs last seen queued: their `queue_position` and when the poll that read it was sent. */
+	private readonly queued = new Map<number, { position: number; at: number }>();
 
 	/** The first and the last poll that saw each run going, until it is seen ended. */
 	private readonly going = new Map<number, { first: Seen; last: Seen }>();
@@ -56,7 +57,7 @@ export class KeyQueue {
 	 * thought to be behind it may have, so the queued runs should look again.
 	 */
 	seenQueued(index: number, position: number, sent: number): boolean {
-		this.queued.set(index, { position, ends: this.ends });
+		this.queued.set(index, { position, at: sent });
 		this.swept.delete(index);
 		const woken = this.woken.get(index);
 		if (woken === undefined || sent < woken) return false;
@@ -107,22 +108,23 @@ export class KeyQueue {
 		return this.left.size === 1 ? [...this.left][0] : undefined;
 	}
 
-	ended(index: number): void {
+	/** Run `index` was seen ended; `notEndedAt`: when a poll last found it not ended, if one did. */
+	ended(index: number, notEndedAt = -Infinity): void {
 		this.left.delete(index);
-		this.ends++;
+		this.ends.push(notEndedAt);
 		this.forget(index);
 		this.going.delete(index);
 	}
 
 	/**
-	 * The run last seen queued at the front: the lowest position, counted down by the runs seen ended since. A run
-	 * seen after a run ahead ended but before that end was seen counts one too low, so of equals the first submitted
-	 * leads.
+	 * The run last seen queued at the front: the lowest position, counted down by the runs that surely ended after it
+	 * was read (a poll found them not ended then or later). Ends seen late, as a cold batch sees them, do not count
+	 * twice; of equals the first submitted leads.
 	 */
 	front(): number | undefined {
 		let front: { index: number; position: number } | undefined;
 		for (const [index, q] of this.queued) {
-			const position = q.position - (this.ends - q.ends);
+			const position = q.position - this.ends.filter((notEndedAt) => notEndedAt >= q.at).length;
 			if (!front || position < front.position || (position === front.position && index < front.index)) front = { index, position };
 		}
 		return front?.index;

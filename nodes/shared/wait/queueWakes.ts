@@ -92,7 +92,7 @@ export class QueueWakes {
 		const { schedules, sleepers, clock } = this;
 		const queue = this.queueOf(index);
 		if (!queue) return;
-		queue.ended(index);
+		queue.ended(index, schedules[index].lastSeenGoing());
 		const last = queue.lastLeft();
 		// The batch ends with its last run: from its plan's first poll on, at most a first interval between its polls.
 		if (last !== undefined) this.moveSleep(last, schedules[last].lastOfBatchPoll(this.o.initialIntervalMs));

@@ -48,7 +48,7 @@ export class JobSchedule {
 	private seenQueued = false;
 
 	/** In a cold batch, whose runs queue alike: a queued run teaches its time from submit. */
-	inColdBatch = false;
+	private inColdBatch = false;
 
 	/** Its queue is seen to run one at a time: a time from submit counts the runs ahead, not this run. */
 	oneAtATime = false;
@@ -272,6 +272,12 @@ export class JobSchedule {
 	/** When the run was last seen going. */
 	lastSeenGoing(): number | undefined {
 		return this.lastGoingAt;
+	}
+
+	/** Waited for in a cold batch: its plans aim where the batch's end is seen (`FollowedPlan.inColdBatch`). */
+	joinColdBatch(): void {
+		this.inColdBatch = true;
+		this.plan.inColdBatch = true;
 	}
 
 	/** The job's key while it follows no learned plan, for a cold batch. */

@@ -9,16 +9,30 @@ function queueOf(n: number): KeyQueue {
 }
 
 describe('KeyQueue', () => {
-	it('the front counts the positions down by the ends seen since; of two equal, the first submitted leads', () => {
+	it('the front counts the positions down by the runs that ended after they were read; of two equal, the first submitted leads', () => {
 		const queue = queueOf(4);
 		queue.seenQueued(2, 2, 1000);
 		queue.seenQueued(3, 3, 1000);
-		queue.ended(0);
-		// Run 1 seen after run 0 ended but before that end was seen: one too low.
+		// Run 0 was found going at 1200, after the positions above were read: its end counts for them.
+		queue.ended(0, 1200);
+		// Run 1 read at 1500, after run 0's last poll: that end may have come before, so it does not count for run 1.
 		queue.seenQueued(1, 1, 1500);
 		expect(queue.front()).toBe(1);
-		queue.ended(1);
+		queue.ended(1, 1600);
 		expect(queue.front()).toBe(2);
+	});
+
+	it('ends a cold batch saw late do not count down a position read after those runs were last polled', () => {
+		const queue = queueOf(10);
+		// A tick read run 8's position at 9000; runs 0-5 were last polled before it and only seen ended later.
+		queue.seenQueued(8, 4, 9000);
+		for (let i = 0; i <= 5; i++) queue.ended(i, 1000 * (i + 1));
+		queue.seenGoing(6, 13_950, 14_000);
+		// Run 7, asked at 13 950, says in_queue with no position: it stands first behind the run going.
+		queue.seenQueued(7, queue.rankOf(7), 13_950);
+		expect(queue.front()).toBe(7);
+		queue.ended(6, 14_000);
+		expect(queue.front()).toBe(7);
 	});
 
 	it('one at a time once a woken front, with nothing else going, is seen going; a queued run then waits for the run going', () => {
