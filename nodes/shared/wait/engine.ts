@@ -122,14 +122,15 @@ export async function waitForAll(
 					}
 				});
 			}
-			// A run that succeeded ends the batch's silence, even when the store kept nothing: every run asks at once.
+			// A run that succeeded ends the batch's silence, even when the store kept nothing; its runs' next answers tell
+			// whether they go one at a time.
 			if (done?.state === 'succeeded' && group && !group.learned) queues.queueOf(index)?.sweep();
 			if (done?.state === 'succeeded') group?.learn(clock.now());
 			return end;
 		} finally {
-			// However the wait for it ends, the store stops counting the run as going.
+			// However the wait for it ends, the store stops counting the run as going, and so does its queue.
 			schedule.dropPlan();
-			queues.queueOf(index)?.forget(index);
+			queues.queueOf(index)?.gone(index);
 			group?.leave(sleeper, clock.now());
 		}
 	};
@@ -163,6 +164,7 @@ export async function waitForAll(
 			let result: PollResult | undefined;
 			let failure: unknown;
 			let sentAt = 0;
+			const askedAt = clock.now();
 			const pollResult = schedule.asksResult() ? job.pollResult : undefined;
 			await limiter.run(async () => {
 				if (aborted()) return;
@@ -193,12 +195,17 @@ export async function waitForAll(
 				if (keyQueue) {
 					const was = keyQueue.oneAtATime();
 					// Two runs going at once after all: the queued runs stop waiting for the run going to end.
-					if (result.state === 'running' && keyQueue.seenGoing(index, sentAt, now)) queues.wakeQueued(keyQueue);
+					if (result.state === 'running' && keyQueue.seenGoing(index, sentAt, now, askedAt)) queues.wakeQueued(keyQueue);
 					if (!was) queues.holdQueued(keyQueue);
 					schedule.oneAtATime = keyQueue.oneAtATime();
 				}
 				if (isTerminal(result.state) || (result.state === 'cancelling' && !o.followCancellation)) {
-					if (isTerminal(result.state)) queues.frontStarts(index, at);
+					try {
+						// The run's end moves its queue; that must never turn a finished (paid) run into an error.
+						if (isTerminal(result.state)) queues.frontStarts(index, at);
+					} catch {
+						// the runs behind it keep their own schedules
+					}
 					try {
 						const learned = schedule.finished(at, result.state);
 						if ((learned.total || learned.run) && job.timingKey)

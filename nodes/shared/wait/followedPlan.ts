@@ -26,7 +26,7 @@ interface Plan {
 export class FollowedPlan {
 	private plan: Plan | undefined;
 
-	/** The run is part of a cold batch, which ends with its last run: its plans aim at what a Wait 1 s loop sees. */
+	/** The run is part of a cold batch, which ends with its last run: its plan from its start aims at what a Wait 1 s loop sees. */
 	inColdBatch = false;
 
 	constructor(

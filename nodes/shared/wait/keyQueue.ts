@@ -20,10 +20,10 @@ export class KeyQueue {
 	/** Runs woken because the run ahead ended, and when, until a poll sent since tells whether they started. */
 	private readonly woken = new Map<number, number>();
 
-	/** Runs asked all at once after the first end, when no run was seen going: like a woken front, each tells whether it started. */
+	/** Runs woken by the cold batch's first success, when no run was seen going: like a woken front, each tells whether it started. */
 	private readonly swept = new Set<number>();
 
-	/** When the first run asked after the first end was seen going. */
+	/** When the first of those runs was seen going. */
 	private sweptGoingAt: number | undefined;
 
 	/** A run woken when the run ahead ended was then seen going. */
@@ -73,17 +73,17 @@ export class KeyQueue {
 	 * The poll answered between `sent` and `received` saw run `index` going. True when this shows that the runs,
 	 * taken to go one at a time so far, do not: the queued runs sleeping for the run going should look again.
 	 */
-	seenGoing(index: number, sent: number, received: number): boolean {
+	seenGoing(index: number, sent: number, received: number, asked = sent): boolean {
 		const was = this.oneAtATime();
 		this.queued.delete(index);
 		if (this.woken.delete(index)) this.followed = true;
 		if (this.swept.delete(index)) {
-			// One end lets one run start when they go one at a time: two seen going by polls sent together show they do
-			// not. A run held since, seen going later, shows nothing.
+			// One end lets one run start when they go one at a time: two seen going by polls asked for together (some
+			// may wait for a free Parallel Status Check) show they do not. A run held since, seen going later, shows nothing.
 			if (this.sweptGoingAt === undefined) {
 				this.sweptGoingAt = received;
 				this.followed = true;
-			} else if (sent <= this.sweptGoingAt) this.mixed = true;
+			} else if (asked <= this.sweptGoingAt) this.mixed = true;
 		}
 		const seen = { sent, received };
 		const previous = this.going.get(index);
@@ -91,6 +91,13 @@ export class KeyQueue {
 		this.going.set(index, mine);
 		for (const [i, other] of this.going) if (i !== index && together(mine, other)) this.mixed = true;
 		return was && !this.oneAtATime();
+	}
+
+	/** Its wait ended without a poll seeing it end (an error, a timeout, Stop): it no longer counts as left or going. */
+	gone(index: number): void {
+		this.left.delete(index);
+		this.going.delete(index);
+		this.forget(index);
 	}
 
 	/** Left the queue some other way: no position, an error, or its wait ended. */
@@ -117,9 +124,9 @@ export class KeyQueue {
 	}
 
 	/**
-	 * The run last seen queued at the front: the lowest position, counted down by the runs that surely ended after it
-	 * was read (a poll found them not ended then or later). Ends seen late, as a cold batch sees them, do not count
-	 * twice; of equals the first submitted leads.
+	 * The run last seen queued at the front: the lowest position, counted down by the runs that ended after it was
+	 * read (a poll found them not ended then or later, taken at its middle). Ends seen late, as a cold batch sees
+	 * them, do not count; of equals the first submitted leads.
 	 */
 	front(): number | undefined {
 		let front: { index: number; position: number } | undefined;
@@ -130,7 +137,7 @@ export class KeyQueue {
 		return front?.index;
 	}
 
-	/** Every run left is asked at once after the first end: with none seen going before, the answers tell whether they go one at a time. */
+	/** The cold batch's first success wakes every run left: with none seen going before, their answers tell whether they go one at a time. */
 	sweep(): void {
 		if (this.going.size === 0) for (const i of this.left) this.swept.add(i);
 	}

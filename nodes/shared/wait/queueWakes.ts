@@ -89,13 +89,24 @@ export class QueueWakes {
 
 	/** The run `index` ended around `endedAt`: the run of its key at the front of the queue likely starts now. */
 	frontStarts(index: number, endedAt: number): void {
-		const { schedules, sleepers, clock } = this;
 		const queue = this.queueOf(index);
 		if (!queue) return;
-		queue.ended(index, schedules[index].lastSeenGoing());
+		queue.ended(index, this.schedules[index].lastSeenGoing());
 		const last = queue.lastLeft();
-		// The batch ends with its last run: from its plan's first poll on, at most a first interval between its polls.
-		if (last !== undefined) this.moveSleep(last, schedules[last].lastOfBatchPoll(this.o.initialIntervalMs));
+		this.wakeFront(queue, index, endedAt, last);
+		if (last === undefined) return;
+		// The batch ends with its last run: from its plan's first poll on, at most a first interval between its polls
+		// (after any move above, which must not undo it).
+		const capped = this.schedules[last].markLastOfBatch(this.o.initialIntervalMs);
+		const sleeper = this.sleepers[last];
+		if (capped !== undefined && sleeper.current && capped < (sleeper.moveTo ?? sleeper.dueAt)) {
+			sleeper.moveTo = capped;
+			sleeper.current.abort();
+		}
+	}
+
+	private wakeFront(queue: KeyQueue, index: number, endedAt: number, last: number | undefined): void {
+		const { schedules, sleepers, clock } = this;
 		const goingAt = schedules[index].lastSeenGoing();
 		if (goingAt === undefined) return;
 		const going = queue.goingRun();

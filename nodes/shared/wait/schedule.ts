@@ -233,8 +233,9 @@ export class JobSchedule {
 			this.expectsEnd = likely && this.job.pollResult !== undefined && !this.resultPollsRefused;
 			return undefined;
 		}
-		this.start = { ...end };
-		this.plan.follow(run, (end.lo + end.hi) / 2, 'run');
+		// Its own last poll found it still queued: it started after that too.
+		this.start = { lo: Math.min(end.hi, Math.max(end.lo, this.lastPollAt ?? -Infinity)), hi: end.hi };
+		this.plan.follow(run, (this.start.lo + this.start.hi) / 2, 'run');
 		const planned = this.plan.nextAfter(now);
 		if (planned !== undefined) this.expectsEnd = this.endLikelyBy(planned);
 		return planned;
@@ -245,8 +246,8 @@ export class JobSchedule {
 		return this.aheadEnd !== undefined && this.start === undefined;
 	}
 
-	/** The only run of its batch left: when it polls next, at most `interval` after its last poll once past its plan's first poll. */
-	lastOfBatchPoll(interval: number): number | undefined {
+	/** Marks it the only run of its batch left; returns when it polls next: at most `interval` after its last poll once past its plan's first poll. */
+	markLastOfBatch(interval: number): number | undefined {
 		this.lastOfBatch = true;
 		const first = this.plan.firstPollAt();
 		if (first === undefined || this.lastPollAt === undefined || this.position !== undefined || this.lastPollAt < first) return undefined;

@@ -153,4 +153,23 @@ describe('KeyQueue', () => {
 		queue.seenGoing(3, 15_000, 15_040);
 		expect(queue.oneAtATime()).toBe(true);
 	});
+
+	it('two runs seen going after the first success are no sign of one at a time, also when one poll waited for a free slot', () => {
+		const queue = queueOf(4);
+		queue.ended(0);
+		queue.sweep();
+		// Both polls were asked for at 2400; the second was sent only once a Parallel Status Check was free.
+		queue.seenGoing(1, 2400, 2440, 2400);
+		queue.seenGoing(2, 2600, 2650, 2400);
+		expect(queue.oneAtATime()).toBe(false);
+	});
+
+	it('a run whose wait ended unseen (an error, a timeout) no longer counts as left or going', () => {
+		const queue = queueOf(3);
+		queue.seenGoing(0, 0, 10);
+		queue.gone(0);
+		expect(queue.goingRun()).toBeUndefined();
+		queue.ended(1);
+		expect(queue.lastLeft()).toBe(2);
+	});
 });
