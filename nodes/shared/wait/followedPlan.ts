@@ -73,9 +73,13 @@ export class FollowedPlan {
 
 	/** A queued run's plan from its start, in a cold batch, aims as the batch's plans from submit do (`remakeForBatch`). */
 	private target(source: PlanSource): number {
-		const { targetDelayMs, pollingGoal } = this.options;
-		const cold = this.inColdBatch && source === 'run' && pollingGoal !== 'fewestRequests';
-		return cold ? Math.max(targetDelayMs, COLD_TARGET_MS) : targetDelayMs;
+		const { targetDelayMs } = this.options;
+		return this.inColdBatch && source === 'run' ? this.coldTarget(targetDelayMs) : targetDelayMs;
+	}
+
+	/** A cold batch ends with its last run: aim at what a Wait 1 s loop sees, unless the goal counts requests. */
+	private coldTarget(target: number): number {
+		return this.options.pollingGoal === 'fewestRequests' ? target : Math.max(target, COLD_TARGET_MS);
 	}
 
 	/** Stops following a plan; the store no longer counts this run as going. */
@@ -131,7 +135,7 @@ export class FollowedPlan {
 		const plan = this.plan;
 		if (!plan) return;
 		try {
-			if (this.options.pollingGoal !== 'fewestRequests') plan.target = Math.max(plan.target, COLD_TARGET_MS);
+			plan.target = this.coldTarget(plan.target);
 			const made = this.options.durations.livePlan(key, plan.source, plan.target, plan.learned, this.options.pollingGoal);
 			if (made) plan.offsets = made.offsets;
 		} catch {

@@ -117,10 +117,8 @@ export class KeyQueue {
 
 	/** Run `index` was seen ended; `notEndedAt`: when a poll last found it not ended, if one did. */
 	ended(index: number, notEndedAt = -Infinity): void {
-		this.left.delete(index);
 		this.ends.push(notEndedAt);
-		this.forget(index);
-		this.going.delete(index);
+		this.gone(index);
 	}
 
 	/**

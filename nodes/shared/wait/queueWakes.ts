@@ -97,12 +97,15 @@ export class QueueWakes {
 		if (last === undefined) return;
 		// The batch ends with its last run: from its plan's first poll on, at most a first interval between its polls
 		// (after any move above, which must not undo it).
-		const capped = this.schedules[last].markLastOfBatch(this.o.initialIntervalMs);
-		const sleeper = this.sleepers[last];
-		if (capped !== undefined && sleeper.current && capped < (sleeper.moveTo ?? sleeper.dueAt)) {
-			sleeper.moveTo = capped;
-			sleeper.current.abort();
-		}
+		this.capSleep(last, this.schedules[last].markLastOfBatch(this.o.initialIntervalMs));
+	}
+
+	/** Run `i` polls by `at` at the latest: unlike `moveSleep`, never later than a move already asked for. */
+	private capSleep(i: number, at: number | undefined): void {
+		const sleeper = this.sleepers[i];
+		if (at === undefined || !sleeper.current || at >= (sleeper.moveTo ?? sleeper.dueAt)) return;
+		sleeper.moveTo = at;
+		sleeper.current.abort();
 	}
 
 	private wakeFront(queue: KeyQueue, index: number, endedAt: number, last: number | undefined): void {

@@ -152,12 +152,10 @@ export class JobSchedule {
 		if (state === 'running' && !this.start) {
 			this.start = { lo: Math.max(previous ?? this.submittedAt, aheadGoingAt ?? -Infinity), hi: at };
 			if (aheadEnd) this.startedWhen(aheadEnd);
-			if (key && this.seenQueued) {
-				// The run's own time from its start, else the time from submit; one at a time, a time from submit
-				// counts the runs ahead, so the backoff starts again instead.
-				const run = this.plan.offsetsOf(key, 'run');
-				if (run) this.plan.follow(run, (this.start.lo + this.start.hi) / 2, 'run');
-				else if (aheadEnd || this.oneAtATime) this.interval = this.options.initialIntervalMs;
+			// The run's own time from its start, else the time from submit; one at a time, a time from submit counts the
+			// runs ahead, so the backoff starts again instead.
+			if (key && this.seenQueued && !this.followFromStart(key)) {
+				if (aheadEnd || this.oneAtATime) this.interval = this.options.initialIntervalMs;
 				else if (!this.plan.following()) this.plan.follow(this.plan.offsetsOf(key, 'total'), this.submittedAt, 'total');
 			}
 		}
@@ -208,11 +206,8 @@ export class JobSchedule {
 		}
 		const key = this.job.timingKey;
 		if (!key || !this.seenQueued || !this.startedWhen(end)) return undefined;
-		const run = this.plan.offsetsOf(key, 'run');
-		if (run) this.plan.follow(run, (this.start.lo + this.start.hi) / 2, 'run');
-		const planned = this.plan.nextAfter(now);
-		if (planned !== undefined) this.expectsEnd = this.endLikelyBy(planned);
-		return planned;
+		this.followFromStart(key);
+		return this.nextPlanned(now);
 	}
 
 	/**
@@ -226,8 +221,7 @@ export class JobSchedule {
 		const key = this.job.timingKey;
 		const end = this.aheadEnd;
 		if (!key || !end || !this.seenQueued || this.start) return undefined;
-		const run = this.plan.offsetsOf(key, 'run');
-		if (!run) {
+		if (!this.plan.offsetsOf(key, 'run')) {
 			const shortest = Math.min(...this.options.durations.samples(key, 'total').map((sample) => sample.hi));
 			const likely = endedUnseen || now - shortest >= (end.lo + end.hi) / 2;
 			this.expectsEnd = likely && this.job.pollResult !== undefined && !this.resultPollsRefused;
@@ -235,7 +229,20 @@ export class JobSchedule {
 		}
 		// Its own last poll found it still queued: it started after that too.
 		this.start = { lo: Math.min(end.hi, Math.max(end.lo, this.lastPollAt ?? -Infinity)), hi: end.hi };
+		this.followFromStart(key);
+		return this.nextPlanned(now);
+	}
+
+	/** Follows the run's own learned time from the middle of its start; whether one was learned. */
+	private followFromStart(key: string): boolean {
+		const run = this.plan.offsetsOf(key, 'run');
+		if (!run || !this.start) return false;
 		this.plan.follow(run, (this.start.lo + this.start.hi) / 2, 'run');
+		return true;
+	}
+
+	/** The plan's next poll after `now`, set to ask for the result where the run has likely ended by then. */
+	private nextPlanned(now: number): number | undefined {
 		const planned = this.plan.nextAfter(now);
 		if (planned !== undefined) this.expectsEnd = this.endLikelyBy(planned);
 		return planned;
